@@ -1,0 +1,478 @@
+"""The board: an immutable snapshot of everything a proliferate decision depends on.
+
+The state lives in numpy arrays (one row per object: players first, then permanents,
+in input order; one column per counter kind on the board) because the rules and the
+objective run over all objects at once, on boards of up to 100,000 objects.  The typed
+views :class:`Player` and :class:`Permanent` are built on demand for people and for the
+JSON boundary; nothing inside the engine loops over them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from enum import IntFlag, StrEnum
+from functools import cached_property
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = [
+    "Board",
+    "CardType",
+    "Effect",
+    "Permanent",
+    "Player",
+    "Threshold",
+    "Variant",
+]
+
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+FloatArray = npt.NDArray[np.float64]
+ObjArray = npt.NDArray[np.object_]
+
+
+class Variant(StrEnum):
+    """The multiplayer variant, which decides poison sharing and thresholds (704.5c, 810)."""
+
+    DUEL = "duel"
+    FREE_FOR_ALL = "free_for_all"
+    TWO_HEADED_GIANT = "two_headed_giant"
+
+
+class CardType(IntFlag):
+    """Permanent card types the rules care about, as bits of ``Board.types``."""
+
+    ARTIFACT = 1
+    BATTLE = 2
+    CREATURE = 4
+    ENCHANTMENT = 8
+    LAND = 16
+    PLANESWALKER = 32
+    KINDRED = 64
+
+
+CARD_TYPE_NAMES: dict[str, CardType] = {t.name.lower(): t for t in CardType if t.name}  # type: ignore[union-attr]
+
+
+@dataclass(frozen=True)
+class Threshold:
+    """A count that matters: reaching ``at`` counters of ``kind`` wins, loses, or is worth ``effect`` points.
+
+    ``win`` and ``lose`` are for the permanent's controller; a numeric effect is paid once,
+    when the count first reaches ``at`` (122.7 semantics: jumping past it counts).
+    """
+
+    kind: str
+    at: int
+    effect: str | float
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class Effect:
+    """A replacement effect in play, by its card's canonical name (see :mod:`solver.effects`)."""
+
+    card: str
+    controller: str
+    level: int = 3
+
+
+def _frozen_counts(counts: Mapping[str, int]) -> Mapping[str, int]:
+    return MappingProxyType(dict(counts))
+
+
+@dataclass(frozen=True)
+class Player:
+    """A player: identity, team, life and the counters they have (122.1)."""
+
+    id: str
+    team: str
+    life: int
+    counters: Mapping[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Permanent:
+    """A permanent on the battlefield (only these can be proliferated, 403.3)."""
+
+    id: str
+    controller: str
+    types: tuple[str, ...] = ()
+    name: str = ""
+    power: int | None = None
+    toughness: int | None = None
+    damage: int = 0
+    counters: Mapping[str, int] = field(default_factory=dict)
+    keywords: tuple[str, ...] = ()
+    subtypes: tuple[str, ...] = ()
+    chapters: int | None = None
+    protector: str | None = None
+    phased_out: bool = False
+    value: float | None = None
+    thresholds: tuple[Threshold, ...] = ()
+    counter_values: Mapping[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, eq=False)
+class Board:
+    """An immutable board.  Build one with :meth:`Board.build` or :func:`solver.load_board`.
+
+    Row ``i`` of every per-object array describes object ``ids[i]``; rows ``0 .. n_players-1``
+    are players.  ``counts[i, k]`` is how many counters of kind ``kinds[k]`` object ``i`` has.
+    In Two-Headed Giant the team's shared poison (810.10) is stored on every head of the team.
+    Arrays are read-only; derive a new board with :meth:`with_counts`.
+    """
+
+    variant: Variant
+    proliferator: int
+    proliferates: int
+    ids: tuple[str, ...]
+    n_players: int
+    kinds: tuple[str, ...]
+    counts: IntArray
+    controller: IntArray
+    team: IntArray
+    team_names: tuple[str, ...]
+    life: IntArray
+    types: IntArray
+    power: IntArray
+    toughness: IntArray
+    damage: IntArray
+    indestructible: BoolArray
+    chapters: IntArray
+    protector: IntArray
+    phased_out: BoolArray
+    value: FloatArray
+    effects: tuple[Effect, ...]
+    names: ObjArray
+    type_names: ObjArray
+    subtypes: ObjArray
+    keywords: ObjArray
+    thr_object: IntArray
+    thr_kind: IntArray
+    thr_at: IntArray
+    thr_effect: tuple[str | float, ...]
+    thr_label: tuple[str, ...]
+    cv_object: IntArray
+    cv_kind: IntArray
+    cv_value: FloatArray
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def build(
+        cls,
+        *,
+        variant: Variant | str,
+        proliferator: str,
+        players: Sequence[Player],
+        permanents: Sequence[Permanent] = (),
+        effects: Sequence[Effect] = (),
+        proliferates: int = 1,
+    ) -> Board:
+        """Build a board from typed objects (the JSON boundary; one Python pass over objects).
+
+        Raises ``ValueError`` on inconsistent input; :func:`solver.load_board` reports every
+        problem with its JSON path before it gets here.
+        """
+        variant = Variant(variant)
+        ids = tuple(p.id for p in players) + tuple(p.id for p in permanents)
+        if len(set(ids)) != len(ids):
+            raise ValueError("ids must be unique across players and permanents")
+        player_index = {p.id: i for i, p in enumerate(players)}
+        if proliferator not in player_index:
+            raise ValueError(f"proliferator {proliferator!r} is not a player")
+        team_names = tuple(dict.fromkeys(p.team for p in players))
+        team_index = {t: i for i, t in enumerate(team_names)}
+
+        kinds: dict[str, int] = {}
+        for obj in (*players, *permanents):
+            for kind in obj.counters:
+                kinds.setdefault(kind, len(kinds))
+        for perm in permanents:
+            for thr in perm.thresholds:
+                kinds.setdefault(thr.kind, len(kinds))
+            for kind in perm.counter_values:
+                kinds.setdefault(kind, len(kinds))
+
+        n, n_players = len(ids), len(players)
+        counts = np.zeros((n, len(kinds)), dtype=np.int64)
+        for row, obj in enumerate((*players, *permanents)):
+            for kind, count in obj.counters.items():
+                counts[row, kinds[kind]] = count
+        if variant is Variant.TWO_HEADED_GIANT and "poison" in kinds:
+            col = kinds["poison"]
+            team_of = np.array([team_index[p.team] for p in players], dtype=np.int64)
+            shared = np.zeros(len(team_names), dtype=np.int64)
+            np.maximum.at(shared, team_of, counts[:n_players, col])
+            counts[:n_players, col] = shared[team_of]
+
+        def ctrl(pid: str | None) -> int:
+            if pid is None:
+                return -1
+            if pid not in player_index:
+                raise ValueError(f"{pid!r} is not a player")
+            return player_index[pid]
+
+        controller = np.array(
+            list(range(n_players)) + [ctrl(p.controller) for p in permanents], dtype=np.int64
+        )
+        types = np.zeros(n, dtype=np.int64)
+        for row, perm in enumerate(permanents, start=n_players):
+            bits = 0
+            for name in perm.types:
+                bits |= CARD_TYPE_NAMES[name]
+            types[row] = bits
+        zeros = [0] * n_players
+        thr_rows = [
+            (row, kinds[t.kind], t.at, t.effect, t.label)
+            for row, perm in enumerate(permanents, start=n_players)
+            for t in perm.thresholds
+        ]
+        cv_rows = [
+            (row, kinds[k], v)
+            for row, perm in enumerate(permanents, start=n_players)
+            for k, v in perm.counter_values.items()
+        ]
+        board = cls(
+            variant=variant,
+            proliferator=player_index[proliferator],
+            proliferates=proliferates,
+            ids=ids,
+            n_players=n_players,
+            kinds=tuple(kinds),
+            counts=counts,
+            controller=controller,
+            team=np.array([team_index[p.team] for p in players], dtype=np.int64),
+            team_names=team_names,
+            life=np.array([p.life for p in players], dtype=np.int64),
+            types=types,
+            power=np.array(zeros + [p.power or 0 for p in permanents], dtype=np.int64),
+            toughness=np.array(zeros + [p.toughness or 0 for p in permanents], dtype=np.int64),
+            damage=np.array(zeros + [p.damage for p in permanents], dtype=np.int64),
+            indestructible=np.array(
+                [False] * n_players + ["indestructible" in p.keywords for p in permanents], dtype=bool
+            ),
+            chapters=np.array(zeros + [p.chapters or 0 for p in permanents], dtype=np.int64),
+            protector=np.array([-1] * n_players + [ctrl(p.protector) for p in permanents], dtype=np.int64),
+            phased_out=np.array([False] * n_players + [p.phased_out for p in permanents], dtype=bool),
+            value=np.array(
+                [np.nan] * n_players + [np.nan if p.value is None else p.value for p in permanents],
+                dtype=np.float64,
+            ),
+            effects=tuple(effects),
+            names=_objects([""] * n_players + [p.name for p in permanents]),
+            type_names=_objects([()] * n_players + [tuple(p.types) for p in permanents]),
+            subtypes=_objects([()] * n_players + [tuple(p.subtypes) for p in permanents]),
+            keywords=_objects([()] * n_players + [tuple(p.keywords) for p in permanents]),
+            thr_object=np.array([t[0] for t in thr_rows], dtype=np.int64),
+            thr_kind=np.array([t[1] for t in thr_rows], dtype=np.int64),
+            thr_at=np.array([t[2] for t in thr_rows], dtype=np.int64),
+            thr_effect=tuple(t[3] for t in thr_rows),
+            thr_label=tuple(t[4] for t in thr_rows),
+            cv_object=np.array([c[0] for c in cv_rows], dtype=np.int64),
+            cv_kind=np.array([c[1] for c in cv_rows], dtype=np.int64),
+            cv_value=np.array([c[2] for c in cv_rows], dtype=np.float64),
+        )
+        return board
+
+    def __post_init__(self) -> None:
+        for value in self.__dict__.values():
+            if isinstance(value, np.ndarray):
+                value.flags.writeable = False
+
+    # ------------------------------------------------------------------ derived boards
+    def with_counts(self, counts: IntArray) -> Board:
+        """The same board with other counter counts (same objects, same kinds)."""
+        counts = np.array(counts, dtype=np.int64)
+        if counts.shape != self.counts.shape:
+            raise ValueError(f"counts must have shape {self.counts.shape}, not {counts.shape}")
+        return replace(self, counts=counts)
+
+    def without(self, remove: BoolArray) -> Board:
+        """The same board minus some permanents (players cannot be removed)."""
+        if remove[: self.n_players].any():
+            raise ValueError("players cannot be removed from a board")
+        keep = ~remove
+        if keep.all():
+            return self
+        new_row = np.cumsum(keep) - 1
+        thr_keep = keep[self.thr_object] if len(self.thr_object) else np.zeros(0, dtype=bool)
+        cv_keep = keep[self.cv_object] if len(self.cv_object) else np.zeros(0, dtype=bool)
+        per_object = {
+            name: getattr(self, name)[keep]
+            for name in (
+                "counts", "controller", "types", "power", "toughness", "damage", "indestructible",
+                "chapters", "protector", "phased_out", "value", "names", "type_names", "subtypes",
+                "keywords",
+            )
+        }
+        return replace(
+            self,
+            ids=tuple(i for i, k in zip(self.ids, keep, strict=True) if k),
+            thr_object=new_row[self.thr_object[thr_keep]],
+            thr_kind=self.thr_kind[thr_keep],
+            thr_at=self.thr_at[thr_keep],
+            thr_effect=tuple(e for e, k in zip(self.thr_effect, thr_keep, strict=True) if k),
+            thr_label=tuple(e for e, k in zip(self.thr_label, thr_keep, strict=True) if k),
+            cv_object=new_row[self.cv_object[cv_keep]],
+            cv_kind=self.cv_kind[cv_keep],
+            cv_value=self.cv_value[cv_keep],
+            **per_object,
+        )
+
+    # ------------------------------------------------------------------ lookups
+    @property
+    def n_objects(self) -> int:
+        return len(self.ids)
+
+    @property
+    def n_teams(self) -> int:
+        return len(self.team_names)
+
+    @property
+    def proliferator_id(self) -> str:
+        return self.ids[self.proliferator]
+
+    @cached_property
+    def rounds(self) -> int:
+        """Proliferates performed: ``proliferates`` doubled per Tekuthal the proliferator controls."""
+        tekuthals = sum(
+            1 for e in self.effects if e.card == "Tekuthal, Inquiry Dominus" and e.controller == self.proliferator_id
+        )
+        return self.proliferates * 2**tekuthals
+
+    @cached_property
+    def index(self) -> Mapping[str, int]:
+        """Row of each id."""
+        return MappingProxyType({obj_id: row for row, obj_id in enumerate(self.ids)})
+
+    def kind_column(self, kind: str) -> int:
+        """Column of a canonical kind, or -1 if no object on this board has it."""
+        try:
+            return self.kinds.index(kind)
+        except ValueError:
+            return -1
+
+    @cached_property
+    def object_team(self) -> IntArray:
+        """Team of every object: a player's own team, a permanent's controller's team."""
+        out: IntArray = self.team[self.controller]
+        out.flags.writeable = False
+        return out
+
+    @cached_property
+    def owner_side(self) -> IntArray:
+        """Player whose interests an object's counters serve: holder, protector of a battle, else controller."""
+        out = np.where(self.protector >= 0, self.protector, self.controller)
+        out.flags.writeable = False
+        return out
+
+    @cached_property
+    def is_ally(self) -> BoolArray:
+        """Objects whose counters count for the proliferator's team (rather than against it)."""
+        out: BoolArray = self.team[self.owner_side] == self.team[self.proliferator]
+        out.flags.writeable = False
+        return out
+
+    @cached_property
+    def team_size(self) -> IntArray:
+        out = np.bincount(self.team, minlength=self.n_teams).astype(np.int64)
+        out.flags.writeable = False
+        return out
+
+    def poison_threshold(self) -> IntArray:
+        """Poison that makes each team lose: 10 per player, or 15 (+5 per extra head) in 2HG (704.6b, 810.11)."""
+        if self.variant is Variant.TWO_HEADED_GIANT:
+            return 15 + 5 * np.maximum(self.team_size - 2, 0)
+        return np.full(self.n_teams, 10, dtype=np.int64)
+
+    def has_type(self, card_type: CardType) -> BoolArray:
+        return (self.types & int(card_type)) != 0
+
+    # ------------------------------------------------------------------ typed views
+    @cached_property
+    def players(self) -> tuple[Player, ...]:
+        return tuple(
+            Player(
+                id=self.ids[i],
+                team=self.team_names[int(self.team[i])],
+                life=int(self.life[i]),
+                counters=self._counters_of(i),
+            )
+            for i in range(self.n_players)
+        )
+
+    @cached_property
+    def permanents(self) -> tuple[Permanent, ...]:
+        thresholds: dict[int, list[Threshold]] = {}
+        for obj, kind, at, effect, label in zip(
+            self.thr_object, self.thr_kind, self.thr_at, self.thr_effect, self.thr_label, strict=True
+        ):
+            thresholds.setdefault(int(obj), []).append(Threshold(self.kinds[kind], int(at), effect, label))
+        values: dict[int, dict[str, float]] = {}
+        for obj, kind, val in zip(self.cv_object, self.cv_kind, self.cv_value, strict=True):
+            values.setdefault(int(obj), {})[self.kinds[kind]] = float(val)
+        creature_like = self.has_type(CardType.CREATURE)
+        out = []
+        for i in range(self.n_players, self.n_objects):
+            has_pt = bool(creature_like[i]) or bool(self.power[i]) or bool(self.toughness[i])
+            out.append(
+                Permanent(
+                    id=self.ids[i],
+                    controller=self.ids[int(self.controller[i])],
+                    types=tuple(self.type_names[i]),
+                    name=str(self.names[i]),
+                    power=int(self.power[i]) if has_pt else None,
+                    toughness=int(self.toughness[i]) if has_pt else None,
+                    damage=int(self.damage[i]),
+                    counters=self._counters_of(i),
+                    keywords=tuple(self.keywords[i]),
+                    subtypes=tuple(self.subtypes[i]),
+                    chapters=int(self.chapters[i]) or None,
+                    protector=self.ids[int(self.protector[i])] if self.protector[i] >= 0 else None,
+                    phased_out=bool(self.phased_out[i]),
+                    value=None if np.isnan(self.value[i]) else float(self.value[i]),
+                    thresholds=tuple(thresholds.get(i, ())),
+                    counter_values=MappingProxyType(values.get(i, {})),
+                )
+            )
+        return tuple(out)
+
+    def _counters_of(self, row: int) -> Mapping[str, int]:
+        nz = np.flatnonzero(self.counts[row])
+        return MappingProxyType({self.kinds[k]: int(self.counts[row, k]) for k in nz})
+
+    def counters(self, obj_id: str) -> Mapping[str, int]:
+        """The counters of one object, by id."""
+        return self._counters_of(self.index[obj_id])
+
+    # ------------------------------------------------------------------ equality
+    def to_dict(self) -> dict[str, Any]:
+        """The board in JSON format version 1 (see :mod:`solver.boardjson`)."""
+        from .boardjson import dump_board
+
+        return dump_board(self)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Board):
+            return NotImplemented
+        return self.to_dict() == other.to_dict()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (
+            f"Board(variant={self.variant.value!r}, proliferator={self.proliferator_id!r}, "
+            f"players={self.n_players}, permanents={self.n_objects - self.n_players}, kinds={len(self.kinds)})"
+        )
+
+
+def _objects(items: Sequence[Any]) -> ObjArray:
+    out = np.empty(len(items), dtype=object)
+    for i, item in enumerate(items):
+        out[i] = item
+    return out

@@ -1,0 +1,112 @@
+"""Counter kinds: how names are spelled, parsed and classified (rule 122).
+
+Counter kinds are an open vocabulary: two counters are the same kind exactly when
+they have the same name (122.1).  Engines spell the same kind several ways
+(``P1P1`` in Forge, ``+1/+1`` in the rules, ``p1p1`` in some logs), so every name
+that enters the library goes through :func:`canonical_kind` once, at the boundary,
+and everything inside compares canonical strings.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+__all__ = [
+    "KEYWORD_KINDS",
+    "PLAYER_KINDS",
+    "canonical_kind",
+    "is_keyword_kind",
+    "pt_delta",
+]
+
+#: Kinds a player can hold (122.1f, 107.14, 107.17, 728); others may appear on players too.
+PLAYER_KINDS = frozenset({"poison", "energy", "experience", "rad", "ticket"})
+
+#: Keyword counters (122.1b).  Extra copies are redundant, except exalted.
+KEYWORD_KINDS = frozenset(
+    {
+        "flying",
+        "first strike",
+        "double strike",
+        "deathtouch",
+        "decayed",
+        "exalted",
+        "haste",
+        "hexproof",
+        "indestructible",
+        "lifelink",
+        "menace",
+        "reach",
+        "shadow",
+        "trample",
+        "vigilance",
+    }
+)
+
+_PT = re.compile(r"^([+-])(\d+)/([+-])(\d+)$")
+_FORGE_PT = re.compile(r"^([pm])(\d+)([pm])(\d+)$")
+_ARENA = re.compile(r"^arena:(\d+)$")
+_WORD = re.compile(r"^[a-z][a-z0-9' -]*$")
+
+
+class KindError(ValueError):
+    """A counter kind name that cannot be normalised."""
+
+
+@lru_cache(maxsize=4096)
+def canonical_kind(name: str) -> str:
+    """Return the canonical spelling of a counter kind, or raise :class:`KindError`.
+
+    Canonical forms: P/T kinds as ``+1/+1``, ``-1/-1``, ``+1/+0`` (each half signed);
+    Arena's unmapped integer kinds as ``arena:<n>``; every other kind as lower-case
+    words separated by single spaces (``first strike``).  Accepted aliases: Forge
+    names (``P1P1``, ``M1M1``, ``M0M1``, ``FIRST_STRIKE``), any case, a trailing
+    ``counter``/``counters``, and unsigned-plus P/T halves (``1/1`` is ``+1/+1``).
+    """
+    if not isinstance(name, str):
+        raise KindError(f"counter kind must be a string, not {type(name).__name__}")
+    text = " ".join(name.strip().lower().replace("_", " ").split())
+    for suffix in (" counters", " counter"):
+        if text.endswith(suffix):
+            text = text[: -len(suffix)].strip()
+    if not text:
+        raise KindError("counter kind must not be empty")
+    compact = text.replace(" ", "")
+    forge = _FORGE_PT.match(compact)
+    if forge:
+        ps, p, ts, t = forge.groups()
+        return f"{'+' if ps == 'p' else '-'}{int(p)}/{'+' if ts == 'p' else '-'}{int(t)}"
+    pt = _PT.match(compact) or _PT.match(_signed(compact))
+    if pt:
+        ps, p, ts, t = pt.groups()
+        return f"{ps}{int(p)}/{ts}{int(t)}"
+    if _ARENA.match(compact):
+        return compact
+    if not _WORD.match(text):
+        raise KindError(f"{name!r} is not a counter kind (expected e.g. '+1/+1', 'poison', 'first strike')")
+    return text
+
+
+def _signed(text: str) -> str:
+    """Give unsigned halves of a P/T kind a '+' so ``1/1`` parses like ``+1/+1``."""
+    if "/" not in text:
+        return text
+    left, _, right = text.partition("/")
+    left = left if left[:1] in "+-" else "+" + left
+    right = right if right[:1] in "+-" else "+" + right
+    return f"{left}/{right}"
+
+
+def pt_delta(kind: str) -> tuple[int, int] | None:
+    """Power and toughness one counter of a canonical P/T kind adds (122.1a), else None."""
+    match = _PT.match(kind)
+    if match is None:
+        return None
+    ps, p, ts, t = match.groups()
+    return (int(p) if ps == "+" else -int(p), int(t) if ts == "+" else -int(t))
+
+
+def is_keyword_kind(kind: str) -> bool:
+    """True for keyword counters (122.1b)."""
+    return kind in KEYWORD_KINDS
