@@ -55,7 +55,7 @@ class CardType(IntFlag):
     KINDRED = 64
 
 
-CARD_TYPE_NAMES: dict[str, CardType] = {t.name.lower(): t for t in CardType if t.name}  # type: ignore[union-attr]
+CARD_TYPE_NAMES: dict[str, CardType] = {t.name.lower(): t for t in CardType if t.name}
 
 
 @dataclass(frozen=True)
@@ -189,7 +189,8 @@ class Board:
         team_index = {t: i for i, t in enumerate(team_names)}
 
         kinds: dict[str, int] = {}
-        for obj in (*players, *permanents):
+        holders: list[Player | Permanent] = [*players, *permanents]
+        for obj in holders:
             for kind in obj.counters:
                 kinds.setdefault(kind, len(kinds))
         for perm in permanents:
@@ -200,7 +201,7 @@ class Board:
 
         n, n_players = len(ids), len(players)
         counts = np.zeros((n, len(kinds)), dtype=np.int64)
-        for row, obj in enumerate((*players, *permanents)):
+        for row, obj in enumerate(holders):
             for kind, count in obj.counters.items():
                 counts[row, kinds[kind]] = count
         if variant is Variant.TWO_HEADED_GIANT and "poison" in kinds:
@@ -217,9 +218,7 @@ class Board:
                 raise ValueError(f"{pid!r} is not a player")
             return player_index[pid]
 
-        controller = np.array(
-            list(range(n_players)) + [ctrl(p.controller) for p in permanents], dtype=np.int64
-        )
+        controller = np.array(list(range(n_players)) + [ctrl(p.controller) for p in permanents], dtype=np.int64)
         types = np.zeros(n, dtype=np.int64)
         for row, perm in enumerate(permanents, start=n_players):
             bits = 0
@@ -305,8 +304,20 @@ class Board:
         per_object = {
             name: getattr(self, name)[keep]
             for name in (
-                "counts", "controller", "types", "power", "toughness", "damage", "indestructible",
-                "chapters", "protector", "phased_out", "value", "names", "type_names", "subtypes",
+                "counts",
+                "controller",
+                "types",
+                "power",
+                "toughness",
+                "damage",
+                "indestructible",
+                "chapters",
+                "protector",
+                "phased_out",
+                "value",
+                "names",
+                "type_names",
+                "subtypes",
                 "keywords",
             )
         }
@@ -343,7 +354,16 @@ class Board:
         tekuthals = sum(
             1 for e in self.effects if e.card == "Tekuthal, Inquiry Dominus" and e.controller == self.proliferator_id
         )
-        return self.proliferates * 2**tekuthals
+        return int(self.proliferates * 2**tekuthals)
+
+    @cached_property
+    def gain(self) -> IntArray:
+        """Counters one proliferate by the proliferator adds per object and kind (see :func:`solver.effects.gains`)."""
+        from .effects import gains
+
+        out = gains(self)
+        out.flags.writeable = False
+        return out
 
     @cached_property
     def index(self) -> Mapping[str, int]:
@@ -391,7 +411,8 @@ class Board:
         return np.full(self.n_teams, 10, dtype=np.int64)
 
     def has_type(self, card_type: CardType) -> BoolArray:
-        return (self.types & int(card_type)) != 0
+        out: BoolArray = (self.types & int(card_type)) != 0
+        return out
 
     # ------------------------------------------------------------------ typed views
     @cached_property

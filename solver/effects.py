@@ -72,11 +72,12 @@ def _is_player(board: Board) -> BoolArray:
 
 
 def _controlled_by(board: Board, c: int) -> BoolArray:
-    return (board.controller == c) & ~_is_player(board)
+    out: BoolArray = (board.controller == c) & ~_is_player(board)
+    return out
 
 
 def _typed(board: Board, c: int | None, card_types: CardType) -> BoolArray:
-    mask = (board.types & int(card_types)) != 0
+    mask: BoolArray = (board.types & int(card_types)) != 0
     if c is not None:
         mask &= _controlled_by(board, c)
     return mask
@@ -120,7 +121,8 @@ def _constrictor_objects(board: Board, c: int) -> BoolArray:
 
 
 def _pir_objects(board: Board, c: int) -> BoolArray:
-    return (board.team[board.controller] == board.team[c]) & ~_is_player(board)
+    out: BoolArray = (board.team[board.controller] == board.team[c]) & ~_is_player(board)
+    return out
 
 
 #: card name -> function of (board, controller row) giving the scopes in force.
@@ -170,7 +172,7 @@ def canonical_card(name: str) -> str | None:
 
 
 def _scopes(board: Board) -> list[tuple[_Scope, int]]:
-    out = []
+    out: list[tuple[_Scope, int]] = []
     for effect in board.effects:
         if effect.card == "Innkeeper's Talent" and effect.level < 3:
             continue

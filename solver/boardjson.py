@@ -1,0 +1,694 @@
+"""Board JSON, format version 1: the only way boards enter and leave the library as data.
+
+The loader is strict (unknown fields are errors) because a misspelt field silently falling
+back to its default would give a confidently wrong decision.  It reports every problem in
+one pass, each at the JSON path of the offending value, so a user fixes a board in one edit
+rather than one error at a time.  It is also the hot path for 100,000-permanent boards, so
+each value is checked once with cheap type tests and counter kinds are normalised through
+a per-load cache.  The format is documented in ``docs/board-format.md`` and
+``solver/schema/board-v1.schema.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeGuard
+
+from .board import CARD_TYPE_NAMES, Board, Effect, Permanent, Player, Threshold, Variant
+from .effects import SUPPORTED_CARDS, canonical_card
+from .errors import BoardError, Problem
+from .kinds import KindError, canonical_kind
+
+__all__ = ["FORMAT_VERSION", "dump_board", "load_board"]
+
+FORMAT_VERSION = 1
+
+_TOP_FIELDS = frozenset({"format", "variant", "proliferator", "proliferates", "players", "permanents", "effects"})
+_PLAYER_FIELDS = frozenset({"id", "team", "life", "counters"})
+_PERMANENT_FIELDS = frozenset(
+    {
+        "id",
+        "controller",
+        "name",
+        "types",
+        "power",
+        "toughness",
+        "damage",
+        "counters",
+        "keywords",
+        "subtypes",
+        "chapters",
+        "protector",
+        "phased_out",
+        "value",
+        "thresholds",
+        "counter_values",
+    }
+)
+_THRESHOLD_FIELDS = frozenset({"kind", "at", "effect", "label"})
+_EFFECT_FIELDS = frozenset({"card", "controller", "level"})
+
+#: Card types by lower-case spelling; "tribal" is the pre-2024 name of kindred (205.2a).
+_TYPES: dict[str, str] = {name: name for name in CARD_TYPE_NAMES} | {"tribal": "kindred"}
+_TYPE_LIST = ", ".join(sorted(CARD_TYPE_NAMES))
+_VARIANTS = {v.value: v for v in Variant}
+_MAX_PROLIFERATES = 16
+#: Bound on integers so that every count, life and P/T fits int64 with room for arithmetic.
+_MAX_INT = 10**9
+#: Stands for a field that is absent, as distinct from one set to null.
+_ABSENT: Any = object()
+_new_object = object.__new__
+
+
+def load_board(source: str | os.PathLike[str] | Mapping[str, Any]) -> Board:
+    """Load a board from parsed JSON, JSON text, or a JSON file.
+
+    A ``str`` starting with ``{`` (after whitespace) is JSON text, any other ``str`` or
+    path-like is a file name.  Raises :class:`~solver.errors.BoardError` listing every
+    problem found; no other exception escapes for bad input.
+    """
+    data = _parse(source)
+    if not isinstance(data, Mapping):
+        raise BoardError([Problem("", "must be an object (the board)")])
+    return _Loader().load(data)
+
+
+def dump_board(board: Board) -> dict[str, Any]:
+    """The board as a JSON-ready dict that :func:`load_board` reads back to an equal board.
+
+    Optional permanent fields at their defaults are left out so dumps stay readable and
+    diffs show only what matters; keys come in a fixed order.
+    """
+    return {
+        "format": FORMAT_VERSION,
+        "variant": board.variant.value,
+        "proliferator": board.proliferator_id,
+        "proliferates": board.proliferates,
+        "players": [{"id": p.id, "team": p.team, "life": p.life, "counters": dict(p.counters)} for p in board.players],
+        "permanents": [_dump_permanent(p) for p in board.permanents],
+        "effects": [_dump_effect(e) for e in board.effects],
+    }
+
+
+def _dump_permanent(p: Permanent) -> dict[str, Any]:
+    out: dict[str, Any] = {"id": p.id}
+    if p.name:
+        out["name"] = p.name
+    out["controller"] = p.controller
+    out["types"] = list(p.types)
+    if p.power is not None:
+        out["power"] = p.power
+    if p.toughness is not None:
+        out["toughness"] = p.toughness
+    if p.damage:
+        out["damage"] = p.damage
+    out["counters"] = dict(p.counters)
+    if p.keywords:
+        out["keywords"] = list(p.keywords)
+    if p.subtypes:
+        out["subtypes"] = list(p.subtypes)
+    if p.chapters is not None:
+        out["chapters"] = p.chapters
+    if p.protector is not None:
+        out["protector"] = p.protector
+    if p.phased_out:
+        out["phased_out"] = True
+    if p.value is not None:
+        out["value"] = p.value
+    if p.thresholds:
+        out["thresholds"] = [_dump_threshold(t) for t in p.thresholds]
+    if p.counter_values:
+        out["counter_values"] = dict(p.counter_values)
+    return out
+
+
+def _dump_threshold(t: Threshold) -> dict[str, Any]:
+    out: dict[str, Any] = {"kind": t.kind, "at": t.at, "effect": t.effect}
+    if t.label:
+        out["label"] = t.label
+    return out
+
+
+def _dump_effect(e: Effect) -> dict[str, Any]:
+    out: dict[str, Any] = {"card": e.card, "controller": e.controller}
+    if e.level != Effect.level:
+        out["level"] = e.level
+    return out
+
+
+# ---------------------------------------------------------------------- parsing
+
+
+def _parse(source: str | os.PathLike[str] | Mapping[str, Any]) -> Any:
+    if isinstance(source, Mapping):
+        return source
+    if isinstance(source, str) and source.lstrip().startswith("{"):
+        text = source
+    else:
+        try:
+            name = os.fspath(source)
+        except TypeError:
+            raise BoardError(
+                [
+                    Problem(
+                        "",
+                        f"a board must be a mapping, JSON text or a file path, not {type(source).__name__}",
+                    )
+                ]
+            ) from None
+        try:
+            text = Path(name).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise BoardError([Problem("", f"cannot read board file {str(name)!r}: {exc.strerror or exc}")]) from None
+        except UnicodeDecodeError as exc:
+            raise BoardError([Problem("", f"cannot read board file {str(name)!r}: not UTF-8 ({exc.reason})")]) from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BoardError([Problem("", f"not valid JSON: line {exc.lineno} column {exc.colno}: {exc.msg}")]) from None
+    except (ValueError, RecursionError) as exc:
+        raise BoardError([Problem("", f"not valid JSON: {exc}")]) from None
+
+
+def _join(path: str, key: object) -> str:
+    return f"{path}.{key}" if path else str(key)
+
+
+def _keyed(path: str, key: object) -> str:
+    """The path of a key in a JSON object, quoted as JSON: ``counters["-1/-1"]``."""
+    shown = json.dumps(key, ensure_ascii=False) if isinstance(key, str) else repr(key)
+    return f"{path}[{shown}]"
+
+
+def _is_int(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_list(value: object) -> TypeGuard[list[Any] | tuple[Any, ...]]:
+    return isinstance(value, list | tuple)
+
+
+@dataclass(frozen=True)
+class _Head:
+    """A loaded player with where it came from, for the checks that need the whole table."""
+
+    player: Player
+    path: str
+    raw: Mapping[str, Any]
+
+
+class _Loader:
+    """One load: collects problems and the ids seen so far while walking the document once."""
+
+    def __init__(self) -> None:
+        self.problems: list[Problem] = []
+        self.ids: dict[str, str] = {}  # id -> path of the object that first used it
+        self.player_ids: set[str] = set()
+        self.kind_cache: dict[str, str | None] = {}
+        self.type_cache: dict[tuple[str, ...], tuple[str, ...]] = {}
+
+    def problem(self, path: str, message: str) -> None:
+        self.problems.append(Problem(path, message))
+
+    # ------------------------------------------------------------------ the board
+    def load(self, data: Mapping[str, Any]) -> Board:
+        self.unknown_fields(data, _TOP_FIELDS, "")
+        if "format" in data and not (_is_int(data["format"]) and data["format"] == FORMAT_VERSION):
+            self.problem("format", f"unsupported format {data['format']!r}; this library reads format 1")
+        variant = self.variant(data)
+        proliferates = 1
+        if "proliferates" in data:
+            value = data["proliferates"]
+            if _is_int(value) and 1 <= value <= _MAX_PROLIFERATES:
+                proliferates = value
+            else:
+                self.problem("proliferates", f"must be an integer from 1 to {_MAX_PROLIFERATES}")
+        players = self.players(data, variant)
+        permanents = [
+            perm
+            for i, raw in enumerate(self.list_field(data, "permanents", "", required=False))
+            if (perm := self.permanent(raw, f"permanents[{i}]")) is not None
+        ]
+        effects = [
+            effect
+            for i, raw in enumerate(self.list_field(data, "effects", "", required=False))
+            if (effect := self.effect(raw, f"effects[{i}]")) is not None
+        ]
+        proliferator = self.player_ref(data, "proliferator", "")
+        if self.problems or variant is None or proliferator is None:
+            raise BoardError(self.problems)
+        return Board.build(
+            variant=variant,
+            proliferator=proliferator,
+            players=players,
+            permanents=permanents,
+            effects=effects,
+            proliferates=proliferates,
+        )
+
+    def variant(self, data: Mapping[str, Any]) -> Variant | None:
+        if "variant" not in data:
+            self.problem("variant", "required")
+            return None
+        value = data["variant"]
+        variant = _VARIANTS.get(value) if isinstance(value, str) else None
+        if variant is None:
+            self.problem("variant", f"unknown variant {value!r}; expected one of {', '.join(_VARIANTS)}")
+        return variant
+
+    # ------------------------------------------------------------------ players
+    def players(self, data: Mapping[str, Any], variant: Variant | None) -> list[Player]:
+        raws = self.list_field(data, "players", "", required=True)
+        if "players" in data and _is_list(data["players"]) and not raws:
+            self.problem("players", "must not be empty")
+        giant = variant is Variant.TWO_HEADED_GIANT
+        life = 30 if giant else 20  # 103.4, 810.4
+        heads: list[_Head] = []
+        for i, raw in enumerate(raws):
+            path = f"players[{i}]"
+            if not isinstance(raw, Mapping):
+                self.problem(path, "must be an object")
+                continue
+            self.unknown_fields(raw, _PLAYER_FIELDS, path)
+            pid = self.new_id(raw, path)
+            team: str | None = None
+            if "team" in raw:
+                team = self.name(raw["team"], f"{path}.team")
+            elif giant:
+                self.problem(f"{path}.team", "required in two_headed_giant (810.1)")
+            player_life = self.int_field(raw, "life", path, None)
+            if player_life is None:
+                player_life = life
+            counters = self.counters(raw, path)
+            if pid is not None:
+                self.player_ids.add(pid)
+                if team is not None or not giant:
+                    heads.append(_Head(Player(pid, team or pid, player_life, counters), path, raw))
+        if variant is not None:
+            self.check_variant(variant, len(raws), heads)
+        return [head.player for head in heads]
+
+    def check_variant(self, variant: Variant, n_raw: int, heads: list[_Head]) -> None:
+        if variant is Variant.DUEL:
+            if n_raw != 2:
+                self.problem("players", f"a duel has exactly 2 players, not {n_raw}")
+            elif len(heads) == 2 and heads[0].player.team == heads[1].player.team:
+                self.problem(f"{heads[1].path}.team", "the two players of a duel must be on different teams")
+            return
+        if n_raw < 2:
+            self.problem("players", f"{variant.value} needs at least 2 players")
+            return
+        if variant is not Variant.TWO_HEADED_GIANT:
+            return
+        teams: dict[str, list[_Head]] = {}
+        for head in heads:
+            teams.setdefault(head.player.team, []).append(head)
+        if len(teams) < 2 and len(heads) == n_raw:
+            self.problem("players", "two_headed_giant needs at least 2 teams (810.1)")
+        for team, members in teams.items():
+            if len(members) < 2:
+                self.problem(
+                    f"{members[0].path}.team",
+                    f"team {team!r} has one player; a Two-Headed Giant team has at least two (810.1, 810.11)",
+                )
+            self.check_team_poison(members)
+
+    def check_team_poison(self, members: list[_Head]) -> None:
+        """The team's poison is one shared total (810.10), so heads that state it must agree."""
+        first: Player | None = None
+        for head in members:
+            count = head.player.counters.get("poison")
+            if count is None:
+                continue
+            if first is None:
+                first = head.player
+            elif count != first.counters["poison"]:
+                key = next(k for k in head.raw["counters"] if self.kind(k) == "poison")
+                self.problem(
+                    _keyed(f"{head.path}.counters", key),
+                    f"team poison is shared (810.10): {count} here but {first.counters['poison']} on {first.id!r}",
+                )
+
+    # ------------------------------------------------------------------ permanents
+    def permanent(self, raw: object, path: str) -> Permanent | None:
+        if type(raw) is not dict and not isinstance(raw, Mapping):
+            self.problem(path, "must be an object")
+            return None
+        if not raw.keys() <= _PERMANENT_FIELDS:
+            self.unknown_fields(raw, _PERMANENT_FIELDS, path)
+        n_before = len(self.problems)
+        get = raw.get
+        pid = get("id")
+        if type(pid) is str and pid and pid not in self.ids:
+            self.ids[pid] = path
+        else:
+            pid = self.new_id(raw, path)
+        controller = get("controller")
+        if type(controller) is not str or controller not in self.player_ids:
+            controller = self.player_ref(raw, "controller", path)
+        name = get("name", "")
+        if type(name) is not str:
+            name = self.string(raw, "name", path)
+        types = self.types(raw, path)
+        is_creature = types is not None and "creature" in types
+        power = self.int_field(raw, "power", path, None, is_creature, "for a creature")
+        toughness = self.int_field(raw, "toughness", path, None, is_creature, "for a creature")
+        damage = self.int_field(raw, "damage", path, 0) or 0
+        counters = self.counters(raw, path)
+        keywords = tuple(k.lower() for k in self.strings(raw, "keywords", path))
+        subtypes = self.strings(raw, "subtypes", path)
+        is_saga = any(s.lower() == "saga" for s in subtypes)
+        chapters = self.int_field(raw, "chapters", path, 1, is_saga, "for a Saga (714.2d)")
+        protector = None
+        if "protector" in raw:
+            protector = self.player_ref(raw, "protector", path)
+            if types is not None and "battle" not in types:
+                self.problem(f"{path}.protector", "only a battle has a protector (310.9)")
+        phased_out = get("phased_out", False)
+        if type(phased_out) is not bool:
+            self.problem(f"{path}.phased_out", "must be a boolean")
+        value = self.number(raw["value"], f"{path}.value") if "value" in raw else None
+        thresholds = self.thresholds(raw, path) if "thresholds" in raw else ()
+        counter_values = self.counter_values(raw, path) if "counter_values" in raw else {}
+        if len(self.problems) != n_before or pid is None or controller is None or name is None:
+            return None
+        # The frozen dataclass __init__ costs as much as all of the validation above on big
+        # boards, so fill the instance directly; every field is set (tests check the field list).
+        perm: Permanent = _new_object(Permanent)
+        perm.__dict__.update(
+            id=pid,
+            controller=controller,
+            types=types or (),
+            name=name,
+            power=power,
+            toughness=toughness,
+            damage=damage,
+            counters=counters,
+            keywords=keywords,
+            subtypes=subtypes,
+            chapters=chapters,
+            protector=protector,
+            phased_out=phased_out,
+            value=value,
+            thresholds=thresholds,
+            counter_values=counter_values,
+        )
+        return perm
+
+    def types(self, raw: Mapping[str, Any], path: str) -> tuple[str, ...] | None:
+        """A permanent's card types, or None if they are invalid (cached: boards repeat few type lists)."""
+        value = raw.get("types", _ABSENT)
+        if value is _ABSENT:
+            return ()
+        if type(value) is list:
+            try:
+                return self.type_cache[tuple(value)]
+            except (KeyError, TypeError):
+                pass
+        return self.parse_types(value, f"{path}.types")
+
+    def parse_types(self, value: object, path: str) -> tuple[str, ...] | None:
+        if not _is_list(value):
+            self.problem(path, "must be a list")
+            return None
+        out: list[str] = []
+        ok = True
+        for i, item in enumerate(value):
+            card_type = _TYPES.get(item.lower()) if isinstance(item, str) else None
+            if card_type is None:
+                self.problem(f"{path}[{i}]", f"unknown card type {item!r}; expected one of {_TYPE_LIST}")
+                ok = False
+            elif card_type in out:
+                self.problem(f"{path}[{i}]", f"duplicate card type {card_type!r}")
+                ok = False
+            else:
+                out.append(card_type)
+        if not ok:
+            return None
+        self.type_cache[tuple(value)] = result = tuple(out)
+        return result
+
+    def thresholds(self, raw: Mapping[str, Any], path: str) -> tuple[Threshold, ...]:
+        out: list[Threshold] = []
+        for i, item in enumerate(self.list_field(raw, "thresholds", path, required=False)):
+            tpath = f"{path}.thresholds[{i}]"
+            if not isinstance(item, Mapping):
+                self.problem(tpath, "must be an object")
+                continue
+            self.unknown_fields(item, _THRESHOLD_FIELDS, tpath)
+            kind = None
+            if "kind" in item:
+                kind = self.kind_at(item["kind"], f"{tpath}.kind")
+            else:
+                self.problem(f"{tpath}.kind", "required")
+            at = self.int_field(item, "at", tpath, 1, required=True)
+            effect = self.threshold_effect(item, tpath)
+            label = self.string(item, "label", tpath) if "label" in item else ""
+            if kind is not None and at is not None and effect is not None and label is not None:
+                out.append(Threshold(kind, at, effect, label))
+        return tuple(out)
+
+    def threshold_effect(self, item: Mapping[str, Any], path: str) -> str | float | None:
+        if "effect" not in item:
+            self.problem(f"{path}.effect", "required")
+            return None
+        effect = item["effect"]
+        if isinstance(effect, str):
+            if effect in ("win", "lose"):
+                return effect
+            self.problem(f"{path}.effect", f"must be 'win', 'lose' or a number, not {effect!r}")
+            return None
+        return self.number(effect, f"{path}.effect")
+
+    def counter_values(self, raw: Mapping[str, Any], path: str) -> dict[str, float]:
+        values = raw["counter_values"]
+        cpath = f"{path}.counter_values"
+        if not isinstance(values, Mapping):
+            self.problem(cpath, "must be an object")
+            return {}
+        out: dict[str, float] = {}
+        seen: dict[str, object] = {}
+        for key, value in values.items():
+            kpath = _keyed(cpath, key)
+            kind = self.kind_at(key, kpath)
+            number = self.number(value, kpath)
+            if kind is None or number is None:
+                continue
+            if kind in out:
+                self.duplicate_kind(kpath, key, seen[kind], kind)
+            out[kind] = number
+            seen[kind] = key
+        return out
+
+    # ------------------------------------------------------------------ effects
+    def effect(self, raw: object, path: str) -> Effect | None:
+        if not isinstance(raw, Mapping):
+            self.problem(path, "must be an object")
+            return None
+        self.unknown_fields(raw, _EFFECT_FIELDS, path)
+        card = None
+        if "card" not in raw:
+            self.problem(f"{path}.card", "required")
+        elif not isinstance(raw["card"], str):
+            self.problem(f"{path}.card", "must be a string")
+        else:
+            card = canonical_card(raw["card"])
+            if card is None:
+                self.problem(f"{path}.card", f"unknown card {raw['card']!r}; supported: {'; '.join(SUPPORTED_CARDS)}")
+        controller = self.player_ref(raw, "controller", path)
+        level = self.int_field(raw, "level", path, 1)
+        if card is None or controller is None or ("level" in raw and level is None):
+            return None
+        return Effect(card, controller, Effect.level if level is None else level)
+
+    # ------------------------------------------------------------------ ids and references
+    def new_id(self, raw: Mapping[str, Any], path: str) -> str | None:
+        ipath = f"{path}.id"
+        if "id" not in raw:
+            self.problem(ipath, "required")
+            return None
+        pid = self.name(raw["id"], ipath)
+        if pid is None:
+            return None
+        first = self.ids.get(pid)
+        if first is not None:
+            self.problem(ipath, f"duplicate id {pid!r} (first used at {first}.id)")
+            return None
+        self.ids[pid] = path
+        return pid
+
+    def player_ref(self, raw: Mapping[str, Any], key: str, path: str) -> str | None:
+        kpath = _join(path, key)
+        if key not in raw:
+            self.problem(kpath, "required")
+            return None
+        ref = raw[key]
+        if not isinstance(ref, str):
+            self.problem(kpath, "must be a string")
+        elif ref in self.player_ids:
+            return ref
+        elif ref in self.ids:
+            self.problem(kpath, f"{ref!r} is a permanent, not a player")
+        else:
+            self.problem(kpath, f"{ref!r} is not a player id")
+        return None
+
+    # ------------------------------------------------------------------ counters and kinds
+    def counters(self, raw: Mapping[str, Any], path: str) -> dict[str, int]:
+        if "counters" not in raw:
+            return {}
+        counters = raw["counters"]
+        if type(counters) is not dict and not isinstance(counters, Mapping):
+            self.problem(f"{path}.counters", "must be an object")
+            return {}
+        out: dict[str, int] = {}
+        cache = self.kind_cache
+        for key, count in counters.items():
+            kind = cache.get(key) if isinstance(key, str) else None
+            if kind is None or kind in out or type(count) is not int or not 0 <= count <= _MAX_INT:
+                kind = self.slow_counter(out, counters, key, count, f"{path}.counters")
+                if kind is None:
+                    continue
+            out[kind] = count
+        return out
+
+    def slow_counter(
+        self, out: dict[str, int], counters: Mapping[str, Any], key: object, count: object, path: str
+    ) -> str | None:
+        """The checks behind the fast path of :meth:`counters`, reporting what is wrong."""
+        kpath = _keyed(path, key)
+        kind = self.kind_at(key, kpath)
+        ok = _is_int(count) and 0 <= count <= _MAX_INT
+        if not ok:
+            self.problem(
+                kpath,
+                f"must be at most {_MAX_INT}" if _is_int(count) and count > 0 else "must be an integer >= 0",
+            )
+        if kind is not None and kind in out:
+            first = next(k for k in counters if k != key and self.kind(k) == kind)
+            self.duplicate_kind(kpath, key, first, kind)
+            ok = False
+        return kind if ok else None
+
+    def duplicate_kind(self, path: str, key: object, first: object, kind: str) -> None:
+        self.problem(path, f"{key!r} and {first!r} are the same counter kind {kind!r} (122.1)")
+
+    def kind(self, key: object) -> str | None:
+        """The canonical kind of a key, or None; cached per load because boards repeat few kinds."""
+        if not isinstance(key, str):
+            return None
+        try:
+            return self.kind_cache[key]
+        except KeyError:
+            pass
+        try:
+            kind: str | None = canonical_kind(key)
+        except KindError:
+            kind = None
+        self.kind_cache[key] = kind
+        return kind
+
+    def kind_at(self, key: object, path: str) -> str | None:
+        """Like :meth:`kind`, reporting why a key is not a counter kind."""
+        if not isinstance(key, str):
+            self.problem(path, "counter kind must be a string")
+            return None
+        kind = self.kind(key)
+        if kind is None:
+            try:
+                canonical_kind(key)
+            except KindError as exc:
+                self.problem(path, str(exc))
+        return kind
+
+    # ------------------------------------------------------------------ scalars
+    def unknown_fields(self, raw: Mapping[Any, Any], allowed: frozenset[str], path: str) -> None:
+        for key in raw:
+            if key not in allowed:
+                self.problem(_join(path, key), f"unknown field (allowed: {', '.join(sorted(allowed))})")
+
+    def list_field(self, raw: Mapping[str, Any], key: str, path: str, required: bool) -> Sequence[Any]:
+        if key not in raw:
+            if required:
+                self.problem(_join(path, key), "required")
+            return ()
+        value = raw[key]
+        if not _is_list(value):
+            self.problem(_join(path, key), "must be a list")
+            return ()
+        return value
+
+    def name(self, value: object, path: str) -> str | None:
+        if isinstance(value, str) and value:
+            return value
+        self.problem(path, "must be a non-empty string")
+        return None
+
+    def string(self, raw: Mapping[str, Any], key: str, path: str) -> str | None:
+        value = raw[key]
+        if isinstance(value, str):
+            return value
+        self.problem(_join(path, key), "must be a string")
+        return None
+
+    def strings(self, raw: Mapping[str, Any], key: str, path: str) -> tuple[str, ...]:
+        if key not in raw:
+            return ()
+        value = raw[key]
+        kpath = _join(path, key)
+        if not _is_list(value):
+            self.problem(kpath, "must be a list")
+            return ()
+        for i, item in enumerate(value):
+            if not isinstance(item, str):
+                self.problem(f"{kpath}[{i}]", "must be a string")
+        return tuple(item for item in value if isinstance(item, str))
+
+    def int_field(
+        self,
+        raw: Mapping[str, Any],
+        key: str,
+        path: str,
+        low: int | None,
+        required: bool = False,
+        why: str = "",
+    ) -> int | None:
+        """An optional int field bounded below by ``low`` (None: signed) and above by ``_MAX_INT``.
+
+        None when absent or invalid; the problem, if any, is reported.
+        """
+        value = raw.get(key, _ABSENT)
+        if value is _ABSENT and not required:
+            return None
+        if type(value) is int and (-_MAX_INT if low is None else low) <= value <= _MAX_INT:
+            return value
+        kpath = _join(path, key)
+        if value is _ABSENT:
+            self.problem(kpath, f"required {why}" if why else "required")
+        elif low is None:
+            self.problem(kpath, f"must be within ±{_MAX_INT}" if _is_int(value) else "must be an integer")
+        elif not _is_int(value) or value < low:
+            self.problem(kpath, f"must be an integer >= {low}")
+        elif value > _MAX_INT:
+            self.problem(kpath, f"must be at most {_MAX_INT}")
+        else:  # an int subclass in a Mapping source
+            return int(value)
+        return None
+
+    def number(self, value: object, path: str) -> float | None:
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            try:
+                number = float(value)
+            except OverflowError:
+                number = math.inf
+            if math.isfinite(number):
+                return number
+            self.problem(path, "must be a finite number")
+            return None
+        self.problem(path, "must be a number")
+        return None

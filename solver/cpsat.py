@@ -1,0 +1,248 @@
+"""The CP-SAT model: the general engine, for extra constraints, top-k and as the reference.
+
+The model is small because everything separable is precomputed by the objective's unit
+tables (:class:`solver.objective.Units`); it keeps only what couples:
+
+* ``x[u][r]``: single unit ``u`` chosen in round ``r`` (one boolean per eligible object and
+  round).  Its value depends only on how many rounds it is chosen in, so rounds are
+  ordered (``x[u][r] >= x[u][r+1]``) and the objective is linear in the differences;
+* one-hot option booleans per 2HG team (per-round heads and poison recipient), with
+  ``recipient[t][r][h]`` booleans derived from them;
+* ``lost[s]``: seat ``s`` loses, tied both ways to the options that make it lose
+  (threshold indicators, poison);
+* one-hot game-pattern booleans over the seats that can still change, each worth its game
+  score.
+
+Each piece is built by its own small function, in the style of the OR-Tools examples.
+``ortools`` is imported lazily: it costs about 0.3 s and most calls never need it.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .board import IntArray
+from .objective import Objective, Units
+
+__all__ = ["Constraints", "CpSolution", "solve_cpsat"]
+
+
+@dataclass(frozen=True)
+class Constraints:
+    """Extra requirements only CP-SAT handles: pick limits, forced and forbidden objects, no-goods."""
+
+    max_chosen: int | None = None
+    must_include: tuple[int, ...] = ()
+    must_exclude: tuple[int, ...] = ()
+    forbid: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] = field(default=())
+
+    @property
+    def empty(self) -> bool:
+        return self.max_chosen is None and not self.must_include and not self.must_exclude and not self.forbid
+
+
+@dataclass(frozen=True)
+class CpSolution:
+    single_times: IntArray
+    team_options: tuple[int, ...]
+    status: str
+    objective_value: float
+    bound: float
+
+
+class _Model:
+    """One CP-SAT model over an objective's units."""
+
+    def __init__(self, objective: Objective, sense: int) -> None:
+        from ortools.sat.python import cp_model
+
+        self.cp = cp_model
+        self.model = cp_model.CpModel()
+        self.objective = objective
+        self.units: Units = objective.units
+        self.rounds = objective.board.rounds
+        self.sense = sense
+        self.terms: list[tuple[Any, int]] = []
+        self.constant = 0
+        self.picks: list[tuple[Any, int]] = []
+        self.round_picks: list[list[tuple[Any, int]]] = [[] for _ in range(self.rounds)]
+        self.loses: dict[int, list[Any]] = {}
+        self.x: list[list[Any]] = []
+        self.options: list[list[Any]] = []
+
+    # -------------------------------------------------------------- pieces
+    def add_singles(self) -> None:
+        mat, ev = self.units.single_material, self.units.single_events
+        for u in range(len(self.units.single_rows)):
+            xs = [self.model.new_bool_var(f"x_{u}_{r}") for r in range(self.rounds)]
+            for a, b in itertools.pairwise(xs):
+                self.model.add_implication(b, a)
+            self.x.append(xs)
+            self.constant += int(mat[u, 0])
+            for r, var in enumerate(xs):
+                self.terms.append((var, int(mat[u, r + 1] - mat[u, r])))
+                self.picks.append((var, 1))
+                self.round_picks[r].append((var, 1))
+            if (ev[u] != ev[u, 0]).any():
+                for c in range(self.rounds + 1):
+                    self._add_events(int(ev[u, c]), self._exactly(xs, c))
+
+    def _exactly(self, xs: Sequence[Any], c: int) -> Any:
+        """A boolean that is true exactly when the unit is chosen in ``c`` rounds."""
+        var = self.model.new_bool_var("")
+        above = xs[c] if c < len(xs) else None
+        below = xs[c - 1] if c > 0 else None
+        parts = [lit for lit in (below, above.Not() if above is not None else None) if lit is not None]
+        if not parts:
+            self.model.add(var == 1)
+        else:
+            self.model.add_bool_and(parts).only_enforce_if(var)
+            self.model.add_bool_or([p.Not() for p in parts] + [var])
+        return var
+
+    def add_teams(self) -> None:
+        for t, team in enumerate(self.units.teams):
+            opts = [self.model.new_bool_var(f"team_{t}_opt_{o}") for o in range(len(team.options))]
+            self.model.add_exactly_one(opts)
+            self.options.append(opts)
+            for var, option in zip(opts, team.options, strict=True):
+                self.terms.append((var, option.material))
+                self.picks.append((var, option.picks))
+                for r, (heads, _) in enumerate(option.pattern):
+                    if heads:
+                        self.round_picks[r].append((var, len(heads)))
+                self._add_events(option.events, var)
+            for r in range(self.rounds):
+                for head in team.heads:
+                    takers = [v for v, o in zip(opts, team.options, strict=True) if o.pattern[r][1] == head]
+                    if takers:
+                        recipient = self.model.new_bool_var(f"recipient_{t}_{r}_{head}")
+                        self.model.add(recipient == sum(takers))
+
+    def _add_events(self, events: int, indicator: Any) -> None:
+        free = events & ~self.units.base_events
+        for seat in range(free.bit_length()):
+            if (free >> seat) & 1:
+                self.loses.setdefault(seat, []).append(indicator)
+
+    def add_game(self) -> None:
+        """Tie each seat's loss to its causes, then score the pattern of losses one-hot."""
+        seats = sorted(self.loses)
+        lost = {}
+        for seat in seats:
+            var = self.model.new_bool_var(f"lost_{seat}")
+            for cause in self.loses[seat]:
+                self.model.add_implication(cause, var)
+            self.model.add_bool_or(self.loses[seat]).only_enforce_if(var)
+            lost[seat] = var
+        patterns = []
+        for bits in itertools.product((0, 1), repeat=len(seats)):
+            var = self.model.new_bool_var("")
+            mask = self.units.base_events
+            for seat, bit in zip(seats, bits, strict=True):
+                mask |= bit << seat
+            patterns.append((var, bits))
+            self.terms.append((var, self.objective.game_milli(mask)))
+        self.model.add_exactly_one([v for v, _ in patterns])
+        for i, seat in enumerate(seats):
+            self.model.add(lost[seat] == sum(v for v, bits in patterns if bits[i]))
+
+    def add_constraints(self, constraints: Constraints, index: dict[int, tuple[str, int, int]]) -> None:
+        if constraints.max_chosen is not None:
+            for picks in self.round_picks:
+                self.model.add(sum(c * v for v, c in picks) <= constraints.max_chosen)
+        for row, forced in [(r, True) for r in constraints.must_include] + [
+            (r, False) for r in constraints.must_exclude
+        ]:
+            kind, u, pos = index[row]
+            if kind == "single":
+                self.model.add(self.x[u][0] == int(forced))
+            else:
+                options = self.units.teams[u].options
+                holding = [v for v, o in zip(self.options[u], options, strict=True) if o.times[pos] > 0]
+                self.model.add(sum(holding) == int(forced))
+        for times, team_opts in constraints.forbid:
+            literals = []
+            for u, t in enumerate(times):
+                literals += [self.x[u][r] if r >= t else self.x[u][r].Not() for r in range(self.rounds)]
+            literals += [self.options[u][o].Not() for u, o in enumerate(team_opts)]
+            self.model.add_bool_or(literals)
+
+    # -------------------------------------------------------------- solving
+    def solve(self, time_limit: float | None) -> CpSolution:
+        value = sum(c * v for v, c in self.terms)
+        picks = sum(c * v for v, c in self.picks)
+        max_value = sum(abs(c) for _, c in self.terms) + abs(self.constant)
+        max_picks = sum(c for _, c in self.picks) + 1
+        solver = self._solver(time_limit)
+        if max_value * max_picks < 2**53:
+            self.model.maximize(self.sense * value * max_picks - picks)
+            status = solver.solve(self.model)
+        else:  # two stages: value first, then fewest picks at that value
+            self.model.maximize(self.sense * value)
+            status = solver.solve(self.model)
+            if status in (self.cp.OPTIMAL, self.cp.FEASIBLE):
+                best = round(solver.objective_value)
+                self.model.add(self.sense * value >= best)
+                self.model.minimize(picks)
+                status = solver.solve(self.model)
+                max_picks = 1
+        name = solver.status_name(status)
+        if status not in (self.cp.OPTIMAL, self.cp.FEASIBLE):
+            raise RuntimeError(f"CP-SAT found no solution: {name}")
+        times = np.array([sum(int(solver.boolean_value(v)) for v in xs) for xs in self.x], dtype=np.int64)
+        team_opts = tuple(next(i for i, v in enumerate(o) if solver.boolean_value(v)) for o in self.options)
+        objective = solver.objective_value
+        bound = solver.best_objective_bound
+        scale = max_picks if max_picks > 1 else 1
+        return CpSolution(
+            single_times=times,
+            team_options=team_opts,
+            status=name,
+            objective_value=(self.sense * objective / scale + self.constant) if scale else objective,
+            bound=(self.sense * bound / scale + self.constant),
+        )
+
+    def _solver(self, time_limit: float | None) -> Any:
+        solver = self.cp.CpSolver()
+        params = solver.parameters
+        params.num_workers = 1
+        params.random_seed = 0
+        params.linearization_level = 2
+        params.cp_model_probing_level = 0
+        params.symmetry_level = 0
+        if time_limit is not None:
+            params.max_time_in_seconds = float(time_limit)
+        return solver
+
+
+def unit_index(objective: Objective) -> dict[int, tuple[str, int, int]]:
+    """Board row -> (unit kind, unit number, position within the unit)."""
+    units = objective.units
+    index: dict[int, tuple[str, int, int]] = {int(r): ("single", u, 0) for u, r in enumerate(units.single_rows)}
+    for t, team in enumerate(units.teams):
+        for pos, head in enumerate(team.heads):
+            index[head] = ("team", t, pos)
+    return index
+
+
+def solve_cpsat(
+    objective: Objective,
+    *,
+    sense: int = 1,
+    time_limit: float | None = None,
+    constraints: Constraints | None = None,
+) -> CpSolution:
+    """Solve the objective's model with CP-SAT (one worker, fixed seed: reproducible)."""
+    constraints = constraints or Constraints()
+    model = _Model(objective, sense)
+    model.add_singles()
+    model.add_teams()
+    model.add_game()
+    model.add_constraints(constraints, unit_index(objective))
+    return model.solve(time_limit)

@@ -1,0 +1,312 @@
+"""The heuristic objective, defined once: what a proliferate choice is worth to the proliferator.
+
+The value of a choice is the value of the board after it (state-based actions applied)
+minus the value after choosing nothing, from the proliferator's side, in integer
+*milli-points* so that every solver path compares exactly the same numbers:
+
+* every counter is worth its kind's weight (:class:`~solver.policy.Policy`, default
+  :mod:`solver.catalogue`), or the permanent's ``counter_values`` override, positive on
+  allies' objects and negative on opponents' (the owner of a battle's counters is its
+  protector); presence-only kinds count once;
+* a creature that dies loses its worth (board ``value``, else ``creature_base`` plus half
+  its printed power and toughness) and its counters; a Saga that will be sacrificed loses
+  its worth (``value``, else ``saga_value``); every Saga chapter triggered is worth
+  ``saga_chapter``; a numeric threshold crossed pays its amount;
+* the game result (win, draw, loss, eliminations) is scored by the policy and weighted so
+  that it dominates: the weight is raised above the whole material range of the board.
+
+The same objective also tabulates itself per *unit* (:class:`Units`): an object that is
+not a 2HG head is one unit whose value depends only on how many rounds it is chosen in;
+a 2HG team is one unit whose options are per-round patterns of heads and poison
+recipients.  Material adds over units and game results depend only on which seats lose,
+which is what makes the exact fast path (:mod:`solver.fast`) and the compact CP-SAT model
+(:mod:`solver.cpsat`) possible.  Both are scored back through :meth:`Objective.score`.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from .board import Board, CardType, FloatArray, IntArray, Variant
+from .policy import Policy
+from .rules import (
+    Choice,
+    Settled,
+    choice_matrix,
+    counters_after,
+    eligible_mask,
+    loss_mask,
+    row_loss_events,
+    seats,
+    settle,
+    team_poison,
+    team_poison_events,
+)
+
+__all__ = ["Objective", "TeamOption", "TeamUnit", "Units"]
+
+MILLI = 1000
+
+
+@dataclass(frozen=True)
+class TeamOption:
+    """One way to choose among a 2HG team's heads over all rounds: per round, (heads, recipient)."""
+
+    pattern: tuple[tuple[tuple[int, ...], int], ...]
+    times: tuple[int, ...]
+    poison: int
+    picks: int
+    material: int
+    events: int
+
+
+@dataclass(frozen=True)
+class TeamUnit:
+    team: int
+    heads: tuple[int, ...]
+    options: tuple[TeamOption, ...]
+
+
+@dataclass(frozen=True)
+class Units:
+    """The objective tabulated per unit (see module docstring); material in milli-points.
+
+    ``single_rows[u]`` is the board row of single unit ``u``; ``single_material[u, c]`` and
+    ``single_events[u, c]`` are its material and seat-loss bitmask when chosen in ``c`` rounds.
+    ``base_material`` holds the material no unit can change and ``base_events`` the seats that
+    lose whatever is chosen (including those of units whose events never vary).
+    """
+
+    single_rows: IntArray
+    single_material: IntArray
+    single_events: IntArray
+    teams: tuple[TeamUnit, ...]
+    base_material: int
+    base_events: int
+
+
+class Objective:
+    """The objective for one board and policy; cheap to query once built."""
+
+    def __init__(self, board: Board, policy: Policy | None = None) -> None:
+        self.board = board
+        self.policy = policy or Policy()
+        if board.n_players > 62:
+            raise ValueError("at most 62 players are supported")
+        kinds = board.kinds
+        weight = np.array([self.policy.weight(k) for k in kinds], dtype=np.float64)
+        self._weights: FloatArray = np.broadcast_to(weight, board.counts.shape).copy()
+        if len(board.cv_object):
+            self._weights[board.cv_object, board.cv_kind] = board.cv_value
+        self._shared_poison = board.variant is Variant.TWO_HEADED_GIANT and board.kind_column("poison") >= 0
+        if self._shared_poison:
+            self._weights[: board.n_players, board.kind_column("poison")] = 0.0
+        self._presence = np.array([self.policy.presence_only(k) for k in kinds], dtype=bool)
+        self._side = np.where(board.is_ally, 1.0, -1.0)
+        creature = board.has_type(CardType.CREATURE)
+        default = np.where(
+            creature,
+            self.policy.creature_base + (board.power + board.toughness) / 2,
+            np.where(board.chapters > 0, self.policy.saga_value, 0.0),
+        )
+        self._worth = np.where(np.isnan(board.value), default, board.value)
+        self._worth[: board.n_players] = 0.0
+        numeric = [j for j, e in enumerate(board.thr_effect) if not isinstance(e, str)]
+        self._thr_numeric = np.array(numeric, dtype=np.int64)
+        self._thr_amount = np.array([float(board.thr_effect[j]) for j in numeric], dtype=np.float64)
+        seat = seats(board)
+        self._our_seat = int(seat[board.proliferator])
+        our_team = board.team[board.proliferator]
+        self._opponent_seats = np.unique(seat[board.team != our_team])
+        team_side = np.where(np.arange(board.n_teams) == our_team, 1.0, -1.0)
+        self._team_poison_weight = team_side * self.policy.weight("poison")
+
+    # ------------------------------------------------------------------ material
+    def material_rows(self, settled: Settled) -> IntArray:
+        """Material of every object after the state-based actions, in milli-points."""
+        board = self.board
+        counts = np.where(self._presence, np.minimum(settled.counts, 1), settled.counts)
+        counters = (counts * self._weights).sum(axis=1)
+        alive = ~(settled.dies | settled.sacrificed)
+        value = np.where(alive, self._worth + counters, 0.0)
+        value = value + self.policy.saga_chapter * (settled.chapters_after - settled.chapters_before)
+        if len(self._thr_numeric):
+            paid = np.where(settled.thr_crossed[self._thr_numeric], self._thr_amount, 0.0)
+            np.add.at(value, board.thr_object[self._thr_numeric], paid)
+        out: IntArray = np.rint(MILLI * self._side * value).astype(np.int64)
+        return out
+
+    def team_material(self, poison: IntArray) -> IntArray:
+        """Material of each 2HG team's shared poison (counted once per team, not per head)."""
+        if not self._shared_poison:
+            return np.zeros(len(poison), dtype=np.int64)
+        out: IntArray = np.rint(MILLI * self._team_poison_weight * poison).astype(np.int64)
+        return out
+
+    # ------------------------------------------------------------------ game result
+    @cached_property
+    def _elimination(self) -> float:
+        n_opp = len(self._opponent_seats)
+        if n_opp <= 1:
+            return self.policy.elimination
+        return min(self.policy.elimination, 0.5 * self.policy.win / (n_opp - 1))
+
+    def game_score(self, mask: int) -> float:
+        """The policy's score of a set of losing seats (a bitmask), from the proliferator's side."""
+        lost_opponents = sum(1 for s in self._opponent_seats if (mask >> int(s)) & 1)
+        all_lost = lost_opponents == len(self._opponent_seats) and lost_opponents > 0
+        if (mask >> self._our_seat) & 1:
+            return self.policy.draw if all_lost else self.policy.loss
+        if all_lost:
+            return self.policy.win
+        return self._elimination * lost_opponents
+
+    def game_milli(self, mask: int) -> int:
+        return round(MILLI * self.game_weight * self.game_score(mask))
+
+    def game_result(self, mask: int) -> str:
+        """``win``, ``draw``, ``loss``, ``eliminations`` or ``none``, in words for explanations."""
+        score = self.game_score(mask)
+        if score == self.policy.win:
+            return "win"
+        if score == self.policy.draw and (mask >> self._our_seat) & 1:
+            return "draw"
+        if score == self.policy.loss:
+            return "loss"
+        return "eliminations" if score > 0 else "none"
+
+    @cached_property
+    def game_weight(self) -> float:
+        """Points per unit of game score: the policy's, raised so no material range can outweigh it."""
+        units = self.units
+        span = int((units.single_material.max(axis=1) - units.single_material.min(axis=1)).sum())
+        for team in units.teams:
+            materials = [o.material for o in team.options]
+            span += max(materials) - min(materials)
+        scores = sorted(
+            {self.policy.win, self.policy.draw, self.policy.loss, 0.0}
+            | {self._elimination * k for k in range(1, len(self._opponent_seats))}
+        )
+        gap = min(b - a for a, b in itertools.pairwise(scores))
+        return max(self.policy.game_weight, (span / MILLI + 1.0) / gap)
+
+    # ------------------------------------------------------------------ scoring choices
+    def state_value(self, settled: Settled) -> int:
+        """Value of a settled board, in milli-points (not yet relative to choosing nothing)."""
+        material = int(self.material_rows(settled).sum())
+        if self._shared_poison:
+            material += int(self.team_material(team_poison(self.board, settled.counts)).sum())
+        return self.game_milli(loss_mask(self.board, settled)) + material
+
+    @cached_property
+    def baseline(self) -> int:
+        """Value of choosing nothing (the board settles all the same)."""
+        return self.state_value(settle(self.board, self.board.counts))
+
+    def score_matrix(self, chosen: np.ndarray, recipients: IntArray) -> int:
+        """Value of a checked choice matrix relative to choosing nothing, in milli-points."""
+        settled = settle(self.board, counters_after(self.board, chosen, recipients))
+        return self.state_value(settled) - self.baseline
+
+    def score(self, choice: Choice) -> float:
+        """Value of a choice in points (raises IllegalChoice for an illegal one)."""
+        chosen, recipients = choice_matrix(self.board, choice)
+        return self.score_matrix(chosen, recipients) / MILLI
+
+    # ------------------------------------------------------------------ per-unit tables
+    @cached_property
+    def settled_by_rounds(self) -> tuple[Settled, ...]:
+        """Every object settled as if chosen in c = 0..rounds rounds (2HG team poison apart)."""
+        board = self.board
+        gain = board.gain.copy()
+        if self._shared_poison:
+            gain[: board.n_players, board.kind_column("poison")] = 0
+        return tuple(settle(board, board.counts + c * gain) for c in range(board.rounds + 1))
+
+    @cached_property
+    def row_tables(self) -> tuple[IntArray, IntArray]:
+        """Material and loss events of every row when chosen in c = 0..rounds rounds."""
+        material = np.stack([self.material_rows(s) for s in self.settled_by_rounds])
+        events = np.stack([row_loss_events(self.board, s) for s in self.settled_by_rounds])
+        return material, events
+
+    @cached_property
+    def units(self) -> Units:
+        board = self.board
+        material, events = self.row_tables
+        choosable = eligible_mask(board)
+        head = np.zeros(board.n_objects, dtype=bool)
+        if self._shared_poison:
+            head[: board.n_players] = True
+        singles = np.flatnonzero(choosable & ~head)
+        fixed = ~choosable & ~head
+        base_material = int(material[0, fixed].sum())
+        base_events = int(np.bitwise_or.reduce(events[0, fixed], initial=np.int64(0)))
+        teams: list[TeamUnit] = []
+        if self._shared_poison:
+            p0 = team_poison(board, board.counts)
+            for team in range(board.n_teams):
+                unit = self._team_unit(team, int(p0[team]), choosable)
+                if unit is None:
+                    rows = np.flatnonzero(board.team == team)
+                    base_material += int(material[0, rows].sum()) + int(self._team_milli(team, int(p0[team])))
+                    base_events |= int(np.bitwise_or.reduce(events[0, rows], initial=np.int64(0)))
+                    base_events |= self._team_events(team, int(p0[team]))
+                else:
+                    teams.append(unit)
+        constant = ~(events[:, singles] != events[:1, singles]).any(axis=0)
+        base_events |= int(np.bitwise_or.reduce(events[0, singles[constant]], initial=np.int64(0)))
+        return Units(
+            single_rows=singles,
+            single_material=material[:, singles].T.copy(),
+            single_events=events[:, singles].T.copy(),
+            teams=tuple(teams),
+            base_material=base_material,
+            base_events=base_events,
+        )
+
+    def _team_milli(self, team: int, poison: int) -> int:
+        vec = np.zeros(self.board.n_teams, dtype=np.int64)
+        vec[team] = poison
+        return int(self.team_material(vec)[team])
+
+    def _team_events(self, team: int, poison: int) -> int:
+        vec = np.zeros(self.board.n_teams, dtype=np.int64)
+        vec[team] = poison
+        return team_poison_events(self.board, vec) & (1 << team)
+
+    def _team_unit(self, team: int, p0: int, choosable: np.ndarray) -> TeamUnit | None:
+        board = self.board
+        rows = tuple(int(r) for r in np.flatnonzero(board.team == team))
+        heads = tuple(r for r in rows if choosable[r])
+        if not heads:
+            return None
+        material, events = self.row_tables
+        col = board.kind_column("poison")
+        per_round: list[tuple[tuple[int, ...], int]] = []
+        for size in range(len(heads), -1, -1):
+            for subset in itertools.combinations(heads, size):
+                if p0 > 0 and subset:
+                    per_round.extend((subset, r) for r in subset)
+                else:
+                    per_round.append((subset, -1))
+        seen: dict[tuple[tuple[int, ...], int], TeamOption] = {}
+        for pattern in itertools.product(per_round, repeat=board.rounds):
+            times = tuple(sum(h in s for s, _ in pattern) for h in rows)
+            poison = sum(int(board.gain[r, col]) for _, r in pattern if r >= 0)
+            key = (times, poison)
+            if key in seen:
+                continue
+            mat = sum(int(material[t, h]) for h, t in zip(rows, times, strict=True))
+            mat += self._team_milli(team, p0 + poison)
+            ev = 0
+            for h, t in zip(rows, times, strict=True):
+                ev |= int(events[t, h])
+            ev |= self._team_events(team, p0 + poison)
+            seen[key] = TeamOption(pattern, times, poison, sum(len(s) for s, _ in pattern), mat, ev)
+        options = sorted(seen.values(), key=lambda o: -o.picks)
+        return TeamUnit(team=team, heads=rows, options=tuple(options))

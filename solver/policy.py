@@ -1,0 +1,144 @@
+"""The tunable weights of the objective, and how they are read from TOML.
+
+A :class:`Policy` is everything a user can change about *what* is optimal without
+touching *how* it is found: per-kind counter weights (defaults from
+:mod:`solver.catalogue`), the worth of creatures and Saga chapters, and the game-result
+scores.  It is immutable and cheap to build, so callers make one per opinion.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from types import MappingProxyType
+from typing import Any
+
+from .catalogue import default_spec
+from .errors import Problem
+from .kinds import KindError, canonical_kind
+
+__all__ = ["Policy", "PolicyError"]
+
+
+class PolicyError(ValueError):
+    """A policy file or dict that cannot be used; ``problems`` lists every problem with its key path."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        self.problems = tuple(problems)
+        super().__init__("\n".join(str(p) for p in problems))
+
+
+@dataclass(frozen=True)
+class Policy:
+    """Weights of the heuristic objective, in points (one +1/+1 counter on a creature = 1 point).
+
+    Game results are scored on their own scale (``win``/``draw``/``loss``/``elimination``)
+    and multiplied by ``game_weight`` points -- raised per board, when needed, above
+    everything the counters on that board could be worth, so no material sum ever
+    outweighs a game result.
+    """
+
+    weights: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
+    win: float = 1.0
+    draw: float = -0.5
+    loss: float = -1.0
+    elimination: float = 0.25
+    game_weight: float = 1000.0
+    creature_base: float = 1.0
+    saga_chapter: float = 1.5
+    saga_value: float = 1.0
+
+    def weight(self, kind: str) -> float:
+        """Worth of one counter of ``kind`` to its controller: the policy's, else the catalogue's."""
+        return self.weights.get(kind, default_spec(kind).weight)
+
+    def presence_only(self, kind: str) -> bool:
+        return default_spec(kind).presence_only
+
+    # ------------------------------------------------------------------ loading
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Policy:
+        """Build from a mapping shaped like the TOML file (tables ``game``, ``values``, ``weights``)."""
+        problems: list[Problem] = []
+        kwargs: dict[str, Any] = {}
+        known = {
+            "game": ("win", "draw", "loss", "elimination", "weight"),
+            "values": _VALUE_KEYS,
+            "weights": (),
+        }
+        for table, table_value in data.items():
+            if table not in known:
+                problems.append(Problem(table, "unknown table (expected game, values, weights)"))
+                continue
+            if not isinstance(table_value, Mapping):
+                problems.append(Problem(table, "must be a table"))
+                continue
+            for key, val in table_value.items():
+                path = f"{table}.{key}" if table != "weights" else f'weights["{key}"]'
+                if isinstance(val, bool) or not isinstance(val, int | float) or not math.isfinite(val):
+                    problems.append(Problem(path, "must be a finite number"))
+                    continue
+                if table == "weights":
+                    try:
+                        kwargs.setdefault("weights", {})[canonical_kind(key)] = float(val)
+                    except KindError as exc:
+                        problems.append(Problem(path, str(exc)))
+                elif key not in known[table]:
+                    problems.append(Problem(path, f"unknown key (expected one of {', '.join(known[table])})"))
+                else:
+                    kwargs["game_weight" if (table, key) == ("game", "weight") else key] = float(val)
+        if problems:
+            raise PolicyError(problems)
+        if "weights" in kwargs:
+            kwargs["weights"] = MappingProxyType(kwargs["weights"])
+        policy = cls(**kwargs)
+        policy.check()
+        return policy
+
+    @classmethod
+    def from_toml(cls, path: str | os.PathLike[str]) -> Policy:
+        try:
+            with open(path, "rb") as handle:
+                data = tomllib.load(handle)
+        except OSError as exc:
+            raise PolicyError([Problem("", f"cannot read policy file {os.fspath(path)!r}: {exc.strerror}")]) from exc
+        except tomllib.TOMLDecodeError as exc:
+            raise PolicyError([Problem("", f"not valid TOML: {exc}")]) from exc
+        return cls.from_dict(data)
+
+    def check(self) -> None:
+        """Refuse game scores that do not rank win > draw > loss, or eliminations worth a win."""
+        problems = []
+        if not self.win > self.draw > self.loss:
+            problems.append(Problem("game", "scores must rank win > draw > loss"))
+        if self.elimination <= 0 or self.elimination >= self.win:
+            problems.append(Problem("game.elimination", "must be > 0 and below the score of a win"))
+        if self.game_weight <= 0:
+            problems.append(Problem("game.weight", "must be > 0"))
+        if problems:
+            raise PolicyError(problems)
+
+    def with_weights(self, **weights: float) -> Policy:
+        """A copy with some kind weights changed (keyword names use ``_`` for spaces)."""
+        merged = dict(self.weights)
+        merged.update({canonical_kind(k.replace("_", " ")): v for k, v in weights.items()})
+        return replace(self, weights=MappingProxyType(merged))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "game": {
+                "win": self.win,
+                "draw": self.draw,
+                "loss": self.loss,
+                "elimination": self.elimination,
+                "weight": self.game_weight,
+            },
+            "values": {key: getattr(self, key) for key in _VALUE_KEYS},
+            "weights": dict(self.weights),
+        }
+
+
+_VALUE_KEYS = tuple(f.name for f in fields(Policy) if f.name in ("creature_base", "saga_chapter", "saga_value"))

@@ -1,0 +1,391 @@
+"""The rules of proliferate and what follows from it (701.34, 704, 714, 810.10).
+
+Everything here works on whole arrays: a choice becomes a ``rounds x objects`` boolean
+matrix, the counters it adds are one matrix product with :attr:`Board.gain`, and the
+state-based actions are evaluated for all objects at once by :func:`settle`.  The
+objective and every solver evaluate hypothetical boards through the same two functions,
+so the rules exist in exactly one place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+import numpy as np
+
+from .board import Board, BoolArray, CardType, IntArray, Variant
+from .errors import IllegalChoice
+from .kinds import pt_delta
+
+__all__ = [
+    "Choice",
+    "Outcome",
+    "Round",
+    "Settled",
+    "ThresholdHit",
+    "apply_matrix",
+    "apply_proliferate",
+    "choice_matrix",
+    "counters_after",
+    "eligible",
+    "eligible_mask",
+    "losers",
+    "loss_mask",
+    "row_loss_events",
+    "seats",
+    "settle",
+    "team_poison",
+    "team_poison_events",
+]
+
+
+@dataclass(frozen=True)
+class Round:
+    """One proliferate: the chosen ids and, in 2HG, which chosen head of a team gets its poison."""
+
+    chosen: tuple[str, ...] = ()
+    poison_recipients: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A choice for every proliferate of the resolution, in order."""
+
+    rounds: tuple[Round, ...]
+
+    @classmethod
+    def of(
+        cls, chosen: Iterable[str], poison_recipients: Mapping[str, str] | None = None, *, rounds: int = 1
+    ) -> Choice:
+        """The same choice in each of ``rounds`` proliferates."""
+        one = Round(tuple(chosen), MappingProxyType(dict(poison_recipients or {})))
+        return cls(tuple([one] * rounds))
+
+    @classmethod
+    def empty(cls, rounds: int = 1) -> Choice:
+        return cls.of((), rounds=rounds)
+
+
+@dataclass(frozen=True)
+class ThresholdHit:
+    """A threshold reached by the resolution (state triggers, 122.7)."""
+
+    object: str
+    kind: str
+    at: int
+    effect: str | float
+    label: str
+
+
+@dataclass(frozen=True)
+class Settled:
+    """Per-object state after the state-based actions (704.3), as arrays over the board's rows."""
+
+    counts: IntArray
+    annihilated: IntArray
+    dies: BoolArray
+    chapters_before: IntArray
+    chapters_after: IntArray
+    sacrificed: BoolArray
+    shield_used: BoolArray
+    thr_reached: BoolArray
+    thr_crossed: BoolArray
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a proliferate resolution did: counters added, state-based actions, and the board after."""
+
+    board: Board
+    added: Mapping[str, Mapping[str, int]]
+    losers: tuple[str, ...]
+    dies: tuple[str, ...]
+    annihilated: Mapping[str, int]
+    chapters: Mapping[str, tuple[int, ...]]
+    sacrificed: tuple[str, ...]
+    thresholds: tuple[ThresholdHit, ...]
+    settled: Settled = field(repr=False, compare=False)
+    before: Board = field(repr=False, compare=False)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "losers": list(self.losers),
+            "dies": list(self.dies),
+            "annihilated": dict(self.annihilated),
+            "chapters": {k: list(v) for k, v in self.chapters.items()},
+            "sacrificed": list(self.sacrificed),
+            "thresholds": [
+                {"object": t.object, "kind": t.kind, "at": t.at, "effect": t.effect, "label": t.label}
+                for t in self.thresholds
+            ],
+            "added": {k: dict(v) for k, v in self.added.items()},
+            "board": self.board.to_dict(),
+        }
+
+
+# ---------------------------------------------------------------------------- eligibility
+def eligible_mask(board: Board) -> BoolArray:
+    """Objects that may be chosen (701.34a): phased-in permanents and players with a counter.
+
+    A 2HG head "has" the team's poison (810.10d); the board stores it on every head.
+    """
+    out: BoolArray = (board.counts > 0).any(axis=1) & ~board.phased_out
+    return out
+
+
+def eligible(board: Board) -> tuple[str, ...]:
+    """Ids that may be chosen, in board order (players first)."""
+    return tuple(board.ids[i] for i in np.flatnonzero(eligible_mask(board)))
+
+
+# ---------------------------------------------------------------------------- choices
+def choice_matrix(board: Board, choice: Choice) -> tuple[BoolArray, IntArray]:
+    """The choice as a ``rounds x objects`` boolean matrix and a ``rounds x teams`` recipient matrix.
+
+    Raises :class:`IllegalChoice` for anything 701.34 does not allow.  A recipient entry
+    is the row of the head receiving the team's poison, or -1; it is implicit when only
+    one head of a poisoned team is chosen (701.34b).
+    """
+    if len(choice.rounds) != board.rounds:
+        raise IllegalChoice(
+            f"this resolution proliferates {board.rounds} time(s); the choice has {len(choice.rounds)} round(s)"
+        )
+    ok = eligible_mask(board)
+    chosen = np.zeros((board.rounds, board.n_objects), dtype=bool)
+    recipients = np.full((board.rounds, board.n_teams), -1, dtype=np.int64)
+    for r, rnd in enumerate(choice.rounds):
+        for obj_id in rnd.chosen:
+            row = board.index.get(obj_id)
+            if row is None:
+                raise IllegalChoice(f"round {r + 1}: {obj_id!r} is not a player or permanent on this board")
+            if board.phased_out[row]:
+                raise IllegalChoice(f"round {r + 1}: {obj_id!r} is phased out and treated as nonexistent (702.26b)")
+            if not ok[row]:
+                raise IllegalChoice(f"round {r + 1}: {obj_id!r} has no counters (701.34a)")
+            chosen[r, row] = True
+        recipients[r] = _recipients(board, chosen[r], rnd.poison_recipients, r)
+    return chosen, recipients
+
+
+def _recipients(board: Board, chosen: BoolArray, named: Mapping[str, str], r: int) -> IntArray:
+    out = np.full(board.n_teams, -1, dtype=np.int64)
+    col = board.kind_column("poison")
+    shared = board.variant is Variant.TWO_HEADED_GIANT and col >= 0
+    for team, head in named.items():
+        if team not in board.team_names:
+            raise IllegalChoice(f"round {r + 1}: poison recipient for unknown team {team!r}")
+        row = board.index.get(head, -1)
+        if not 0 <= row < board.n_players or board.team_names[board.team[row]] != team:
+            raise IllegalChoice(f"round {r + 1}: poison recipient {head!r} is not a player of team {team!r}")
+        if not chosen[row]:
+            raise IllegalChoice(f"round {r + 1}: poison recipient {head!r} was not chosen (701.34b)")
+        out[board.team[row]] = row
+    if not shared:
+        return out
+    poisoned_heads = np.flatnonzero(chosen[: board.n_players] & (board.counts[: board.n_players, col] > 0))
+    for team in np.unique(board.team[poisoned_heads]):
+        heads = poisoned_heads[board.team[poisoned_heads] == team]
+        if out[team] < 0:
+            if len(heads) > 1:
+                raise IllegalChoice(
+                    f"round {r + 1}: both heads of team {board.team_names[team]!r} are chosen; "
+                    "name which one gets the team's poison counter (701.34b)"
+                )
+            out[team] = heads[0]
+    return out
+
+
+# ---------------------------------------------------------------------------- counters
+def counters_after(board: Board, chosen: BoolArray, recipients: IntArray) -> IntArray:
+    """Counts after all rounds, before state-based actions (none happen between rounds, 704.4)."""
+    times = chosen.sum(axis=0)
+    added = times[:, None] * board.gain
+    col = board.kind_column("poison")
+    if board.variant is Variant.TWO_HEADED_GIANT and col >= 0:
+        heads = recipients[recipients >= 0]
+        team_gain = np.zeros(board.n_teams, dtype=np.int64)
+        np.add.at(team_gain, board.team[heads], board.gain[heads, col])
+        added[: board.n_players, col] = team_gain[board.team]
+    out: IntArray = board.counts + added
+    return out
+
+
+# ---------------------------------------------------------------------------- state-based actions
+def settle(board: Board, counts: IntArray) -> Settled:
+    """The state-based actions for every object at once, run to a fixpoint (704.3).
+
+    ``counts`` may be one board's counts or any hypothetical counts of the same shape: the
+    objective calls this with "every object chosen c times" to tabulate each object's fate.
+    """
+    present = np.ones(board.n_objects, dtype=bool)
+    present[: board.n_players] = False
+    present &= ~board.phased_out
+    counts = counts.copy()
+
+    plus, minus = board.kind_column("+1/+1"), board.kind_column("-1/-1")
+    annihilated = np.zeros(board.n_objects, dtype=np.int64)
+    if plus >= 0 and minus >= 0:  # 704.5q
+        annihilated = np.where(present, np.minimum(counts[:, plus], counts[:, minus]), 0)
+        counts[:, plus] -= annihilated
+        counts[:, minus] -= annihilated
+
+    dt = np.array([(pt_delta(k) or (0, 0))[1] for k in board.kinds], dtype=np.int64)
+    toughness = board.toughness + counts @ dt
+    creature = present & board.has_type(CardType.CREATURE)
+    zero_toughness = creature & (toughness <= 0)  # 704.5f: indestructible doesn't help
+    lethal = creature & (toughness > 0) & (board.damage >= toughness) & ~board.indestructible  # 704.5g
+    shield = board.kind_column("shield")
+    shield_used = lethal & (counts[:, shield] > 0) if shield >= 0 else np.zeros_like(lethal)
+    if shield >= 0:  # 122.1c: a shield counter is removed instead of the destruction
+        counts[:, shield] -= shield_used
+    dies = zero_toughness | (lethal & ~shield_used)
+    for kind, card_type in (("loyalty", CardType.PLANESWALKER), ("defense", CardType.BATTLE)):
+        col = board.kind_column(kind)  # 704.5i, 704.5v/w
+        amount = counts[:, col] if col >= 0 else np.zeros(board.n_objects, dtype=np.int64)
+        dies |= present & board.has_type(card_type) & (amount <= 0)
+
+    saga = present & (board.chapters > 0)
+    lore = board.kind_column("lore")
+    lore_before = board.counts[:, lore] if lore >= 0 else np.zeros(board.n_objects, dtype=np.int64)
+    lore_after = counts[:, lore] if lore >= 0 else lore_before
+    chapters_before = np.where(saga, np.minimum(lore_before, board.chapters), 0)
+    chapters_after = np.where(saga, np.minimum(lore_after, board.chapters), 0)
+    sacrificed = saga & (lore_after >= board.chapters)  # 714.4, after the chapter ability leaves the stack
+
+    counts[dies] = 0  # 122.2: counters cease to exist when the object leaves
+    alive = ~dies & ~board.phased_out
+    at_now = counts[board.thr_object, board.thr_kind] if len(board.thr_object) else np.zeros(0, np.int64)
+    at_start = board.counts[board.thr_object, board.thr_kind] if len(board.thr_object) else at_now
+    reached = alive[board.thr_object] & (at_now >= board.thr_at) if len(board.thr_object) else at_now > 0
+    crossed = reached & (at_start < board.thr_at)
+    return Settled(
+        counts=counts,
+        annihilated=annihilated,
+        dies=dies,
+        chapters_before=chapters_before,
+        chapters_after=chapters_after,
+        sacrificed=sacrificed,
+        shield_used=shield_used,
+        thr_reached=reached,
+        thr_crossed=crossed,
+    )
+
+
+def seats(board: Board) -> IntArray:
+    """The unit that wins or loses, per player: the team in Two-Headed Giant (810.8a), else the player."""
+    if board.variant is Variant.TWO_HEADED_GIANT:
+        return board.team
+    return np.arange(board.n_players, dtype=np.int64)
+
+
+def row_loss_events(board: Board, settled: Settled) -> IntArray:
+    """Per object, a bitmask of the seats that lose because of it (see :func:`seats`).
+
+    Players: life (704.5a/704.6a) and, outside 2HG, ten poison (704.5c).  Permanents: a
+    reached ``win`` threshold makes every opponent lose, a ``lose`` threshold its
+    controller.  2HG poison is a team matter: :func:`team_poison_events`.
+    """
+    seat = seats(board)
+    bit = np.left_shift(np.int64(1), seat)
+    events = np.zeros(board.n_objects, dtype=np.int64)
+    lost = board.life <= 0
+    if board.variant is not Variant.TWO_HEADED_GIANT:
+        col = board.kind_column("poison")
+        if col >= 0:
+            lost = lost | (settled.counts[: board.n_players, col] >= 10)
+    events[: board.n_players] = np.where(lost, bit, 0)
+    for j in np.flatnonzero(settled.thr_reached):
+        effect = board.thr_effect[j]
+        row = int(board.thr_object[j])
+        owner = int(board.controller[row])
+        if effect == "win":
+            opponents = board.team != board.team[owner]
+            events[row] |= np.bitwise_or.reduce(np.where(opponents, bit, 0))
+        elif effect == "lose":
+            events[row] |= bit[owner]
+    return events
+
+
+def team_poison_events(board: Board, team_poison: IntArray) -> int:
+    """Bitmask of the 2HG teams whose shared poison is at their threshold or more (704.6b, 810.11)."""
+    lost = np.flatnonzero(team_poison >= board.poison_threshold())
+    return int(np.bitwise_or.reduce(np.left_shift(np.int64(1), lost), initial=np.int64(0)))
+
+
+def team_poison(board: Board, counts: IntArray) -> IntArray:
+    """Each team's shared poison in 2HG (stored on every head, 810.10)."""
+    out = np.zeros(board.n_teams, dtype=np.int64)
+    col = board.kind_column("poison")
+    if col >= 0:
+        np.maximum.at(out, board.team, counts[: board.n_players, col])
+    return out
+
+
+def loss_mask(board: Board, settled: Settled) -> int:
+    """All seats that lose after the state-based actions, as a bitmask over :func:`seats`."""
+    mask = int(np.bitwise_or.reduce(row_loss_events(board, settled), initial=np.int64(0)))
+    if board.variant is Variant.TWO_HEADED_GIANT:
+        mask |= team_poison_events(board, team_poison(board, settled.counts))
+    return mask
+
+
+def losers(board: Board, settled: Settled) -> BoolArray:
+    """Players who lose; in Two-Headed Giant a player losing makes the team lose (810.8a)."""
+    mask = loss_mask(board, settled)
+    out: BoolArray = (np.right_shift(np.int64(mask), seats(board)) & 1).astype(bool)
+    return out
+
+
+# ---------------------------------------------------------------------------- the whole resolution
+def apply_proliferate(board: Board, choice: Choice) -> Outcome:
+    """Apply a legal choice (701.34), then the state-based actions, and report what happened."""
+    chosen, recipients = choice_matrix(board, choice)
+    return apply_matrix(board, chosen, recipients)
+
+
+def apply_matrix(board: Board, chosen: BoolArray, recipients: IntArray) -> Outcome:
+    """:func:`apply_proliferate` for a choice already checked by :func:`choice_matrix`."""
+    raw = counters_after(board, chosen, recipients)
+    settled = settle(board, raw)
+    lost = losers(board, settled)
+    ids = board.ids
+    diff = raw - board.counts
+    added = {
+        ids[i]: MappingProxyType({board.kinds[k]: int(diff[i, k]) for k in np.flatnonzero(diff[i])})
+        for i in np.flatnonzero(diff.any(axis=1))
+    }
+    chapters = {
+        ids[i]: tuple(range(int(settled.chapters_before[i]) + 1, int(settled.chapters_after[i]) + 1))
+        for i in np.flatnonzero(settled.chapters_after > settled.chapters_before)
+    }
+    hits = tuple(
+        ThresholdHit(
+            object=ids[int(board.thr_object[j])],
+            kind=board.kinds[int(board.thr_kind[j])],
+            at=int(board.thr_at[j]),
+            effect=board.thr_effect[j],
+            label=board.thr_label[j],
+        )
+        for j in np.flatnonzero(settled.thr_reached & (settled.thr_crossed | _is_terminal(board)))
+    )
+    after = board.with_counts(settled.counts).without(settled.dies)
+    return Outcome(
+        board=after,
+        added=MappingProxyType(added),
+        losers=tuple(ids[i] for i in np.flatnonzero(lost)),
+        dies=tuple(ids[i] for i in np.flatnonzero(settled.dies)),
+        annihilated=MappingProxyType(
+            {ids[i]: int(settled.annihilated[i]) for i in np.flatnonzero(settled.annihilated)}
+        ),
+        chapters=MappingProxyType(chapters),
+        sacrificed=tuple(ids[i] for i in np.flatnonzero(settled.sacrificed)),
+        thresholds=hits,
+        settled=settled,
+        before=board,
+    )
+
+
+def _is_terminal(board: Board) -> BoolArray:
+    return np.array([e in ("win", "lose") for e in board.thr_effect], dtype=bool)
