@@ -370,12 +370,22 @@ class Board:
         """Row of each id."""
         return MappingProxyType({obj_id: row for row, obj_id in enumerate(self.ids)})
 
+    @cached_property
+    def _columns(self) -> Mapping[str, int]:
+        return MappingProxyType({kind: k for k, kind in enumerate(self.kinds)})
+
     def kind_column(self, kind: str) -> int:
         """Column of a canonical kind, or -1 if no object on this board has it."""
-        try:
-            return self.kinds.index(kind)
-        except ValueError:
-            return -1
+        return self._columns.get(kind, -1)
+
+    @cached_property
+    def toughness_per_counter(self) -> IntArray:
+        """Toughness one counter of each kind adds (122.1a): +1 for +1/+1, -1 for -1/-1, 0 for most."""
+        from .kinds import pt_delta
+
+        out = np.array([(pt_delta(k) or (0, 0))[1] for k in self.kinds], dtype=np.int64)
+        out.flags.writeable = False
+        return out
 
     @cached_property
     def object_team(self) -> IntArray:
@@ -411,8 +421,19 @@ class Board:
         return np.full(self.n_teams, 10, dtype=np.int64)
 
     def has_type(self, card_type: CardType) -> BoolArray:
+        """Objects with any of the given card types (read-only; cached per single type)."""
+        cached = self._type_masks.get(card_type)
+        if cached is not None:
+            return cached
         out: BoolArray = (self.types & int(card_type)) != 0
         return out
+
+    @cached_property
+    def _type_masks(self) -> Mapping[CardType, BoolArray]:
+        masks = {t: (self.types & int(t)) != 0 for t in CardType}
+        for mask in masks.values():
+            mask.flags.writeable = False
+        return MappingProxyType(masks)
 
     # ------------------------------------------------------------------ typed views
     @cached_property

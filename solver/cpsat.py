@@ -51,7 +51,6 @@ class CpSolution:
     single_times: IntArray
     team_options: tuple[int, ...]
     status: str
-    objective_value: float
     bound: float
 
 
@@ -180,33 +179,26 @@ class _Model:
         max_value = sum(abs(c) for _, c in self.terms) + abs(self.constant)
         max_picks = sum(c for _, c in self.picks) + 1
         solver = self._solver(time_limit)
-        if max_value * max_picks < 2**53:
+        if max_value * max_picks < 2**53:  # one solve: value first, fewest picks as the tie-break
             self.model.maximize(self.sense * value * max_picks - picks)
             status = solver.solve(self.model)
-        else:  # two stages: value first, then fewest picks at that value
+            bound = (solver.best_objective_bound + max_picks - 1) / max_picks
+        else:  # two solves: value first, then fewest picks at that value
             self.model.maximize(self.sense * value)
             status = solver.solve(self.model)
+            bound = solver.best_objective_bound
             if status in (self.cp.OPTIMAL, self.cp.FEASIBLE):
-                best = round(solver.objective_value)
-                self.model.add(self.sense * value >= best)
+                self.model.add(self.sense * value >= round(solver.objective_value))
                 self.model.minimize(picks)
                 status = solver.solve(self.model)
-                max_picks = 1
         name = solver.status_name(status)
         if status not in (self.cp.OPTIMAL, self.cp.FEASIBLE):
             raise RuntimeError(f"CP-SAT found no solution: {name}")
         times = np.array([sum(int(solver.boolean_value(v)) for v in xs) for xs in self.x], dtype=np.int64)
         team_opts = tuple(next(i for i, v in enumerate(o) if solver.boolean_value(v)) for o in self.options)
-        objective = solver.objective_value
-        bound = solver.best_objective_bound
-        scale = max_picks if max_picks > 1 else 1
-        return CpSolution(
-            single_times=times,
-            team_options=team_opts,
-            status=name,
-            objective_value=(self.sense * objective / scale + self.constant) if scale else objective,
-            bound=(self.sense * bound / scale + self.constant),
-        )
+        # The proven bound, as a value relative to choosing nothing, in milli-points.
+        relative = self.sense * bound + self.constant + self.units.base_material - self.objective.baseline
+        return CpSolution(single_times=times, team_options=team_opts, status=name, bound=relative)
 
     def _solver(self, time_limit: float | None) -> Any:
         solver = self.cp.CpSolver()

@@ -205,12 +205,15 @@ class Objective:
     @cached_property
     def baseline(self) -> int:
         """Value of choosing nothing (the board settles all the same)."""
-        return self.state_value(settle(self.board, self.board.counts))
+        return self.state_value(self.settled_by_rounds[0])
+
+    def value_of(self, settled: Settled) -> int:
+        """Value of a settled resolution relative to choosing nothing, in milli-points."""
+        return self.state_value(settled) - self.baseline
 
     def score_matrix(self, chosen: np.ndarray, recipients: IntArray) -> int:
         """Value of a checked choice matrix relative to choosing nothing, in milli-points."""
-        settled = settle(self.board, counters_after(self.board, chosen, recipients))
-        return self.state_value(settled) - self.baseline
+        return self.value_of(settle(self.board, counters_after(self.board, chosen, recipients)))
 
     def score(self, choice: Choice) -> float:
         """Value of a choice in points (raises IllegalChoice for an illegal one)."""

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from types import MappingProxyType
 
 import numpy as np
 
 from .board import Board, BoolArray, CardType, IntArray, Variant
 from .errors import IllegalChoice
-from .kinds import pt_delta
 
 __all__ = [
     "Choice",
@@ -94,20 +94,88 @@ class Settled:
     thr_crossed: BoolArray
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Outcome:
-    """What a proliferate resolution did: counters added, state-based actions, and the board after."""
+    """What a proliferate resolution did: counters added, state-based actions, and the board after.
 
-    board: Board
-    added: Mapping[str, Mapping[str, int]]
-    losers: tuple[str, ...]
-    dies: tuple[str, ...]
-    annihilated: Mapping[str, int]
-    chapters: Mapping[str, tuple[int, ...]]
-    sacrificed: tuple[str, ...]
-    thresholds: tuple[ThresholdHit, ...]
-    settled: Settled = field(repr=False, compare=False)
-    before: Board = field(repr=False, compare=False)
+    Built from arrays; the per-id views (``added``, ``dies`` ...) and the board after are
+    computed on first use, so callers that only need values (solvers, the environment) never
+    pay for a Python pass over every object.
+    """
+
+    before: Board
+    raw: IntArray = field(repr=False)
+    settled: Settled = field(repr=False)
+    lost: BoolArray = field(repr=False)
+
+    @cached_property
+    def board(self) -> Board:
+        """The board after the state-based actions, with dead permanents gone (122.2)."""
+        return self.before.with_counts(self.settled.counts).without(self.settled.dies)
+
+    @cached_property
+    def added(self) -> Mapping[str, Mapping[str, int]]:
+        """Counters put on each object, per kind, before the state-based actions."""
+        board = self.before
+        diff = self.raw - board.counts
+        return MappingProxyType(
+            {
+                board.ids[i]: MappingProxyType({board.kinds[k]: int(diff[i, k]) for k in np.flatnonzero(diff[i])})
+                for i in np.flatnonzero(diff.any(axis=1))
+            }
+        )
+
+    @cached_property
+    def losers(self) -> tuple[str, ...]:
+        """Players who lose (every head of a losing 2HG team)."""
+        return self._ids(self.lost)
+
+    @cached_property
+    def dies(self) -> tuple[str, ...]:
+        """Permanents put into the graveyard by the state-based actions."""
+        return self._ids(self.settled.dies)
+
+    @cached_property
+    def annihilated(self) -> Mapping[str, int]:
+        """Pairs of +1/+1 and -1/-1 counters removed (704.5q), per object."""
+        nz = np.flatnonzero(self.settled.annihilated)
+        return MappingProxyType({self.before.ids[i]: int(self.settled.annihilated[i]) for i in nz})
+
+    @cached_property
+    def chapters(self) -> Mapping[str, tuple[int, ...]]:
+        """Saga chapters that trigger (714.2b), per Saga."""
+        s = self.settled
+        return MappingProxyType(
+            {
+                self.before.ids[i]: tuple(range(int(s.chapters_before[i]) + 1, int(s.chapters_after[i]) + 1))
+                for i in np.flatnonzero(s.chapters_after > s.chapters_before)
+            }
+        )
+
+    @cached_property
+    def sacrificed(self) -> tuple[str, ...]:
+        """Sagas to be sacrificed once their final chapter leaves the stack (714.4)."""
+        return self._ids(self.settled.sacrificed)
+
+    @cached_property
+    def thresholds(self) -> tuple[ThresholdHit, ...]:
+        """Thresholds crossed, and win/lose thresholds standing (state triggers fire on either)."""
+        board = self.before
+        terminal = np.array([e in ("win", "lose") for e in board.thr_effect], dtype=bool)
+        hit = self.settled.thr_reached & (self.settled.thr_crossed | terminal)
+        return tuple(
+            ThresholdHit(
+                object=board.ids[int(board.thr_object[j])],
+                kind=board.kinds[int(board.thr_kind[j])],
+                at=int(board.thr_at[j]),
+                effect=board.thr_effect[j],
+                label=board.thr_label[j],
+            )
+            for j in np.flatnonzero(hit)
+        )
+
+    def _ids(self, mask: BoolArray) -> tuple[str, ...]:
+        return tuple(self.before.ids[i] for i in np.flatnonzero(mask))
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -231,8 +299,7 @@ def settle(board: Board, counts: IntArray) -> Settled:
         counts[:, plus] -= annihilated
         counts[:, minus] -= annihilated
 
-    dt = np.array([(pt_delta(k) or (0, 0))[1] for k in board.kinds], dtype=np.int64)
-    toughness = board.toughness + counts @ dt
+    toughness = board.toughness + counts @ board.toughness_per_counter
     creature = present & board.has_type(CardType.CREATURE)
     zero_toughness = creature & (toughness <= 0)  # 704.5f: indestructible doesn't help
     lethal = creature & (toughness > 0) & (board.damage >= toughness) & ~board.indestructible  # 704.5g
@@ -349,43 +416,4 @@ def apply_matrix(board: Board, chosen: BoolArray, recipients: IntArray) -> Outco
     """:func:`apply_proliferate` for a choice already checked by :func:`choice_matrix`."""
     raw = counters_after(board, chosen, recipients)
     settled = settle(board, raw)
-    lost = losers(board, settled)
-    ids = board.ids
-    diff = raw - board.counts
-    added = {
-        ids[i]: MappingProxyType({board.kinds[k]: int(diff[i, k]) for k in np.flatnonzero(diff[i])})
-        for i in np.flatnonzero(diff.any(axis=1))
-    }
-    chapters = {
-        ids[i]: tuple(range(int(settled.chapters_before[i]) + 1, int(settled.chapters_after[i]) + 1))
-        for i in np.flatnonzero(settled.chapters_after > settled.chapters_before)
-    }
-    hits = tuple(
-        ThresholdHit(
-            object=ids[int(board.thr_object[j])],
-            kind=board.kinds[int(board.thr_kind[j])],
-            at=int(board.thr_at[j]),
-            effect=board.thr_effect[j],
-            label=board.thr_label[j],
-        )
-        for j in np.flatnonzero(settled.thr_reached & (settled.thr_crossed | _is_terminal(board)))
-    )
-    after = board.with_counts(settled.counts).without(settled.dies)
-    return Outcome(
-        board=after,
-        added=MappingProxyType(added),
-        losers=tuple(ids[i] for i in np.flatnonzero(lost)),
-        dies=tuple(ids[i] for i in np.flatnonzero(settled.dies)),
-        annihilated=MappingProxyType(
-            {ids[i]: int(settled.annihilated[i]) for i in np.flatnonzero(settled.annihilated)}
-        ),
-        chapters=MappingProxyType(chapters),
-        sacrificed=tuple(ids[i] for i in np.flatnonzero(settled.sacrificed)),
-        thresholds=hits,
-        settled=settled,
-        before=board,
-    )
-
-
-def _is_terminal(board: Board) -> BoolArray:
-    return np.array([e in ("win", "lose") for e in board.thr_effect], dtype=bool)
+    return Outcome(before=board, raw=raw, settled=settled, lost=losers(board, settled))

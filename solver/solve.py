@@ -79,12 +79,11 @@ def solve(
         chosen, recipients, _ = solve_brute(objective, constraints=constraints)
     else:
         raise ValueError(f"unknown method {method!r} (expected auto, cpsat, fast or brute)")
-    value_milli = objective.score_matrix(chosen, recipients)
+    outcome = apply_matrix(board, chosen, recipients)
+    value_milli = objective.value_of(outcome.settled)
     choice = to_choice(board, chosen, recipients)
     alternatives = _top(objective, choice, value_milli, top_k, constraints, time_limit)
-    outcome = apply_matrix(board, chosen, recipients)
-    settled = outcome.settled
-    result = objective.game_result(loss_mask(board, settled))
+    result = objective.game_result(loss_mask(board, outcome.settled))
     bound = value_milli if bound_milli is None else max(value_milli, int(np.floor(bound_milli)))
     return Decision(
         board=board,
