@@ -56,6 +56,7 @@ class CardType(IntFlag):
 
 
 CARD_TYPE_NAMES: dict[str, CardType] = {t.name.lower(): t for t in CardType if t.name}
+_TYPE_BITS: dict[str, int] = {name: int(flag) for name, flag in CARD_TYPE_NAMES.items()}
 
 
 @dataclass(frozen=True)
@@ -223,7 +224,7 @@ class Board:
         for row, perm in enumerate(permanents, start=n_players):
             bits = 0
             for name in perm.types:
-                bits |= CARD_TYPE_NAMES[name]
+                bits |= _TYPE_BITS[name]
             types[row] = bits
         zeros = [0] * n_players
         thr_rows = [

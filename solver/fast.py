@@ -20,7 +20,10 @@ import numpy as np
 from .board import IntArray
 from .objective import Objective
 
-__all__ = ["FastSolution", "solve_fast"]
+__all__ = ["MAX_FREE_SEATS", "FastSolution", "solve_fast"]
+
+#: Seats whose loss one choice can decide; the DP has 2**this states.
+MAX_FREE_SEATS = 20
 
 
 @dataclass(frozen=True)
@@ -56,12 +59,27 @@ def solve_fast(objective: Objective, sense: int = 1) -> FastSolution:
             team = units.teams[u]
             options.append([(sense * o.material, o.picks, o.events) for o in team.options])
 
-    seats = objective.board.n_teams if objective._shared_poison else objective.board.n_players
-    n_states = 1 << seats
+    # The DP state is the set of seats lost so far, over the seats some coupled option can still change.
+    free = 0
+    for opts in options:
+        for _, _, events in opts:
+            free |= events
+    free_bits = [b for b in range(free.bit_length()) if (free >> b) & 1 and not (base_events >> b) & 1]
+    if len(free_bits) > MAX_FREE_SEATS:
+        raise ValueError(f"more than {MAX_FREE_SEATS} seats can be eliminated by one choice; use method='cpsat'")
+
+    def compact(mask: int) -> int:
+        return sum(1 << j for j, b in enumerate(free_bits) if (mask >> b) & 1)
+
+    def expand(state: int) -> int:
+        return base_events | sum(1 << b for j, b in enumerate(free_bits) if (state >> j) & 1)
+
+    options = [[(m, p, compact(e)) for m, p, e in opts] for opts in options]
+    n_states = 1 << len(free_bits)
     states = np.arange(n_states, dtype=np.int64)
-    game = np.array([sense * objective.game_milli(s) for s in range(n_states)], dtype=np.int64)
+    game = np.array([sense * objective.game_milli(expand(s)) for s in range(n_states)], dtype=np.int64)
     max_picks = sum(max(p for _, p, _ in opts) for opts in options) + 1
-    # value-to-go per state as one integer key: value * P + (P - 1 - picks), lexicographic.
+    # Value-to-go per state as one integer key, value * P - picks: more value first, then fewer picks.
     scale = np.int64(max_picks)
     value_to_go = [game * scale]
     for opts in reversed(options):
@@ -72,7 +90,8 @@ def solve_fast(objective: Objective, sense: int = 1) -> FastSolution:
         value_to_go.append(best)
     value_to_go.reverse()
 
-    state = base_events
+    # Walk forward: each unit, in board order, takes its first option that stays optimal.
+    state = 0
     chosen_options: list[int] = []
     for i, opts in enumerate(options):
         target = value_to_go[i][state]
@@ -81,6 +100,8 @@ def solve_fast(objective: Objective, sense: int = 1) -> FastSolution:
                 chosen_options.append(j)
                 state |= events
                 break
+    state = expand(state)
+
     team_choice = [0] * len(units.teams)
     times = times.copy()
     for (_, kind, u), j in zip(order, chosen_options, strict=True):
