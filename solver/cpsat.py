@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from .board import IntArray
+from .board import BoolArray, IntArray
 from .objective import Objective, Units
 
 __all__ = ["Constraints", "CpSolution", "solve_cpsat"]
@@ -72,12 +72,24 @@ class _Model:
         self.round_picks: list[list[tuple[Any, int]]] = [[] for _ in range(self.rounds)]
         self.loses: dict[int, list[Any]] = {}
         self.x: list[list[Any]] = []
+        self.fixed: IntArray = np.zeros(0, dtype=np.int64)
         self.options: list[list[Any]] = []
 
     # -------------------------------------------------------------- pieces
-    def add_singles(self) -> None:
+    def add_singles(self, closed_form: BoolArray) -> None:
+        """Round booleans for single units; those in ``closed_form`` are decided alone, outside the model.
+
+        A unit whose options never change which seats lose, and that no constraint mentions,
+        is worth its best option whatever else is chosen: it enters the model as a constant.
+        """
         mat, ev = self.units.single_material, self.units.single_events
+        best = np.argmax(self.sense * mat, axis=1) if mat.size else np.zeros(0, dtype=np.int64)
+        self.fixed = np.where(closed_form, best, -1)
         for u in range(len(self.units.single_rows)):
+            if closed_form[u]:
+                self.constant += int(mat[u, best[u]])
+                self.x.append([])
+                continue
             xs = [self.model.new_bool_var(f"x_{u}_{r}") for r in range(self.rounds)]
             for a, b in itertools.pairwise(xs):
                 self.model.add_implication(b, a)
@@ -194,7 +206,8 @@ class _Model:
         name = solver.status_name(status)
         if status not in (self.cp.OPTIMAL, self.cp.FEASIBLE):
             raise RuntimeError(f"CP-SAT found no solution: {name}")
-        times = np.array([sum(int(solver.boolean_value(v)) for v in xs) for xs in self.x], dtype=np.int64)
+        solved = np.array([sum(int(solver.boolean_value(v)) for v in xs) for xs in self.x], dtype=np.int64)
+        times = np.where(self.fixed >= 0, self.fixed, solved)
         team_opts = tuple(next(i for i, v in enumerate(o) if solver.boolean_value(v)) for o in self.options)
         # The proven bound, as a value relative to choosing nothing, in milli-points.
         relative = self.sense * bound + self.constant + self.units.base_material - self.objective.baseline
@@ -233,8 +246,17 @@ def solve_cpsat(
     """Solve the objective's model with CP-SAT (one worker, fixed seed: reproducible)."""
     constraints = constraints or Constraints()
     model = _Model(objective, sense)
-    model.add_singles()
+    ev = objective.units.single_events
+    closed_form = ~(ev != ev[:, :1]).any(axis=1) if ev.size else np.zeros(0, dtype=bool)
+    if constraints.max_chosen is not None or constraints.forbid:
+        closed_form[:] = False  # a pick limit or a no-good couples every unit
+    index = unit_index(objective)
+    for row in (*constraints.must_include, *constraints.must_exclude):
+        kind, u, _ = index[row]
+        if kind == "single":
+            closed_form[u] = False
+    model.add_singles(closed_form)
     model.add_teams()
     model.add_game()
-    model.add_constraints(constraints, unit_index(objective))
+    model.add_constraints(constraints, index)
     return model.solve(time_limit)

@@ -1,0 +1,90 @@
+"""The ``serve`` subcommand, registered into the ``proliferate`` parser by ``solver.cli``."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .engine import Settings
+
+__all__ = ["main", "register", "run"]
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add ``serve`` to the top-level parser; the server modules are imported only when it runs."""
+    parser = subparsers.add_parser(
+        "serve",
+        help="answer proliferate-jsonl/1 requests on stdin/stdout (or TCP)",
+        description="Serve decisions over the line-based JSON protocol described in docs/protocol.md.",
+    )
+    add_arguments(parser)
+    parser.set_defaults(handler=run)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--tcp", metavar="HOST:PORT", help="listen on a TCP socket instead of stdin/stdout (host defaults to 127.0.0.1)"
+    )
+    parser.add_argument("--max-line-bytes", type=int, metavar="N", help="longest request line accepted (1000000)")
+    parser.add_argument("--max-objects", type=int, metavar="N", help="most players + permanents per board (2000)")
+    parser.add_argument("--time-limit", type=float, metavar="SECONDS", help="default time limit per solve (none)")
+    parser.add_argument("--verbose", action="store_true", help="log TCP connections on stderr")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Start the stdio or TCP server with the limits from the command line (2 on bad flags)."""
+    logging.basicConfig(
+        stream=sys.stderr,
+        level=logging.INFO if args.verbose else logging.WARNING,
+        format="proliferate serve: %(message)s",
+    )
+    settings = _settings(args)
+    if isinstance(settings, str):
+        print(f"proliferate serve: {settings}", file=sys.stderr)
+        return 2
+    if args.tcp is None:
+        from .stdio import serve_stdio
+
+        return serve_stdio(settings)
+    from .tcp import parse_address, serve_tcp
+
+    try:
+        host, port = parse_address(args.tcp)
+    except ValueError as exc:
+        print(f"proliferate serve: {exc}", file=sys.stderr)
+        return 2
+    return serve_tcp(host, port, settings)
+
+
+def _settings(args: argparse.Namespace) -> Settings | str:
+    """The session defaults from the flags, or what is wrong with them."""
+    from .engine import Settings
+    from .messages import LINE_BYTES_RANGE, OBJECTS_RANGE, TIME_MS_MAX
+
+    changes: dict[str, Any] = {}
+    for key, flag, (low, high) in (
+        ("max_line_bytes", "--max-line-bytes", LINE_BYTES_RANGE),
+        ("max_objects", "--max-objects", OBJECTS_RANGE),
+    ):
+        value = getattr(args, key)
+        if value is not None:
+            if not low <= value <= high:
+                return f"{flag} must be from {low} to {high}"
+            changes[key] = value
+    if args.time_limit is not None:
+        if not 1 <= args.time_limit * 1000 <= TIME_MS_MAX:  # also refuses nan
+            return f"--time-limit must be from 0.001 to {TIME_MS_MAX // 1000} seconds"
+        changes["time_ms"] = round(args.time_limit * 1000)
+    return replace(Settings(), **changes)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``serve`` on its own, for ``python -m solver.protocol`` (the same flags as ``proliferate serve``)."""
+    parser = argparse.ArgumentParser(prog="python -m solver.protocol", description="proliferate-jsonl/1 server")
+    add_arguments(parser)
+    return run(parser.parse_args(argv))

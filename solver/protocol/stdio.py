@@ -1,0 +1,53 @@
+"""``proliferate serve`` on stdin/stdout, the UCI-style transport: one engine process per client."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import sys
+import threading
+
+from .engine import Settings, run_session
+
+__all__ = ["serve_stdio"]
+
+log = logging.getLogger("solver.protocol")
+
+
+def serve_stdio(settings: Settings) -> int:
+    """Serve one session until ``quit``, end of input or SIGINT; the exit status (130 after SIGINT).
+
+    File descriptor 1 is reserved for replies: anything else that writes to stdout -- a stray
+    ``print`` or a native library's log -- is sent to stderr instead, since one foreign line
+    would desynchronise the client.
+    """
+    sys.stdout.flush()
+    reply_fd = os.dup(1)
+    os.dup2(2, 1)
+    out = os.fdopen(reply_fd, "wb")
+    lock = threading.Lock()
+    broken = threading.Event()
+
+    def send(line: bytes) -> None:
+        with lock:
+            if broken.is_set():
+                return
+            try:
+                out.write(line)
+                out.flush()
+            except OSError as exc:  # the client closed its end; keep reading until it closes ours
+                broken.set()
+                log.warning("cannot write replies: %s", exc)
+
+    try:
+        run_session(sys.stdin.buffer, send, settings)
+        return 0
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        with lock:
+            broken.set()
+            os.dup2(reply_fd, 1)
+            with contextlib.suppress(OSError):
+                out.close()
