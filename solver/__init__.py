@@ -8,7 +8,7 @@ from __future__ import annotations
 from .board import Board, CardType, Effect, Permanent, Player, Threshold, Variant
 from .boardjson import dump_board, load_board
 from .decision import Alternative, Decision, ExplanationRow
-from .errors import BoardError, IllegalChoice, Problem
+from .errors import BoardError, IllegalChoice, Infeasible, Problem
 from .policy import Policy, PolicyError
 from .rules import Choice, Outcome, Round, apply_proliferate, eligible
 from .solve import Score, score, solve, worst_value
@@ -25,6 +25,7 @@ __all__ = [
     "Effect",
     "ExplanationRow",
     "IllegalChoice",
+    "Infeasible",
     "Outcome",
     "Permanent",
     "Player",

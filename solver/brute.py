@@ -16,6 +16,7 @@ import numpy as np
 
 from .board import BoolArray, IntArray, Variant
 from .cpsat import Constraints
+from .errors import Infeasible
 from .objective import Objective
 from .rules import eligible_mask
 
@@ -65,17 +66,23 @@ def _allowed(chosen: BoolArray, constraints: Constraints) -> bool:
 def solve_brute(
     objective: Objective, sense: int = 1, constraints: Constraints | None = None
 ) -> tuple[BoolArray, IntArray, int]:
-    """The best (or worst) choice: most value, then fewest picks, then the first enumerated."""
-    best: tuple[int, int] | None = None
-    found: tuple[BoolArray, IntArray, int] | None = None
+    """The best (or worst) choice under the canonical order: value, then fewest picks, then input order.
+
+    Returned in the canonical per-round layout of :meth:`Objective.matrix_of`, so that all
+    paths print the same choice for the same optimum.
+    """
+    best: tuple[int, int, tuple[bool, ...]] | None = None
+    found: tuple[IntArray, tuple[int, ...], int] | None = None
     constraints = constraints or Constraints()
     for chosen, recipients in enumerate_choices(objective):
         if not _allowed(chosen, constraints):
             continue
         value = objective.score_matrix(chosen, recipients)
-        key = (sense * value, -int(chosen.sum()))
+        times, options = objective.assignment_of(chosen, recipients)
+        key = (sense * value, -int(chosen.sum()), objective.tie_bits(times, options))
         if best is None or key > best:
-            best, found = key, (chosen, recipients, value)
+            best, found = key, (times, options, value)
     if found is None:
-        raise ValueError("no legal choice satisfies the constraints")
-    return found
+        raise Infeasible("no legal choice satisfies the constraints")
+    chosen, recipients = objective.matrix_of(found[0], found[1])
+    return chosen, recipients, found[2]

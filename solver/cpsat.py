@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from .board import BoolArray, IntArray
+from .errors import Infeasible
 from .objective import Objective, Units
 
 __all__ = ["Constraints", "CpSolution", "solve_cpsat"]
@@ -73,16 +74,20 @@ class _Model:
         self.loses: dict[int, list[Any]] = {}
         self.x: list[list[Any]] = []
         self.fixed: IntArray = np.zeros(0, dtype=np.int64)
+        self.counted: dict[int, list[Any]] = {}
         self.options: list[list[Any]] = []
 
     # -------------------------------------------------------------- pieces
-    def add_singles(self, closed_form: BoolArray) -> None:
+    def add_singles(self, closed_form: BoolArray, ordered: bool) -> None:
         """Round booleans for single units; those in ``closed_form`` are decided alone, outside the model.
 
         A unit whose options never change which seats lose, and that no constraint mentions,
         is worth its best option whatever else is chosen: it enters the model as a constant.
+        A unit's value depends only on how many rounds it is chosen in, so when no per-round
+        constraint tells rounds apart (``ordered``) its rounds are filled from the first and
+        the value is linear in the round booleans; otherwise one-hot count booleans carry it.
         """
-        mat, ev = self.units.single_material, self.units.single_events
+        mat = self.units.single_material
         best = np.argmax(self.sense * mat, axis=1) if mat.size else np.zeros(0, dtype=np.int64)
         self.fixed = np.where(closed_form, best, -1)
         for u in range(len(self.units.single_rows)):
@@ -91,20 +96,38 @@ class _Model:
                 self.x.append([])
                 continue
             xs = [self.model.new_bool_var(f"x_{u}_{r}") for r in range(self.rounds)]
-            for a, b in itertools.pairwise(xs):
-                self.model.add_implication(b, a)
             self.x.append(xs)
-            self.constant += int(mat[u, 0])
             for r, var in enumerate(xs):
-                self.terms.append((var, int(mat[u, r + 1] - mat[u, r])))
                 self.picks.append((var, 1))
                 self.round_picks[r].append((var, 1))
-            if (ev[u] != ev[u, 0]).any():
-                for c in range(self.rounds + 1):
-                    self._add_events(int(ev[u, c]), self._exactly(xs, c))
+            if ordered:
+                self._add_ordered(u, xs)
+            else:
+                self._add_counted(u, xs)
+
+    def _add_ordered(self, u: int, xs: list[Any]) -> None:
+        mat, ev = self.units.single_material, self.units.single_events
+        for a, b in itertools.pairwise(xs):
+            self.model.add_implication(b, a)
+        self.constant += int(mat[u, 0])
+        for r, var in enumerate(xs):
+            self.terms.append((var, int(mat[u, r + 1] - mat[u, r])))
+        if (ev[u] != ev[u, 0]).any():
+            for c in range(self.rounds + 1):
+                self._add_events(int(ev[u, c]), self._exactly(xs, c))
+
+    def _add_counted(self, u: int, xs: list[Any]) -> None:
+        mat, ev = self.units.single_material, self.units.single_events
+        count = [self.model.new_bool_var(f"n_{u}_{c}") for c in range(self.rounds + 1)]
+        self.counted[u] = count
+        self.model.add_exactly_one(count)
+        self.model.add(sum(c * v for c, v in enumerate(count)) == sum(xs))
+        for c, var in enumerate(count):
+            self.terms.append((var, int(mat[u, c])))
+            self._add_events(int(ev[u, c]), var)
 
     def _exactly(self, xs: Sequence[Any], c: int) -> Any:
-        """A boolean that is true exactly when the unit is chosen in ``c`` rounds."""
+        """A boolean that is true exactly when ordered round booleans say ``c`` rounds."""
         var = self.model.new_bool_var("")
         above = xs[c] if c < len(xs) else None
         below = xs[c - 1] if c > 0 else None
@@ -171,8 +194,11 @@ class _Model:
             (r, False) for r in constraints.must_exclude
         ]:
             kind, u, pos = index[row]
-            if kind == "single":
-                self.model.add(self.x[u][0] == int(forced))
+            if kind == "single" and forced:
+                self.model.add_bool_or(self.x[u])
+            elif kind == "single":
+                for var in self.x[u]:
+                    self.model.add(var == 0)
             else:
                 options = self.units.teams[u].options
                 holding = [v for v, o in zip(self.options[u], options, strict=True) if o.times[pos] > 0]
@@ -180,7 +206,10 @@ class _Model:
         for times, team_opts in constraints.forbid:
             literals = []
             for u, t in enumerate(times):
-                literals += [self.x[u][r] if r >= t else self.x[u][r].Not() for r in range(self.rounds)]
+                if u in self.counted:
+                    literals.append(self.counted[u][t].Not())
+                else:
+                    literals += [self.x[u][r] if r >= t else self.x[u][r].Not() for r in range(self.rounds)]
             literals += [self.options[u][o].Not() for u, o in enumerate(team_opts)]
             self.model.add_bool_or(literals)
 
@@ -203,15 +232,42 @@ class _Model:
                 self.model.add(self.sense * value >= round(solver.objective_value))
                 self.model.minimize(picks)
                 status = solver.solve(self.model)
+        if status == self.cp.OPTIMAL and len(self.tie_bits) > 1:
+            status = self._break_ties(solver, value)
         name = solver.status_name(status)
+        if status == self.cp.INFEASIBLE:
+            raise Infeasible("no legal choice satisfies the constraints")
         if status not in (self.cp.OPTIMAL, self.cp.FEASIBLE):
-            raise RuntimeError(f"CP-SAT found no solution: {name}")
+            raise RuntimeError(f"CP-SAT found no solution within the time limit: {name}")
         solved = np.array([sum(int(solver.boolean_value(v)) for v in xs) for xs in self.x], dtype=np.int64)
         times = np.where(self.fixed >= 0, self.fixed, solved)
         team_opts = tuple(next(i for i, v in enumerate(o) if solver.boolean_value(v)) for o in self.options)
         # The proven bound, as a value relative to choosing nothing, in milli-points.
         relative = self.sense * bound + self.constant + self.units.base_material - self.objective.baseline
         return CpSolution(single_times=times, team_options=team_opts, status=name, bound=relative)
+
+    @property
+    def tie_bits(self) -> list[Any]:
+        """The model's decision booleans in the order of :meth:`Objective.tie_bits`."""
+        bits: list[Any] = []
+        for kind, u in self.objective.unit_order:
+            bits += self.x[u] if kind == "single" else self.options[u]
+        return bits
+
+    def _break_ties(self, solver: Any, value: Any) -> Any:
+        """Among optimal solutions, prefer earlier objects (the input-order tie-break).
+
+        Fix value and picks at the optimum, then maximise the tie bits lexicographically with
+        powers of two.  Exact for up to 62 bits, which covers every model whose ties matter in
+        practice; beyond that only the first 62 bits (the earliest units) are ordered.
+        """
+        best_value = round(sum(c * solver.value(v) for v, c in self.terms))
+        best_picks = round(sum(c * solver.value(v) for v, c in self.picks))
+        self.model.add(value == best_value)
+        self.model.add(sum(c * v for v, c in self.picks) == best_picks)
+        bits = self.tie_bits[:62]
+        self.model.maximize(sum((1 << (len(bits) - 1 - i)) * b for i, b in enumerate(bits)))
+        return solver.solve(self.model)
 
     def _solver(self, time_limit: float | None) -> Any:
         solver = self.cp.CpSolver()
@@ -255,7 +311,7 @@ def solve_cpsat(
         kind, u, _ = index[row]
         if kind == "single":
             closed_form[u] = False
-    model.add_singles(closed_form)
+    model.add_singles(closed_form, ordered=constraints.max_chosen is None)
     model.add_teams()
     model.add_game()
     model.add_constraints(constraints, index)

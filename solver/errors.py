@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["BoardError", "IllegalChoice", "Problem"]
+__all__ = ["BoardError", "IllegalChoice", "Infeasible", "Problem"]
 
 
 @dataclass(frozen=True)
@@ -29,3 +29,7 @@ class BoardError(ValueError):
 
 class IllegalChoice(ValueError):
     """A proliferate choice the rules do not allow (701.34a/b), with the reason."""
+
+
+class Infeasible(ValueError):
+    """No legal choice satisfies the constraints given (e.g. must include X with at most 0 chosen)."""

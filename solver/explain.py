@@ -15,7 +15,7 @@ import numpy as np
 from .board import Board, BoolArray, IntArray, Variant
 from .decision import ExplanationRow
 from .objective import MILLI, Objective, TeamOption
-from .rules import Settled, team_poison
+from .rules import Settled, lost_seats, team_poison
 
 __all__ = ["explain"]
 
@@ -144,7 +144,7 @@ def _game_reasons(objective: Objective, without: int, with_: int) -> list[str]:
         return []
     board = objective.board
     seat_names = board.team_names if board.variant is Variant.TWO_HEADED_GIANT else board.ids[: board.n_players]
-    newly = with_ & ~without
+    newly = lost_seats(board, with_) & ~lost_seats(board, without)
     lost = [seat_names[s] for s in range(len(seat_names)) if (newly >> s) & 1]
     result = objective.game_result(with_)
     words = {

@@ -31,7 +31,7 @@ from functools import cached_property
 
 import numpy as np
 
-from .board import Board, CardType, FloatArray, IntArray, Variant
+from .board import Board, BoolArray, CardType, FloatArray, IntArray, Variant
 from .policy import Policy
 from .rules import (
     Choice,
@@ -39,8 +39,9 @@ from .rules import (
     choice_matrix,
     counters_after,
     eligible_mask,
-    loss_mask,
-    row_loss_events,
+    event_mask,
+    lost_seats,
+    row_events,
     seats,
     settle,
     team_poison,
@@ -155,8 +156,9 @@ class Objective:
             return self.policy.elimination
         return min(self.policy.elimination, 0.5 * self.policy.win / (n_opp - 1))
 
-    def game_score(self, mask: int) -> float:
-        """The policy's score of a set of losing seats (a bitmask), from the proliferator's side."""
+    def game_score(self, events: int) -> float:
+        """The policy's score of the game events of a resolution, from the proliferator's side."""
+        mask = lost_seats(self.board, events)
         lost_opponents = sum(1 for s in self._opponent_seats if (mask >> int(s)) & 1)
         all_lost = lost_opponents == len(self._opponent_seats) and lost_opponents > 0
         if (mask >> self._our_seat) & 1:
@@ -168,12 +170,12 @@ class Objective:
     def game_milli(self, mask: int) -> int:
         return round(MILLI * self.game_weight * self.game_score(mask))
 
-    def game_result(self, mask: int) -> str:
+    def game_result(self, events: int) -> str:
         """``win``, ``draw``, ``loss``, ``eliminations`` or ``none``, in words for explanations."""
-        score = self.game_score(mask)
+        score = self.game_score(events)
         if score == self.policy.win:
             return "win"
-        if score == self.policy.draw and (mask >> self._our_seat) & 1:
+        if score == self.policy.draw and (lost_seats(self.board, events) >> self._our_seat) & 1:
             return "draw"
         if score == self.policy.loss:
             return "loss"
@@ -200,7 +202,7 @@ class Objective:
         material = int(self.material_rows(settled).sum())
         if self._shared_poison:
             material += int(self.team_material(team_poison(self.board, settled.counts)).sum())
-        return self.game_milli(loss_mask(self.board, settled)) + material
+        return self.game_milli(event_mask(self.board, settled)) + material
 
     @cached_property
     def baseline(self) -> int:
@@ -234,7 +236,7 @@ class Objective:
     def row_tables(self) -> tuple[IntArray, IntArray]:
         """Material and loss events of every row when chosen in c = 0..rounds rounds."""
         material = np.stack([self.material_rows(s) for s in self.settled_by_rounds])
-        events = np.stack([row_loss_events(self.board, s) for s in self.settled_by_rounds])
+        events = np.stack([row_events(self.board, s) for s in self.settled_by_rounds])
         return material, events
 
     @cached_property
@@ -271,6 +273,61 @@ class Objective:
             base_material=base_material,
             base_events=base_events,
         )
+
+    # ------------------------------------------------------------------ unit assignments
+    def matrix_of(self, times: IntArray, team_options: tuple[int, ...]) -> tuple[BoolArray, IntArray]:
+        """A unit assignment as ``rounds x objects`` and ``rounds x teams`` matrices.
+
+        A single unit chosen in ``t`` rounds is chosen in the first ``t``: its value does not
+        depend on which, and filling from the first makes every path print the same choice.
+        """
+        board = self.board
+        units = self.units
+        chosen = np.zeros((board.rounds, board.n_objects), dtype=bool)
+        recipients = np.full((board.rounds, board.n_teams), -1, dtype=np.int64)
+        rounds = np.arange(board.rounds)[:, None]
+        chosen[:, units.single_rows] = rounds < np.asarray(times)[None, :]
+        for team, j in zip(units.teams, team_options, strict=True):
+            for r, (heads, recipient) in enumerate(team.options[j].pattern):
+                chosen[r, list(heads)] = True
+                recipients[r, team.team] = recipient
+        return chosen, recipients
+
+    def assignment_of(self, chosen: BoolArray, recipients: IntArray) -> tuple[IntArray, tuple[int, ...]]:
+        """The unit assignment of a choice: rounds per single unit, option index per team unit."""
+        units = self.units
+        board = self.board
+        times: IntArray = chosen[:, units.single_rows].sum(axis=0).astype(np.int64)
+        col = board.kind_column("poison")
+        options = []
+        for team in units.teams:
+            key = tuple(int(chosen[:, h].sum()) for h in team.heads)
+            poison = sum(int(board.gain[h, col]) for h in recipients[:, team.team] if h >= 0)
+            options.append(next(j for j, o in enumerate(team.options) if o.times == key and o.poison == poison))
+        return times, tuple(options)
+
+    @cached_property
+    def unit_order(self) -> tuple[tuple[str, int], ...]:
+        """Units in board order (a team at its first head): the order of the input-order tie-break."""
+        units = self.units
+        order = [(int(r), "single", u) for u, r in enumerate(units.single_rows)]
+        order += [(t.heads[0], "team", i) for i, t in enumerate(units.teams)]
+        return tuple((kind, u) for _, kind, u in sorted(order))
+
+    def tie_bits(self, times: IntArray, team_options: tuple[int, ...]) -> tuple[bool, ...]:
+        """The last tie-break, as a vector to maximise lexicographically: earlier objects chosen first.
+
+        Per unit in board order: a single unit's rounds (chosen in round 1, round 2 ...), a
+        team unit's options one-hot in their canonical order.
+        """
+        bits: list[bool] = []
+        rounds = self.board.rounds
+        for kind, u in self.unit_order:
+            if kind == "single":
+                bits += [r < times[u] for r in range(rounds)]
+            else:
+                bits += [j == team_options[u] for j in range(len(self.units.teams[u].options))]
+        return tuple(bits)
 
     def _team_milli(self, team: int, poison: int) -> int:
         vec = np.zeros(self.board.n_teams, dtype=np.int64)

@@ -31,9 +31,10 @@ __all__ = [
     "counters_after",
     "eligible",
     "eligible_mask",
+    "event_mask",
     "losers",
-    "loss_mask",
-    "row_loss_events",
+    "lost_seats",
+    "row_events",
     "seats",
     "settle",
     "team_poison",
@@ -347,14 +348,28 @@ def seats(board: Board) -> IntArray:
     return np.arange(board.n_players, dtype=np.int64)
 
 
-def row_loss_events(board: Board, settled: Settled) -> IntArray:
-    """Per object, a bitmask of the seats that lose because of it (see :func:`seats`).
+#: At most this many seats: events use three bits per seat in an int64 (see :func:`row_events`).
+MAX_SEATS = 20
 
-    Players: life (704.5a/704.6a) and, outside 2HG, ten poison (704.5c).  Permanents: a
-    reached ``win`` threshold makes every opponent lose, a ``lose`` threshold its
-    controller.  2HG poison is a team matter: :func:`team_poison_events`.
+
+def n_seats(board: Board) -> int:
+    return board.n_teams if board.variant is Variant.TWO_HEADED_GIANT else board.n_players
+
+
+def row_events(board: Board, settled: Settled) -> IntArray:
+    """Per object, a bitmask of the game events it causes; :func:`lost_seats` turns events into losers.
+
+    With S seats (see :func:`seats`), bit ``s`` is a state-based loss of seat ``s``: life
+    (704.5a/704.6a) or, outside 2HG, ten poison (704.5c); bit ``S + s`` is a ``win``
+    threshold of seat ``s`` that has triggered, bit ``2S + s`` a ``lose`` threshold.  The
+    thresholds are triggered abilities, so they are kept apart from state-based losses:
+    they resolve only after those (704.3, 603.3) and only for a player still in the game.
+    2HG poison is a team matter: :func:`team_poison_events`.
     """
     seat = seats(board)
+    total = n_seats(board)
+    if total > MAX_SEATS:
+        raise ValueError(f"at most {MAX_SEATS} players (or 2HG teams) are supported")
     bit = np.left_shift(np.int64(1), seat)
     events = np.zeros(board.n_objects, dtype=np.int64)
     lost = board.life <= 0
@@ -368,11 +383,34 @@ def row_loss_events(board: Board, settled: Settled) -> IntArray:
         row = int(board.thr_object[j])
         owner = int(board.controller[row])
         if effect == "win":
-            opponents = board.team != board.team[owner]
-            events[row] |= np.bitwise_or.reduce(np.where(opponents, bit, 0))
+            events[row] |= bit[owner] << total
         elif effect == "lose":
-            events[row] |= bit[owner]
+            events[row] |= bit[owner] << (2 * total)
     return events
+
+
+def lost_seats(board: Board, events: int) -> int:
+    """The seats that lose, as a bitmask, given every game event (see :func:`row_events`).
+
+    State-based losses happen first.  A seat still in the game whose ``win`` threshold
+    triggered wins, so every seat on another team loses (104.2a); a seat's own ``lose``
+    threshold costs it the game unless it wins first (it orders its own triggers, 603.3b).
+    """
+    total = n_seats(board)
+    full = (1 << total) - 1
+    sba = events & full
+    wins = (events >> total) & full & ~sba
+    loses = (events >> (2 * total)) & full & ~wins
+    lost = sba | loses
+    if wins:
+        seat = seats(board)
+        player_team = board.team
+        for s in range(total):
+            if (wins >> s) & 1:
+                team = player_team[int(np.flatnonzero(seat == s)[0])]
+                for other in np.unique(seat[player_team != team]):
+                    lost |= 1 << int(other)
+    return lost
 
 
 def team_poison_events(board: Board, team_poison: IntArray) -> int:
@@ -390,9 +428,9 @@ def team_poison(board: Board, counts: IntArray) -> IntArray:
     return out
 
 
-def loss_mask(board: Board, settled: Settled) -> int:
-    """All seats that lose after the state-based actions, as a bitmask over :func:`seats`."""
-    mask = int(np.bitwise_or.reduce(row_loss_events(board, settled), initial=np.int64(0)))
+def event_mask(board: Board, settled: Settled) -> int:
+    """Every game event of a settled resolution, as a bitmask (see :func:`row_events`)."""
+    mask = int(np.bitwise_or.reduce(row_events(board, settled), initial=np.int64(0)))
     if board.variant is Variant.TWO_HEADED_GIANT:
         mask |= team_poison_events(board, team_poison(board, settled.counts))
     return mask
@@ -400,8 +438,8 @@ def loss_mask(board: Board, settled: Settled) -> int:
 
 def losers(board: Board, settled: Settled) -> BoolArray:
     """Players who lose; in Two-Headed Giant a player losing makes the team lose (810.8a)."""
-    mask = loss_mask(board, settled)
-    out: BoolArray = (np.right_shift(np.int64(mask), seats(board)) & 1).astype(bool)
+    lost = lost_seats(board, event_mask(board, settled))
+    out: BoolArray = (np.right_shift(np.int64(lost), seats(board)) & 1).astype(bool)
     return out
 
 

@@ -21,11 +21,12 @@ from .board import Board, BoolArray, IntArray
 from .brute import enumerate_choices, solve_brute
 from .cpsat import Constraints, solve_cpsat
 from .decision import Alternative, Decision
+from .errors import Infeasible
 from .explain import explain
 from .fast import solve_fast
 from .objective import MILLI, Objective
 from .policy import Policy
-from .rules import Choice, Round, apply_matrix, choice_matrix, counters_after, eligible_mask, loss_mask
+from .rules import Choice, Round, apply_matrix, choice_matrix, eligible_mask, event_mask
 
 __all__ = ["Method", "Score", "score", "solve", "worst_value"]
 
@@ -66,25 +67,19 @@ def solve(
         method = "fast" if constraints.empty else "cpsat"
     if method == "fast" and not constraints.empty:
         raise ValueError("the fast path takes no constraints; use method='cpsat' or 'auto'")
-    status, bound_milli = "OPTIMAL", None
-    if method == "fast":
-        fast = solve_fast(objective)
-        chosen, recipients = to_matrix(objective, fast.single_times, fast.team_options)
-    elif method == "cpsat":
-        cp = solve_cpsat(objective, time_limit=time_limit, constraints=constraints)
-        chosen, recipients = to_matrix(objective, cp.single_times, cp.team_options)
-        status = cp.status
-        bound_milli = cp.bound
-    elif method == "brute":
-        chosen, recipients, _ = solve_brute(objective, constraints=constraints)
-    else:
-        raise ValueError(f"unknown method {method!r} (expected auto, cpsat, fast or brute)")
+    try:
+        chosen, recipients, status, bound_milli = _optimum(objective, method, constraints, time_limit)
+    except Infeasible:
+        raise Infeasible(
+            f"no legal choice satisfies max_chosen={max_chosen}, must_include={sorted(must_include)}, "
+            f"must_exclude={sorted(must_exclude)}"
+        ) from None
     outcome = apply_matrix(board, chosen, recipients)
     value_milli = objective.value_of(outcome.settled)
     choice = to_choice(board, chosen, recipients)
     alternatives = _top(objective, choice, value_milli, top_k, constraints, time_limit)
-    result = objective.game_result(loss_mask(board, outcome.settled))
-    bound = value_milli if bound_milli is None else max(value_milli, int(np.floor(bound_milli)))
+    result = objective.game_result(event_mask(board, outcome.settled))
+    bound = value_milli if bound_milli is None else max(value_milli, int(np.floor(bound_milli + 1e-9)))
     return Decision(
         board=board,
         policy=objective.policy,
@@ -99,6 +94,22 @@ def solve(
         game_result=result,
         _explain=lambda: explain(objective, chosen, recipients),
     )
+
+
+def _optimum(
+    objective: Objective, method: str, constraints: Constraints, time_limit: float | None
+) -> tuple[BoolArray, IntArray, str, float | None]:
+    """The optimal choice matrices by one path, with its status and (CP-SAT only) proven bound."""
+    if method == "fast":
+        fast = solve_fast(objective)
+        return (*objective.matrix_of(fast.single_times, fast.team_options), "OPTIMAL", None)
+    if method == "cpsat":
+        cp = solve_cpsat(objective, time_limit=time_limit, constraints=constraints)
+        return (*objective.matrix_of(cp.single_times, cp.team_options), cp.status, cp.bound)
+    if method == "brute":
+        chosen, recipients, _ = solve_brute(objective, constraints=constraints)
+        return chosen, recipients, "OPTIMAL", None
+    raise ValueError(f"unknown method {method!r} (expected auto, cpsat, fast or brute)")
 
 
 def score(board: Board, choice: Choice, policy: Policy | None = None) -> Score:
@@ -117,18 +128,8 @@ def worst_value(board: Board, policy: Policy | None = None) -> float:
 
 # ---------------------------------------------------------------------------- conversions
 def to_matrix(objective: Objective, times: IntArray, team_options: tuple[int, ...]) -> tuple[BoolArray, IntArray]:
-    """A unit assignment as ``rounds x objects`` and ``rounds x teams`` matrices."""
-    board = objective.board
-    units = objective.units
-    chosen = np.zeros((board.rounds, board.n_objects), dtype=bool)
-    recipients = np.full((board.rounds, board.n_teams), -1, dtype=np.int64)
-    rounds = np.arange(board.rounds)[:, None]
-    chosen[:, units.single_rows] = rounds < np.asarray(times)[None, :]
-    for team, j in zip(units.teams, team_options, strict=True):
-        for r, (heads, recipient) in enumerate(team.options[j].pattern):
-            chosen[r, list(heads)] = True
-            recipients[r, team.team] = recipient
-    return chosen, recipients
+    """A unit assignment as choice matrices (see :meth:`Objective.matrix_of`)."""
+    return objective.matrix_of(times, team_options)
 
 
 def to_choice(board: Board, chosen: BoolArray, recipients: IntArray) -> Choice:
@@ -173,19 +174,26 @@ def _top(
     if k == 1:
         return tuple(out)
     board = objective.board
+    best_times, best_options = objective.assignment_of(*choice_matrix(board, best))
     if int(eligible_mask(board).sum()) * board.rounds <= 12 and constraints.empty:
-        scored: dict[tuple[object, ...], tuple[int, int, Choice]] = {}
+        scored: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[int, int, tuple[bool, ...]]] = {}
         for chosen, recipients in enumerate_choices(objective):
-            key = _signature(objective, chosen, recipients)
-            value = objective.score_matrix(chosen, recipients)
-            if key not in scored or (value, -int(chosen.sum())) > scored[key][:2]:
-                scored[key] = (value, -int(chosen.sum()), to_choice(board, chosen, recipients))
-        best_key = _signature(objective, *choice_matrix(board, best))
-        ranked = sorted((v for s, v in scored.items() if s != best_key), key=lambda v: (-v[0], -v[1]))
-        for value, _, choice in ranked[: k - 1]:
+            times, options = objective.assignment_of(chosen, recipients)
+            key = (tuple(int(t) for t in times), options)
+            if key not in scored:
+                scored[key] = (
+                    objective.score_matrix(chosen, recipients),
+                    -int(chosen.sum()),
+                    objective.tie_bits(times, options),
+                )
+        del scored[(tuple(int(t) for t in best_times), best_options)]
+        ranked = sorted(scored.items(), key=lambda item: item[1], reverse=True)
+        for (times_key, options), (value, _, _) in ranked[: k - 1]:
+            chosen, recipients = objective.matrix_of(np.array(times_key, dtype=np.int64), options)
+            choice = to_choice(board, chosen, recipients)
             out.append(Alternative(len(out) + 1, choice, value / MILLI, (best_value - value) / MILLI))
         return tuple(out)
-    forbid = [_units_of(objective, *choice_matrix(board, best))]
+    forbid = [(tuple(int(t) for t in best_times), best_options)]
     for _ in range(k - 1):
         try:
             cp = solve_cpsat(
@@ -195,7 +203,7 @@ def _top(
                     constraints.max_chosen, constraints.must_include, constraints.must_exclude, tuple(forbid)
                 ),
             )
-        except RuntimeError:
+        except Infeasible:
             break  # no further distinct choice exists
         chosen, recipients = to_matrix(objective, cp.single_times, cp.team_options)
         value = objective.score_matrix(chosen, recipients)
@@ -209,28 +217,3 @@ def _top(
         )
         forbid.append((tuple(int(t) for t in cp.single_times), cp.team_options))
     return tuple(out)
-
-
-def _signature(objective: Objective, chosen: BoolArray, recipients: IntArray) -> tuple[object, ...]:
-    """What makes two choices the same: rounds per object, and per team the poison each head gets."""
-    board = objective.board
-    settled_key = counters_after(board, chosen, recipients).tobytes()
-    return (tuple(chosen.sum(axis=0)), settled_key)
-
-
-def _units_of(objective: Objective, chosen: BoolArray, recipients: IntArray) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """A choice as (rounds per single unit, option per team unit), for CP-SAT no-good cuts."""
-    units = objective.units
-    times = tuple(int(t) for t in chosen[:, units.single_rows].sum(axis=0))
-    team_opts = []
-    for team in units.teams:
-        pattern_times = tuple(int(chosen[:, h].sum()) for h in team.heads)
-        poison = sum(
-            int(objective.board.gain[h, objective.board.kind_column("poison")])
-            for h in recipients[:, team.team]
-            if h >= 0
-        )
-        team_opts.append(
-            next((j for j, o in enumerate(team.options) if o.times == pattern_times and o.poison == poison), 0)
-        )
-    return times, tuple(team_opts)

@@ -246,7 +246,6 @@ def test_solve_fast_method_with_constraints_exits_2() -> None:
     bad_input(run("solve", str(EXAMPLES / "classic.json"), "--method", "fast", "--max-chosen", "1"), "the fast path")
 
 
-@pytest.mark.xfail(strict=True, reason="solver.cpsat raises RuntimeError, not ValueError, for infeasible constraints")
 def test_solve_impossible_constraints_exit_2() -> None:
     bad_input(run("solve", str(EXAMPLES / "classic.json"), "--include", "bob", "--max-chosen", "0"), "bob")
 

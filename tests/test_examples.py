@@ -160,7 +160,6 @@ def test_example_all_solver_paths_agree(name: str) -> None:
     assert times["cpsat"] == times["fast"] == times["brute"]
 
 
-@pytest.mark.xfail(strict=True, reason="brute force does not fill rounds from the first (tie-break differs)")
 def test_brute_force_places_rounds_like_the_other_paths() -> None:
     board = read_example("proliferate_twice")
     fast = solver.solve(board, method="fast")
@@ -168,7 +167,6 @@ def test_brute_force_places_rounds_like_the_other_paths() -> None:
     assert brute.rounds == fast.rounds
 
 
-@pytest.mark.xfail(strict=True, reason="CP-SAT does not break ties between equal choices by input order")
 def test_cpsat_breaks_ties_by_input_order() -> None:
     """Under a pick limit, bob and courser are worth +1 each; the documented tie-break takes bob (earlier)."""
     board = read_example("classic")

@@ -1,0 +1,258 @@
+"""``proliferate analyze`` and ``proliferate import-arena``: registered into the main command by :func:`register`.
+
+Exit statuses follow the main command: 0 done, 2 bad input or usage (``proliferate: error:
+<where>: <problem>`` on stderr, never a traceback).  A bad *line* is not bad input for the
+whole run: it is reported as ``proliferate: warning: FILE:LINE: ...`` and skipped, and the
+run fails with 2 only when nothing at all could be analysed.  Heavy imports (numpy through
+the solver, matplotlib) wait until a handler runs, so ``proliferate --help`` stays instant.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from .analyze import Item
+    from .arena import ImportStats
+    from .records import LineProblem
+    from .report import Sink
+
+__all__ = ["main", "register", "run_analyze", "run_import_arena"]
+
+PROG = "proliferate"
+#: Inputs at least this large get a progress bar on stderr (when it is a terminal).
+PROGRESS_BYTES = 1 << 20
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``analyze`` and ``import-arena`` to the ``proliferate`` command."""
+    analyze = subparsers.add_parser(
+        "analyze",
+        help="grade the proliferate decisions of finished games",
+        description="For every recorded proliferate decision: the best choice, the regret of the one made, a grade "
+        "(best, good, inaccuracy ?!, mistake ?, blunder ??) and a comment; then accuracy and regret per player and "
+        "per game.  See docs/analysis.md.",
+    )
+    analyze.add_argument("records", nargs="+", metavar="RECORDS", help="game records (JSON Lines, may be gzipped)")
+    analyze.add_argument(
+        "--from",
+        dest="source_format",
+        choices=("native", "arena"),
+        default="native",
+        help="input format: native game records (default) or an MTG Arena Player.log with detailed logs",
+    )
+    analyze.add_argument("--json", action="store_true", help="print one JSON document instead of the table")
+    analyze.add_argument(
+        "--report", metavar="DIR", help="also write DIR/index.html (with charts if matplotlib is installed)"
+    )
+    analyze.add_argument(
+        "--workers", type=int, metavar="N", help="processes to analyse with (default: every available core)"
+    )
+    analyze.add_argument(
+        "--thresholds",
+        metavar="SPEC",
+        help="grade thresholds on normalised regret, e.g. inaccuracy=0.05,mistake=0.1,blunder=0.2 (the defaults)",
+    )
+    analyze.add_argument("--policy", metavar="FILE", help="TOML file of objective weights (docs/objective.md)")
+    analyze.set_defaults(handler=run_analyze)
+
+    importer = subparsers.add_parser(
+        "import-arena",
+        help="extract proliferate decisions from an MTG Arena Player.log",
+        description="Read an MTG Arena Player.log (detailed logs on; may be gzipped) and write the proliferate "
+        "decisions it holds as native game records (JSON Lines).",
+    )
+    importer.add_argument("log", metavar="LOG", help="Player.log or Player.log.gz")
+    importer.add_argument("-o", "--output", metavar="OUT.jsonl", help="write here instead of standard output")
+    importer.set_defaults(handler=run_import_arena)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """These subcommands on their own (``python -m solver.analysis.cli``); ``proliferate`` is the usual entry."""
+    parser = argparse.ArgumentParser(prog=PROG)
+    register(parser.add_subparsers(title="commands", metavar="COMMAND"))
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else 2
+    if getattr(args, "handler", None) is None:
+        parser.print_help(sys.stderr)
+        return 2
+    status: int = args.handler(args)
+    return status
+
+
+def _error(where: str, message: str) -> int:
+    print(f"{PROG}: error: {where}: {message}" if where else f"{PROG}: error: {message}", file=sys.stderr)
+    return 2
+
+
+def _warn(message: str) -> None:
+    print(f"{PROG}: warning: {message}", file=sys.stderr)
+
+
+def _unreadable(path: str) -> str | None:
+    try:
+        with open(path, "rb"):
+            return None
+    except OSError as exc:
+        return f"cannot read: {exc.strerror or exc}"
+
+
+def _default_workers() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+# ---------------------------------------------------------------------------- analyze
+def run_analyze(args: argparse.Namespace) -> int:
+    from ..policy import Policy, PolicyError
+    from .analyze import Summary, analyse_items
+    from .grading import Thresholds, ThresholdsError
+    from .records import LineProblem
+    from .report import HtmlReport, JsonReport, ProblemLog, TextReport
+
+    try:
+        thresholds = Thresholds.parse(args.thresholds) if args.thresholds else Thresholds()
+    except ThresholdsError as exc:
+        return _error("", str(exc))
+    if args.policy:
+        try:
+            Policy.from_toml(args.policy)
+        except PolicyError as exc:
+            for problem in exc.problems:
+                _error(f"{args.policy}" + (f": {problem.path}" if problem.path else ""), problem.message)
+            return 2
+    workers = _default_workers() if args.workers is None else args.workers
+    if workers < 1:
+        return _error("--workers", f"must be at least 1, not {workers}")
+    bad = [(path, reason) for path in args.records if (reason := _unreadable(path)) is not None]
+    if bad:
+        for path, reason in bad:
+            _error(path, reason)
+        return 2
+    sinks: list[Sink] = [
+        JsonReport(sys.stdout, thresholds, args.records) if args.json else TextReport(sys.stdout, thresholds)
+    ]
+    if args.report:
+        try:
+            sinks.append(HtmlReport(args.report, thresholds, args.records))
+        except OSError as exc:
+            return _error(args.report, f"cannot write the report: {exc.strerror or exc}")
+    items = _arena_items(args.records) if args.source_format == "arena" else _native_items(args.records)
+    summary, problems = Summary(), ProblemLog()
+    with _progress(args.records) as bar:
+        for result in analyse_items(items, workers=workers, policy_path=args.policy, thresholds=thresholds):
+            if isinstance(result, LineProblem):
+                _warn(str(result))
+                problems.add(result)
+                continue
+            summary.add(result)
+            for sink in sinks:
+                sink.decision(result)
+            bar.update(1)
+    for sink in sinks:
+        sink.finish(summary, problems)
+    if args.report:
+        print(f"{PROG}: wrote {os.path.join(args.report, 'index.html')}", file=sys.stderr)
+    if summary.decisions == 0 and problems.count:
+        return _error("", "no decision could be analysed")
+    return 0
+
+
+def _native_items(paths: Sequence[str]) -> Iterator[Item | LineProblem]:
+    from .records import LineProblem, iter_lines
+
+    for path in paths:
+        for item in iter_lines(path):
+            if isinstance(item, LineProblem):
+                yield item
+            elif item[1].strip():
+                yield path, item[0], item[1]
+
+
+def _arena_items(paths: Sequence[str]) -> Iterator[Item | LineProblem]:
+    from .arena import ImportStats, import_log
+
+    for path in paths:
+        stats = ImportStats()
+        for line, record in import_log(path, stats):
+            yield path, line, record
+        _arena_summary(path, stats)
+
+
+def _arena_summary(path: str, stats: ImportStats) -> None:
+    print(
+        f"{PROG}: {path}: {stats.records} proliferate decision(s) in {stats.games} game(s) "
+        f"({stats.messages} game-state messages, {stats.lines} lines)",
+        file=sys.stderr,
+    )
+    for text in stats.warning_lines():
+        _warn(f"{path}: {text}")
+
+
+def _progress(paths: Sequence[str]) -> _Bar:
+    size = 0
+    for path in paths:
+        with contextlib.suppress(OSError):
+            size += os.path.getsize(path)
+    return _Bar(enabled=size >= PROGRESS_BYTES)
+
+
+class _Bar:
+    """A tqdm bar on stderr for big inputs (tqdm hides itself when stderr is not a terminal)."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.bar: Any = None  # a tqdm bar
+
+    def __enter__(self) -> _Bar:
+        if self.enabled:
+            from tqdm import tqdm
+
+            self.bar = tqdm(unit=" decisions", file=sys.stderr, disable=None, mininterval=0.5)
+        return self
+
+    def update(self, n: int) -> None:
+        if self.bar is not None:
+            self.bar.update(n)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+# ---------------------------------------------------------------------------- import-arena
+def run_import_arena(args: argparse.Namespace) -> int:
+    import json
+
+    from .arena import ImportStats, import_log
+
+    reason = _unreadable(args.log)
+    if reason is not None:
+        return _error(args.log, reason)
+    stats = ImportStats()
+    out: TextIO
+    try:
+        out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout  # noqa: SIM115
+    except OSError as exc:
+        return _error(args.output, f"cannot write: {exc.strerror or exc}")
+    try:
+        for _, record in import_log(args.log, stats):
+            out.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
+    finally:
+        if out is not sys.stdout:
+            out.close()
+    _arena_summary(args.log, stats)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,332 @@
+"""Native game records: JSON Lines, one proliferate decision per line.
+
+A record holds the board *as it stood when the decision was made* (board JSON v1) and the
+choice the decider actually made, so analysis needs nothing but the record itself and
+a game is simply the lines that share a ``game``.  Reading is streaming and forgiving:
+a bad line becomes a :class:`LineProblem` naming its file, line and JSON path, and the
+lines after it are still read, because one corrupt line in a 100,000-decision file must
+not cost the other 99,999.  Field checks here are the ones a line can fail on its own;
+:func:`resolve` adds the checks that need the board (loadable, decider, legal choice).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import zlib
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, BinaryIO, TextIO, cast
+
+from ..board import Board
+from ..boardjson import load_board
+from ..errors import BoardError, IllegalChoice, Problem
+from ..rules import Choice, Round, choice_matrix
+
+__all__ = [
+    "LineProblem",
+    "Record",
+    "RecordError",
+    "iter_lines",
+    "parse_record",
+    "read_records",
+    "resolve",
+    "write_records",
+]
+
+_REQUIRED = ("game", "turn", "decider", "board", "chosen")
+_OPTIONAL = ("poison_recipients", "rounds", "phase", "source", "candidates", "meta")
+_FIELDS = frozenset(_REQUIRED + _OPTIONAL)
+_ROUND_FIELDS = frozenset({"chosen", "poison_recipients"})
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+class RecordError(ValueError):
+    """A record that cannot be analysed; ``problems`` lists each with its JSON path inside the record."""
+
+    def __init__(self, problems: Iterable[Problem]) -> None:
+        self.problems = tuple(problems)
+        super().__init__("; ".join(str(p) for p in self.problems))
+
+
+@dataclass(frozen=True)
+class LineProblem:
+    """Why one input line was skipped: ``source:line: path: message`` (line 0 = the whole file)."""
+
+    source: str
+    line: int
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.source}:{self.line}" if self.line else self.source
+        return f"{where}: {self.path}: {self.message}" if self.path else f"{where}: {self.message}"
+
+
+@dataclass(frozen=True)
+class Record:
+    """One decision.  ``rounds`` is None when ``chosen`` is meant for every proliferate of the resolution."""
+
+    game: str | int
+    turn: int
+    decider: str
+    board: Mapping[str, Any]
+    chosen: tuple[str, ...]
+    poison_recipients: Mapping[str, str]
+    rounds: tuple[Round, ...] | None = None
+    phase: str | None = None
+    source: str | None = None
+    candidates: tuple[str, ...] | None = None
+    meta: Mapping[str, Any] | None = None
+
+    def choice(self, n_rounds: int) -> Choice:
+        """The choice for a resolution of ``n_rounds`` proliferates."""
+        if self.rounds is not None:
+            return Choice(self.rounds)
+        return Choice.of(self.chosen, self.poison_recipients, rounds=n_rounds)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "game": self.game,
+            "turn": self.turn,
+            "decider": self.decider,
+            "board": self.board,
+            "chosen": list(self.chosen),
+            "poison_recipients": dict(self.poison_recipients),
+        }
+        if self.rounds is not None:
+            out["rounds"] = [
+                {"chosen": list(r.chosen), "poison_recipients": dict(r.poison_recipients)} for r in self.rounds
+            ]
+        for key in ("phase", "source"):
+            if getattr(self, key) is not None:
+                out[key] = getattr(self, key)
+        if self.candidates is not None:
+            out["candidates"] = list(self.candidates)
+        if self.meta is not None:
+            out["meta"] = dict(self.meta)
+        return out
+
+
+# ---------------------------------------------------------------------------- parsing one record
+def parse_record(data: object) -> Record:
+    """Check one parsed JSON line against the record format; raises :class:`RecordError` with every problem."""
+    if not isinstance(data, Mapping):
+        raise RecordError([Problem("", "a record must be a JSON object")])
+    problems: list[Problem] = []
+    problems += [
+        Problem(key, f"unknown field (allowed: {', '.join(sorted(_FIELDS))})") for key in data if key not in _FIELDS
+    ]
+    problems += [Problem(key, "required") for key in _REQUIRED if key not in data]
+    game = data.get("game", "")
+    if "game" in data and not ((isinstance(game, str) and game) or _is_int(game)):
+        problems.append(Problem("game", "must be a non-empty string or an integer"))
+    turn = data.get("turn", 0)
+    if "turn" in data and not (_is_int(turn) and turn >= 0):
+        problems.append(Problem("turn", "must be an integer >= 0"))
+    decider = data.get("decider", "")
+    if "decider" in data and not (isinstance(decider, str) and decider):
+        problems.append(Problem("decider", "must be a non-empty string (a player id of the board)"))
+    board = data.get("board", {})
+    if "board" in data and not isinstance(board, Mapping):
+        problems.append(Problem("board", "must be an object (board JSON v1)"))
+    chosen = _ids(data, "chosen", "", problems)
+    recipients = _recipients(data, "", problems)
+    rounds = _rounds(data, chosen, recipients, problems)
+    phase = _optional_string(data, "phase", problems)
+    source = _optional_string(data, "source", problems)
+    candidates = _ids(data, "candidates", "", problems) if "candidates" in data else None
+    meta = data.get("meta")
+    if meta is not None and not isinstance(meta, Mapping):
+        problems.append(Problem("meta", "must be an object"))
+    if problems:
+        raise RecordError(problems)
+    return Record(
+        game=game,
+        turn=turn,
+        decider=decider,
+        board=board,
+        chosen=chosen,
+        poison_recipients=recipients,
+        rounds=rounds,
+        phase=phase,
+        source=source,
+        candidates=candidates,
+        meta=meta,
+    )
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _ids(data: Mapping[str, Any], key: str, prefix: str, problems: list[Problem]) -> tuple[str, ...]:
+    path = f"{prefix}{key}"
+    value = data.get(key, [])
+    if not isinstance(value, list):
+        problems.append(Problem(path, "must be a list of ids"))
+        return ()
+    seen: set[str] = set()
+    for i, item in enumerate(value):
+        if not (isinstance(item, str) and item):
+            problems.append(Problem(f"{path}[{i}]", "must be a non-empty string (an id of the board)"))
+        elif item in seen:
+            problems.append(Problem(f"{path}[{i}]", f"duplicate id {item!r}"))
+        else:
+            seen.add(item)
+    return tuple(item for item in value if isinstance(item, str))
+
+
+def _recipients(data: Mapping[str, Any], prefix: str, problems: list[Problem]) -> Mapping[str, str]:
+    path = f"{prefix}poison_recipients"
+    value = data.get("poison_recipients", {})
+    if not isinstance(value, Mapping):
+        problems.append(Problem(path, "must be an object mapping a team name to the chosen head that gets its poison"))
+        return MappingProxyType({})
+    for team, head in value.items():
+        if not (isinstance(head, str) and head):
+            problems.append(Problem(f"{path}[{json.dumps(team)}]", "must be a player id"))
+    return MappingProxyType({k: v for k, v in value.items() if isinstance(v, str)})
+
+
+def _rounds(
+    data: Mapping[str, Any], chosen: tuple[str, ...], recipients: Mapping[str, str], problems: list[Problem]
+) -> tuple[Round, ...] | None:
+    """Per-round choices; the first must repeat ``chosen`` so readers that ignore ``rounds`` stay right."""
+    if "rounds" not in data:
+        return None
+    value = data["rounds"]
+    if not (isinstance(value, list) and value):
+        problems.append(Problem("rounds", "must be a non-empty list of {chosen, poison_recipients}"))
+        return None
+    out: list[Round] = []
+    for i, raw in enumerate(value):
+        prefix = f"rounds[{i}]."
+        if not isinstance(raw, Mapping):
+            problems.append(Problem(f"rounds[{i}]", "must be an object"))
+            continue
+        problems += [
+            Problem(f"{prefix}{k}", "unknown field (allowed: chosen, poison_recipients)")
+            for k in raw
+            if k not in _ROUND_FIELDS
+        ]
+        if "chosen" not in raw:
+            problems.append(Problem(f"{prefix}chosen", "required"))
+        out.append(Round(_ids(raw, "chosen", prefix, problems), _recipients(raw, prefix, problems)))
+    if out and (set(out[0].chosen) != set(chosen) or dict(out[0].poison_recipients) != dict(recipients)):
+        problems.append(Problem("rounds[0]", "must repeat the record's chosen and poison_recipients"))
+    return tuple(out)
+
+
+def _optional_string(data: Mapping[str, Any], key: str, problems: list[Problem]) -> str | None:
+    value = data.get(key)
+    if value is not None and not isinstance(value, str):
+        problems.append(Problem(key, "must be a string"))
+        return None
+    return value
+
+
+# ---------------------------------------------------------------------------- checks that need the board
+def resolve(record: Record) -> tuple[Board, Choice]:
+    """Load the record's board and check its choice; raises :class:`RecordError` (paths inside the record)."""
+    try:
+        board = load_board(record.board)
+    except BoardError as exc:
+        raise RecordError(Problem(f"board.{p.path}" if p.path else "board", p.message) for p in exc.problems) from None
+    if record.decider != board.proliferator_id:
+        raise RecordError(
+            [Problem("decider", f"{record.decider!r} is not the board's proliferator {board.proliferator_id!r}")]
+        )
+    if record.rounds is not None and len(record.rounds) != board.rounds:
+        raise RecordError(
+            [Problem("rounds", f"has {len(record.rounds)} round(s); this board proliferates {board.rounds} time(s)")]
+        )
+    choice = record.choice(board.rounds)
+    try:
+        choice_matrix(board, choice)
+    except IllegalChoice as exc:
+        raise RecordError([Problem("rounds" if record.rounds is not None else "chosen", str(exc))]) from None
+    return board, choice
+
+
+# ---------------------------------------------------------------------------- files
+def iter_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, str] | LineProblem]:
+    """Lines of a text file, gzip or not (told by its first bytes), numbered from 1.
+
+    A line that is not UTF-8 and a read error (truncated gzip) become problems; the
+    former skips the line, the latter ends the file.
+    """
+    source = os.fspath(path)
+    try:
+        handle = _open_binary(source)
+    except OSError as exc:
+        yield LineProblem(source, 0, "", f"cannot read: {exc.strerror or exc}")
+        return
+    lineno = 0
+    with handle:
+        try:
+            for lineno, raw in enumerate(handle, start=1):
+                try:
+                    yield lineno, raw.decode("utf-8").rstrip("\r\n")
+                except UnicodeDecodeError as exc:
+                    yield LineProblem(source, lineno, "", f"not UTF-8 ({exc.reason} at byte {exc.start})")
+        except (OSError, EOFError, zlib.error) as exc:
+            yield LineProblem(source, lineno + 1, "", f"cannot read further: {exc}")
+
+
+def _open_binary(source: str) -> BinaryIO:
+    handle: BinaryIO = open(source, "rb")  # noqa: SIM115 -- returned to the caller, who closes it
+    try:
+        magic = handle.read(2)
+        handle.seek(0)
+    except OSError:
+        handle.close()
+        raise
+    if magic == _GZIP_MAGIC:
+        handle.close()  # a GzipFile does not close a file object it was given, so let it open its own
+        return cast(BinaryIO, gzip.open(source, "rb"))
+    return handle
+
+
+def parse_line(text: str) -> Record:
+    """One JSON line as a record; raises :class:`RecordError`."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RecordError([Problem("", f"not valid JSON: column {exc.colno}: {exc.msg}")]) from None
+    except RecursionError:
+        raise RecordError([Problem("", "not valid JSON: nested too deeply")]) from None
+    return parse_record(data)
+
+
+def read_records(path: str | os.PathLike[str]) -> Iterator[tuple[int, Record] | LineProblem]:
+    """``(line, record)`` for each good line of a records file, a :class:`LineProblem` for each bad one.
+
+    Blank lines are allowed (they separate games for human readers) and skipped silently.
+    Only per-line checks run here; :func:`resolve` does the board checks.
+    """
+    source = os.fspath(path)
+    for item in iter_lines(source):
+        if isinstance(item, LineProblem):
+            yield item
+            continue
+        lineno, text = item
+        if not text.strip():
+            continue
+        try:
+            yield lineno, parse_line(text)
+        except RecordError as exc:
+            for problem in exc.problems:
+                yield LineProblem(source, lineno, problem.path, problem.message)
+
+
+def write_records(records: Iterable[Record], out: TextIO) -> int:
+    """Write records as JSON Lines (compact, one per line); returns how many were written."""
+    n = 0
+    for record in records:
+        out.write(json.dumps(record.to_json(), ensure_ascii=False, separators=(",", ":")))
+        out.write("\n")
+        n += 1
+    return n

@@ -1,0 +1,399 @@
+"""The three outputs of ``proliferate analyze``: a terminal table, one JSON document, an HTML page.
+
+Each output is a sink fed one :class:`~solver.analysis.analyze.DecisionResult` at a time
+and finished with the aggregates, so none of them holds the whole input: the terminal and
+JSON sinks write each decision as it arrives, and the HTML sink keeps one game at a time
+(to draw its chart and put its table beside it) and spools finished games to disk.  The
+page repeats the formulas behind every number (:data:`~solver.analysis.grading.FORMULAS`)
+because an accuracy nobody can check is not worth showing.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import shutil
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, TextIO
+
+from .analyze import DecisionResult, Summary, Tally, game_key
+from .grading import FORMULAS, Grade, Thresholds, format_accuracy
+from .records import LineProblem
+
+__all__ = [
+    "GRADE_COLOURS",
+    "MAX_CHARTS",
+    "HtmlReport",
+    "JsonReport",
+    "ProblemLog",
+    "Sink",
+    "TextReport",
+    "choice_text",
+    "render_chart",
+]
+
+#: Charts are drawn for this many games; later games get their tables only (a chart costs ~0.1 s).
+MAX_CHARTS = 50
+#: Problems listed in the JSON and HTML outputs (all are counted, and all go to stderr).
+MAX_LISTED_PROBLEMS = 1000
+
+GRADE_COLOURS: dict[Grade, str] = {
+    Grade.BEST: "#2e7d32",
+    Grade.GOOD: "#8bc34a",
+    Grade.INACCURACY: "#f9a825",
+    Grade.MISTAKE: "#ef6c00",
+    Grade.BLUNDER: "#c62828",
+}
+
+
+@dataclass
+class ProblemLog:
+    """Skipped input: every problem counted, the first :data:`MAX_LISTED_PROBLEMS` kept for the reports."""
+
+    count: int = 0
+    listed: list[str] = field(default_factory=list)
+
+    def add(self, problem: LineProblem | str) -> None:
+        self.count += 1
+        if len(self.listed) < MAX_LISTED_PROBLEMS:
+            self.listed.append(str(problem))
+
+
+class Sink(Protocol):
+    def decision(self, result: DecisionResult) -> None: ...
+
+    def finish(self, summary: Summary, problems: ProblemLog) -> None: ...
+
+
+def num(value: float) -> str:
+    """Points as written by a person: ``3``, ``2.5``, ``1004``."""
+    text = f"{value:.3f}".rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
+
+
+def choice_text(choice: dict[str, Any]) -> str:
+    """A choice in a few words: ``bob, bears``; ``bob ×2``; ``r1: bob | r2: nothing``; ``nothing``."""
+    rounds = choice["rounds"]
+
+    def one(rnd: dict[str, Any]) -> str:
+        text = ", ".join(rnd["chosen"]) or "nothing"
+        recipients = rnd["poison_recipients"]
+        if recipients:
+            text += " (poison to " + ", ".join(f"{t}: {h}" for t, h in recipients.items()) + ")"
+        return text
+
+    if all(r == rounds[0] for r in rounds):
+        return one(rounds[0]) + (f" ×{len(rounds)}" if len(rounds) > 1 and rounds[0]["chosen"] else "")
+    return " | ".join(f"r{i + 1}: {one(r)}" for i, r in enumerate(rounds))
+
+
+def _grade_text(grade: Grade) -> str:
+    return f"{grade.glyph} {grade.value}".strip()
+
+
+def _mean(value: float | None) -> str:
+    return "—" if value is None else num(round(value, 3))
+
+
+# ---------------------------------------------------------------------------- terminal
+class TextReport:
+    """A fixed-width table, one row per decision as it is analysed, then the summaries."""
+
+    ROW = "{:>6}  {:<16.16} {:>4}  {:<10.10} {:<13} {:>9} {:>5}  {}"
+    SUMMARY = "{:<16.16} {:<10.10} {:>9} {:>8} {:>5} {:>5} {:>5} {:>5} {:>5} {:>12} {:>11}"
+
+    def __init__(self, out: TextIO, thresholds: Thresholds) -> None:
+        self.out = out
+        self.thresholds = thresholds
+        self.rows = 0
+
+    def decision(self, result: DecisionResult) -> None:
+        if not self.rows:
+            print(self.ROW.format("#", "game", "turn", "player", "grade", "regret", "r", "comment"), file=self.out)
+        self.rows += 1
+        print(
+            self.ROW.format(
+                result.index + 1,
+                str(result.game),
+                result.turn,
+                result.decider,
+                _grade_text(result.grade),
+                num(result.regret),
+                f"{result.regret_norm:.2f}",
+                result.comment,
+            ),
+            file=self.out,
+        )
+
+    def finish(self, summary: Summary, problems: ProblemLog) -> None:
+        out = self.out
+        if not self.rows:
+            print("No decisions to analyse.", file=out)
+        header = ("decisions", "accuracy", "best", "good", "?!", "?", "??", "total regret", "mean regret")
+        print(file=out)
+        print("Players", file=out)
+        print(self.SUMMARY.format("player", "", *header), file=out)
+        for pid, tally in summary.players.items():
+            print(self.SUMMARY.format(pid, "", *_tally_cells(tally)), file=out)
+        print(file=out)
+        print("Games", file=out)
+        print(self.SUMMARY.format("game", "player", *header), file=out)
+        for key, game in summary.games.items():
+            label = str(summary.game_labels[key])
+            for pid, tally in game.players.items():
+                print(self.SUMMARY.format(label, pid, *_tally_cells(tally)), file=out)
+        t = self.thresholds
+        print(file=out)
+        print(
+            f"Grades by normalised regret r: ?! inaccuracy r >= {t.inaccuracy}, ? mistake r >= {t.mistake}, "
+            f"?? blunder r >= {t.blunder} or a missed win / self-inflicted loss.",
+            file=out,
+        )
+        print(f"Accuracy: {FORMULAS['decision_accuracy']}; per player: {FORMULAS['player_accuracy']}.", file=out)
+        if problems.count:
+            print(f"Skipped {problems.count} input problem(s); see the messages above.", file=out)
+
+
+def _tally_cells(tally: Tally) -> list[str]:
+    c = tally.counts
+    return [
+        str(tally.decisions),
+        format_accuracy(tally.accuracy),
+        *(str(c[g.value]) for g in Grade),
+        num(round(tally.total_regret, 3)),
+        _mean(tally.mean_regret),
+    ]
+
+
+# ---------------------------------------------------------------------------- JSON
+class JsonReport:
+    """One JSON document, written as it goes (decisions one per line) so it never sits in memory."""
+
+    FORMAT = "proliferate-analysis/1"
+
+    def __init__(self, out: TextIO, thresholds: Thresholds, inputs: Sequence[str]) -> None:
+        self.out = out
+        head = {"format": self.FORMAT, "inputs": list(inputs), "thresholds": thresholds.to_json(), "formulas": FORMULAS}
+        out.write(json.dumps(head, ensure_ascii=False)[:-1] + ', "decisions": [')
+        self.first = True
+
+    def decision(self, result: DecisionResult) -> None:
+        self.out.write("\n" if self.first else ",\n")
+        self.first = False
+        self.out.write(json.dumps(result.to_json(), ensure_ascii=False))
+
+    def finish(self, summary: Summary, problems: ProblemLog) -> None:
+        tail = {
+            "players": summary.players_json(),
+            "games": summary.games_json(),
+            "skipped": {"count": problems.count, "problems": problems.listed},
+        }
+        self.out.write("\n], " + json.dumps(tail, ensure_ascii=False)[1:] + "\n")
+
+
+# ---------------------------------------------------------------------------- HTML
+_STYLE = """
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em;color:#222;max-width:1600px}
+table{border-collapse:collapse;font-size:13px;margin:0.5em 0}
+th,td{border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top}
+th{background:#f2f2f2}
+td.n{text-align:right;font-variant-numeric:tabular-nums}
+.row{display:flex;gap:1.5em;align-items:flex-start;flex-wrap:wrap}
+figure{margin:0}
+.g-best{color:#2e7d32}.g-good{color:#558b2f}.g-inaccuracy{color:#b28704}.g-mistake{color:#ef6c00}
+.g-blunder{color:#c62828;font-weight:bold}
+.meta{color:#555}
+dt{font-weight:bold;margin-top:0.5em}
+"""
+
+
+class HtmlReport:
+    """``DIR/index.html`` (plus ``game-NNN.png`` charts when matplotlib is installed)."""
+
+    def __init__(self, directory: str | os.PathLike[str], thresholds: Thresholds, inputs: Sequence[str]) -> None:
+        self.dir = Path(directory)
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.thresholds = thresholds
+        self.inputs = list(inputs)
+        self.spool_path = self.dir / ".sections.html.part"
+        self.spool = self.spool_path.open("w", encoding="utf-8")
+        self.segment: list[DecisionResult] = []
+        self.sections = 0
+        self.charts = 0
+        self.chart_note = ""
+
+    def decision(self, result: DecisionResult) -> None:
+        if self.segment and game_key(self.segment[-1].game) != game_key(result.game):
+            self.flush()
+        self.segment.append(result)
+
+    def flush(self) -> None:
+        """Write the current game: its chart (if any) beside its table."""
+        if not self.segment:
+            return
+        self.sections += 1
+        decisions, self.segment = self.segment, []
+        image = ""
+        if self.sections <= MAX_CHARTS:
+            name = f"game-{self.sections:03d}.png"
+            reason = render_chart(self.dir / name, decisions, self.thresholds)
+            if reason is None:
+                self.charts += 1
+                alt = f"Regret per decision and cumulative regret per player, game {decisions[0].game}"
+                image = f'<figure><img src="{name}" alt="{html.escape(alt)}" width="700" height="450"></figure>'
+            else:
+                self.chart_note = reason
+        elif not self.chart_note:
+            self.chart_note = f"charts are drawn for the first {MAX_CHARTS} games only"
+        out = self.spool
+        game = html.escape(str(decisions[0].game))
+        out.write(f'<section class="game"><h3>Game {game}</h3><div class="row">{image}<table>\n')
+        out.write(
+            "<tr><th>#</th><th>turn</th><th>phase</th><th>player</th><th>grade</th><th>chosen</th><th>best</th>"
+            "<th>value chosen</th><th>value best</th><th>regret</th><th>r</th><th>accuracy</th><th>comment</th>"
+            "<th>source</th></tr>\n"
+        )
+        for d in decisions:
+            cells = [
+                ("n", str(d.index + 1)),
+                ("n", str(d.turn)),
+                ("", d.phase or ""),
+                ("", d.decider),
+                (f"g-{d.grade.value}", _grade_text(d.grade)),
+                ("", choice_text(d.chosen)),
+                ("", choice_text(d.best)),
+                ("n", num(d.value_chosen)),
+                ("n", num(d.value_best)),
+                ("n", num(d.regret)),
+                ("n", f"{d.regret_norm:.3f}"),
+                ("n", format_accuracy(d.accuracy)),
+                ("", d.comment),
+                ("", d.location),
+            ]
+            row = "".join(
+                f'<td class="{c}">{html.escape(v)}</td>' if c else f"<td>{html.escape(v)}</td>" for c, v in cells
+            )
+            out.write(f"<tr>{row}</tr>\n")
+        out.write("</table></div></section>\n")
+
+    def finish(self, summary: Summary, problems: ProblemLog) -> None:
+        self.flush()
+        self.spool.close()
+        index = self.dir / "index.html"
+        with index.open("w", encoding="utf-8") as out:
+            out.write('<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n')
+            out.write(f"<title>Proliferate analysis</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n")
+            out.write("<h1>Proliferate analysis</h1>\n")
+            inputs = ", ".join(self.inputs)
+            out.write(
+                f'<p class="meta">{summary.decisions} decision(s) in {len(summary.games)} game(s) from '
+                f"{html.escape(inputs)}; {problems.count} input problem(s) skipped.</p>\n"
+            )
+            if self.chart_note:
+                out.write(f'<p class="meta">Note: {html.escape(self.chart_note)}.</p>\n')
+            out.write("<h2>Players</h2>\n")
+            self.summary_table(out, [("", pid, t) for pid, t in summary.players.items()], with_game=False)
+            out.write("<h2>Games</h2>\n")
+            rows = [
+                (str(summary.game_labels[key]), pid, t)
+                for key, game in summary.games.items()
+                for pid, t in game.players.items()
+            ]
+            self.summary_table(out, rows, with_game=True)
+            out.write("<h2>Decisions</h2>\n")
+            with self.spool_path.open(encoding="utf-8") as spool:
+                shutil.copyfileobj(spool, out)
+            out.write("<h2>How the numbers are computed</h2>\n<dl>\n")
+            for key, text in FORMULAS.items():
+                out.write(f"<dt>{html.escape(key.replace('_', ' '))}</dt><dd>{html.escape(text)}</dd>\n")
+            t = self.thresholds
+            out.write(
+                f"<dt>thresholds</dt><dd>inaccuracy ?! r ≥ {t.inaccuracy}, mistake ? r ≥ {t.mistake}, "
+                f"blunder ?? r ≥ {t.blunder} (change them with --thresholds)</dd>\n</dl>\n"
+            )
+            if problems.count:
+                out.write(f"<h2>Skipped input ({problems.count})</h2>\n<ul>\n")
+                for text in problems.listed:
+                    out.write(f"<li>{html.escape(text)}</li>\n")
+                out.write("</ul>\n")
+            out.write("</body>\n</html>\n")
+        self.spool_path.unlink()
+
+    @staticmethod
+    def summary_table(out: TextIO, rows: list[tuple[str, str, Tally]], *, with_game: bool) -> None:
+        head = ["game"] if with_game else []
+        head += ["player", "decisions", "accuracy %", "best", "good", "?! inaccuracy", "? mistake", "?? blunder"]
+        head += ["total regret", "mean regret"]
+        out.write("<table>\n<tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>\n")
+        for game, pid, tally in rows:
+            cells = ([f"<td>{html.escape(game)}</td>"] if with_game else []) + [f"<td>{html.escape(pid)}</td>"]
+            cells += [f'<td class="n">{html.escape(v)}</td>' for v in _tally_cells(tally)]
+            out.write("<tr>" + "".join(cells) + "</tr>\n")
+        out.write("</table>\n")
+
+
+# ---------------------------------------------------------------------------- chart
+def render_chart(path: Path, decisions: Sequence[DecisionResult], thresholds: Thresholds) -> str | None:
+    """Draw one game's chart; returns None when drawn, else why not (matplotlib missing).
+
+    Top: normalised regret per decision along the game (turn on x, bars coloured by
+    grade, the thresholds as dashed lines).  Bottom: cumulative regret per player in
+    points (symlog once a game result is in it, so material slips stay visible).
+    """
+    try:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+        from matplotlib.patches import Patch
+        from matplotlib.ticker import MaxNLocator
+    except ImportError:
+        return "charts need matplotlib (pip install proliferate[plot]); the tables are complete without it"
+    fig = Figure(figsize=(7, 4.5), dpi=100, layout="constrained")
+    FigureCanvasAgg(fig)
+    top, bottom = fig.subplots(2, 1, sharex=True, height_ratios=[3, 2])
+    per_turn: dict[int, list[DecisionResult]] = {}
+    for d in decisions:
+        per_turn.setdefault(d.turn, []).append(d)
+    xs, heights, colours = [], [], []
+    for turn, group in per_turn.items():
+        width = 0.8 / len(group)
+        for j, d in enumerate(group):
+            xs.append(turn + (j - (len(group) - 1) / 2) * width)
+            heights.append(d.regret_norm)
+            colours.append(GRADE_COLOURS[d.grade])
+    width = 0.8 / max(len(g) for g in per_turn.values())
+    top.bar(xs, heights, width=width, color=colours, edgecolor="#333", linewidth=0.4)
+    top.scatter(xs, [max(h, 0.0) for h in heights], c=colours, s=14, zorder=3)
+    for name, value in thresholds.to_json().items():
+        top.axhline(value, color="#888", linestyle="--", linewidth=0.7)
+        top.text(1.0, value, f" {name}", transform=top.get_yaxis_transform(), fontsize=7, va="center", color="#555")
+    top.set_ylim(0, 1.05)
+    top.set_ylabel("normalised regret r")
+    top.set_title(f"Game {decisions[0].game}: regret per decision")
+    top.legend(
+        handles=[Patch(color=GRADE_COLOURS[g], label=_grade_text(g)) for g in Grade],
+        fontsize=7,
+        ncol=5,
+        loc="upper left",
+    )
+    first_turn = min(d.turn for d in decisions)
+    players: dict[str, tuple[list[float], list[float]]] = {}
+    for d in decisions:
+        turns, totals = players.setdefault(d.decider, ([first_turn], [0.0]))
+        turns.append(d.turn)
+        totals.append((totals[-1] if totals else 0.0) + d.regret)
+    peak = 0.0
+    for pid, (turns, totals) in players.items():
+        bottom.step(turns, totals, where="post", marker="o", markersize=3, label=pid)
+        peak = max(peak, *totals)
+    if peak > 100:
+        bottom.set_yscale("symlog", linthresh=10)
+    bottom.set_ylim(bottom=0)
+    bottom.xaxis.set_major_locator(MaxNLocator(integer=True))
+    bottom.set_ylabel("cumulative regret\n(points)")
+    bottom.set_xlabel("turn")
+    bottom.legend(fontsize=7, loc="upper left")
+    fig.savefig(path, format="png")
+    return None

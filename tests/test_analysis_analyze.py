@@ -1,0 +1,164 @@
+"""Regret per decision and the aggregates (solver.analysis.analyze)."""
+
+from __future__ import annotations
+
+import json
+import random
+from importlib.resources import files
+from typing import Any
+
+import pytest
+from analysis_helpers import creature, duel, record
+
+import solver
+from solver.analysis.analyze import DecisionResult, Summary, analyse_items, analyse_record
+from solver.analysis.grading import Grade
+from solver.analysis.records import LineProblem, parse_record
+
+EXAMPLES = (
+    "classic",
+    "self_poison_trap",
+    "vorinclex_lethal",
+    "nine_lives_trap",
+    "proliferate_twice",
+    "sagas_and_battles",
+)
+
+
+def _example(name: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(files("solver.examples").joinpath(f"{name}.json").read_text())
+    return data
+
+
+def _two_bears() -> dict[str, Any]:
+    return duel("alice", {}, {}, [creature("a", "alice", {"+1/+1": 1}), creature("b", "alice", {"+1/+1": 1})])
+
+
+def test_an_optimal_record_has_zero_regret_and_grades_best() -> None:
+    result = analyse_record(parse_record(record(_two_bears(), ["a", "b"])))
+    assert result.regret == 0.0
+    assert result.regret_norm == 0.0
+    assert result.grade is Grade.BEST
+    assert result.accuracy == 100.0
+    assert result.comment == "Best."
+
+
+def test_a_suboptimal_record_has_exactly_the_known_gap() -> None:
+    # One +1/+1 counter on your own creature is worth 1 point; leaving out one of two costs exactly 1.
+    result = analyse_record(parse_record(record(_two_bears(), ["a"])))
+    assert result.value_best == 2.0 and result.value_chosen == 1.0 and result.value_worst == 0.0
+    assert result.regret == 1.0
+    assert result.regret_norm == pytest.approx(0.5)
+    assert result.grade is Grade.BLUNDER
+    assert (
+        result.comment
+        == "Blunder: lost 1 point (50% of the spread between best and worst) — also proliferate b (+1/+1 1 -> 2)"
+    )
+
+
+def test_missed_poison_lethal_is_a_blunder_with_the_plain_words_comment() -> None:
+    board = duel("alice", {}, {"poison": 9}, [creature("bears", "alice", {"+1/+1": 1})])
+    result = analyse_record(parse_record(record(board, ["bears"])))
+    assert result.grade is Grade.BLUNDER  # 704.5c: ten poison loses the game
+    assert result.result_best == "win" and result.result_chosen == "none"
+    assert result.comment == "Blunder: missed lethal — also proliferate bob (poison 9 -> 10)"
+
+
+def test_a_self_inflicted_loss_is_a_blunder() -> None:
+    board = duel("alice", {"poison": 9, "energy": 4}, {}, [])
+    result = analyse_record(parse_record(record(board, ["alice"])))
+    assert result.grade is Grade.BLUNDER  # 701.34a: the energy cannot be had without the poison
+    assert result.comment.startswith("Blunder: self-inflicted loss — don't proliferate alice (poison 9 -> 10")
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_values_agree_with_the_public_solver_api(name: str) -> None:
+    data = _example(name)
+    board = solver.load_board(data)
+    rng = random.Random(name)
+    ids = list(solver.eligible(board))
+    chosen = [i for i in ids if rng.random() < 0.5 and i in {p.id for p in board.permanents}]
+    result = analyse_record(parse_record(record(data, chosen)))
+    score = solver.score(board, solver.Choice.of(chosen, rounds=board.rounds))
+    assert result.value_chosen == pytest.approx(score.value)
+    assert result.value_best == pytest.approx(solver.solve(board).value)
+    assert result.regret == pytest.approx(score.regret)
+    assert result.value_worst == pytest.approx(solver.worst_value(board))
+
+
+def _result(decider: str, grade: Grade, regret: float, accuracy: float, game: str = "g") -> DecisionResult:
+    empty: dict[str, Any] = {"chosen": [], "poison_recipients": {}, "rounds": [{"chosen": [], "poison_recipients": {}}]}
+    return DecisionResult(
+        0,
+        "f:1",
+        game,
+        1,
+        None,
+        decider,
+        ("alice", "bob"),
+        (),
+        empty,
+        empty,
+        0.0,
+        regret,
+        0.0,
+        regret,
+        0.5 if regret else 0.0,
+        accuracy,
+        grade,
+        "none",
+        "none",
+        "",
+    )
+
+
+def test_a_player_without_decisions_gets_no_accuracy() -> None:
+    summary = Summary()
+    summary.add(_result("alice", Grade.BEST, 0.0, 100.0))
+    assert summary.players["bob"].decisions == 0
+    assert summary.players["bob"].accuracy is None
+    assert summary.players_json()[1]["accuracy"] is None
+
+
+def test_all_best_is_exactly_100_and_any_blunder_is_below() -> None:
+    summary = Summary()
+    for _ in range(3):
+        summary.add(_result("alice", Grade.BEST, 0.0, 100.0))
+    assert summary.players["alice"].accuracy == 100.0
+    summary.add(_result("alice", Grade.BLUNDER, 1000.0, 0.0))
+    accuracy = summary.players["alice"].accuracy
+    assert accuracy is not None and accuracy < 100.0
+    assert summary.players["alice"].counts["blunder"] == 1
+    assert summary.players["alice"].total_regret == 1000.0
+    assert summary.players["alice"].mean_regret == 250.0
+
+
+def test_games_are_tallied_separately_per_player() -> None:
+    summary = Summary()
+    summary.add(_result("alice", Grade.BEST, 0.0, 100.0, game="one"))
+    summary.add(_result("bob", Grade.MISTAKE, 2.0, 50.0, game="two"))
+    games = summary.games_json()
+    assert [g["game"] for g in games] == ["one", "two"]
+    assert games[1]["players"][1] == {"player": "bob", **summary.games['"two"'].players["bob"].to_json()}
+    assert games[1]["players"][0]["accuracy"] is None
+
+
+def _items(n: int) -> list[tuple[str, int, str]]:
+    rng = random.Random(7)
+    out = []
+    for i in range(n):
+        data = _example(EXAMPLES[i % len(EXAMPLES)])
+        board = solver.load_board(data)
+        chosen = [p.id for p in board.permanents if p.counters and rng.random() < 0.5 and not p.phased_out]
+        out.append(("mem", i + 1, json.dumps(record(data, chosen, game=f"g{i // 10}", turn=i % 10))))
+    out.insert(5, ("mem", 999, "{not json"))
+    return out
+
+
+def test_two_workers_give_exactly_what_one_worker_gives() -> None:
+    items = _items(90)
+    one = list(analyse_items(items, workers=1, chunk_size=8))
+    two = list(analyse_items(items, workers=2, chunk_size=8))
+    assert one == two
+    assert [r.index for r in one if isinstance(r, DecisionResult)] == list(range(90))
+    assert sum(isinstance(r, LineProblem) for r in one) == 1

@@ -1,0 +1,146 @@
+"""The MTG Arena Player.log importer (solver.analysis.arena), on hand-written anonymised logs of both layouts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from analysis_helpers import ARENA_2020, ARENA_NEW, ARENA_NEW_GZ
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import solver
+from solver.analysis.analyze import analyse_record
+from solver.analysis.arena import ImportStats, counter_kind, detect_proliferate, import_log
+from solver.analysis.grading import Grade
+from solver.analysis.records import parse_record, resolve
+
+
+def _records(path: Path) -> tuple[list[dict[str, Any]], ImportStats]:
+    stats = ImportStats()
+    return [r for _, r in import_log(path, stats)], stats
+
+
+@pytest.mark.parametrize("path", [ARENA_NEW, ARENA_NEW_GZ, ARENA_2020], ids=["persistent", "gzip", "2020"])
+def test_the_missed_poison_decision_is_found_with_its_candidates_and_choice(path: Path) -> None:
+    records, _ = _records(path)
+    first = records[0]
+    # Before it: seat 2 had 8 poison, 292 one +1/+1, 305 one -1/-1; only 292 was proliferated.
+    assert first["candidates"] == ["seat2", "292", "305"]
+    assert first["chosen"] == ["292"]
+    assert first["decider"] == "seat1"
+    assert first["turn"] == 5 and first["phase"] == "main1" and first["game"] == "match-0001:1"
+    board = solver.load_board(first["board"])
+    assert board.variant is solver.Variant.DUEL
+    bears = next(p for p in board.permanents if p.id == "292")
+    assert (bears.power, bears.toughness) == (2, 2)  # Arena's 3/3 includes the +1/+1 counter (122.1a)
+    assert dict(next(p for p in board.players if p.id == "seat2").counters) == {"poison": 8}
+
+
+def test_the_imported_decision_analyses_as_a_missed_poison() -> None:
+    records, _ = _records(ARENA_NEW)
+    result = analyse_record(parse_record(records[0]))
+    assert "seat2" in result.best["chosen"]
+    assert "also proliferate seat2 (poison 8 -> 9)" in result.comment
+    assert result.grade is not Grade.BEST
+
+
+def test_both_layouts_give_the_same_first_record_apart_from_provenance() -> None:
+    new, _ = _records(ARENA_NEW)
+    old, _ = _records(ARENA_2020)
+    strip = ("source", "meta")
+    assert {k: v for k, v in new[0].items() if k not in strip} == {k: v for k, v in old[0].items() if k not in strip}
+    assert new[0]["meta"]["layout"] == "persistentAnnotations" and old[0]["meta"]["layout"] == "annotations"
+
+
+def test_the_decider_is_the_controller_of_the_resolving_ability() -> None:
+    records, stats = _records(ARENA_NEW)
+    assert len(records) == 2  # the +1/+1 onto a counterless creature and combat poison are not proliferates
+    second = records[1]
+    assert second["decider"] == "seat2"
+    assert second["chosen"] == ["seat1", "310"]
+    assert second["candidates"] == ["seat1", "seat2", "292", "310"]  # 305 died earlier, its counters with it
+    assert stats.resolutions == 3
+
+
+def test_a_compound_effect_takes_candidates_from_just_before_the_proliferate_part() -> None:
+    records, _ = _records(ARENA_2020)
+    assert len(records) == 2  # the queued copy of a state is not counted twice
+    compound = records[1]
+    assert compound["chosen"] == ["seat2", "310"]
+    assert compound["candidates"] == ["seat2", "292", "305", "310"]
+    assert compound["decider"] == "seat1"  # the ability was never described: the active player
+    assert compound["board"]["permanents"][2]["counters"] == {"-1/-1": 1}
+
+
+def test_what_is_skipped_is_counted_with_its_first_line() -> None:
+    _, stats = _records(ARENA_NEW)
+    assert stats.warnings["skipped multi-line JSON block (a client message)"] == 1
+    assert stats.first_line["skipped line that is not valid JSON"] == 11
+    assert stats.games == 1 and stats.records == 2
+
+
+def test_every_imported_record_is_valid() -> None:
+    for path in (ARENA_NEW, ARENA_2020):
+        for rec in _records(path)[0]:
+            resolve(parse_record(rec))
+
+
+def test_counter_types_map_to_kinds_and_unknown_ones_are_kept() -> None:
+    assert [counter_kind(n) for n in (1, 2, 3, 7, 108)] == ["+1/+1", "-1/-1", "poison", "loyalty", "lore"]
+    assert counter_kind(159) == "arena:159"
+
+
+def test_detection_needs_every_kind_an_entity_had_and_nothing_new() -> None:
+    before = {292: {1: 1}, 305: {2: 1, 5: 2}, 2: {3: 8}}
+    assert detect_proliferate(before, [(292, 1, 1)]) == (0, [292])
+    assert detect_proliferate(before, [(305, 2, 1)]) is None  # its time counters were not added
+    assert detect_proliferate(before, [(305, 2, 1), (305, 5, 1), (2, 3, 1)]) == (0, [305, 2])
+    assert detect_proliferate(before, [(292, 1, 2)]) == (0, [292])  # a doubler gives more than one
+    assert detect_proliferate(before, [(400, 1, 1)]) is None  # had no counters
+    assert detect_proliferate(before, [(292, 2, 1), (292, 1, 1), (292, 2, 1)]) == (
+        1,
+        [292],
+    )  # -1/-1 first, then proliferate
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.text(max_size=40),
+            st.just("{"),
+            st.just("}"),
+            st.just('{"greToClientEvent": 5}'),
+            st.just(
+                '{"greToClientEvent": {"greToClientMessages": [{"type": "GREMessageType_GameStateMessage", '
+                '"gameStateMessage": {"type": "GameStateType_Diff", "players": [1], "annotations": '
+                '[{"type": ["AnnotationType_CounterAdded"], "details": 3}]}}]}}'
+            ),
+        ),
+        max_size=12,
+    )
+)
+def test_garbage_never_crashes_the_importer(lines: list[str]) -> None:
+    import tempfile
+
+    with tempfile.NamedTemporaryFile("w", suffix=".log", delete=False, encoding="utf-8") as handle:
+        handle.write("\n".join(lines))
+    records = list(import_log(handle.name, ImportStats()))
+    Path(handle.name).unlink()
+    assert all(isinstance(r, dict) for _, r in records)
+
+
+def test_a_truncated_gzip_is_a_counted_warning_not_a_crash(tmp_path: Path) -> None:
+    cut = tmp_path / "cut.log.gz"
+    cut.write_bytes(ARENA_NEW_GZ.read_bytes()[:-40])
+    stats = ImportStats()
+    list(import_log(cut, stats))
+    assert any(w.startswith("unreadable input") for w in stats.warnings)
+
+
+def test_records_are_json_serialisable() -> None:
+    records, _ = _records(ARENA_NEW)
+    assert json.loads(json.dumps(records)) == records

@@ -1,0 +1,88 @@
+"""The native game-record format: parsing, streaming, writing and the JSON Schema (solver.analysis.records)."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from analysis_helpers import NATIVE, ROOT, creature, duel, record
+from referencing import Registry, Resource
+
+from solver.analysis.records import LineProblem, RecordError, parse_record, read_records, resolve, write_records
+
+
+def _validator() -> jsonschema.Draft202012Validator:
+    schemas = [
+        json.loads((ROOT / "solver" / "schema" / name).read_text())
+        for name in ("game-record-v1.schema.json", "board-v1.schema.json")
+    ]
+    registry: Registry[Any] = Registry().with_resources([(s["$id"], Resource.from_contents(s)) for s in schemas])
+    return jsonschema.Draft202012Validator(schemas[0], registry=registry)
+
+
+def _board() -> dict[str, Any]:
+    return duel("alice", {}, {"poison": 3}, [creature("bears", "alice", {"+1/+1": 1})])
+
+
+def test_a_malformed_line_is_reported_with_its_line_number_and_the_rest_is_read() -> None:
+    items = list(read_records(NATIVE))
+    problems = [i for i in items if isinstance(i, LineProblem)]
+    good = [i for i in items if not isinstance(i, LineProblem)]
+    assert [(p.line, p.path) for p in problems] == [(3, "")]
+    assert str(problems[0]).startswith(f"{NATIVE}:3: not valid JSON")
+    assert [line for line, _ in good] == [1, 2, 4, 6]  # line 5 is blank
+
+
+def test_every_problem_of_a_record_names_its_json_path() -> None:
+    with pytest.raises(RecordError) as info:
+        parse_record({"game": "", "turn": -1, "board": [], "chosen": ["a", "a", 3], "colour": "red"})
+    paths = {p.path for p in info.value.problems}
+    assert paths == {"colour", "decider", "game", "turn", "board", "chosen[1]", "chosen[2]"}
+
+
+def test_board_problems_carry_the_board_path() -> None:
+    bad = _board()
+    bad["permanents"][0]["power"] = "big"
+    with pytest.raises(RecordError) as info:
+        resolve(parse_record(record(bad, [])))
+    assert [p.path for p in info.value.problems] == ["board.permanents[0].power"]
+
+
+def test_the_decider_must_be_the_proliferator_and_the_choice_legal() -> None:
+    with pytest.raises(RecordError, match="decider"):
+        resolve(parse_record({**record(_board(), []), "decider": "bob"}))
+    with pytest.raises(RecordError, match=r"701\.34a"):
+        resolve(parse_record(record(_board(), ["alice"])))  # alice has no counters
+
+
+def test_rounds_must_start_with_the_chosen_ids() -> None:
+    data = record(_board(), ["bears"], rounds=[{"chosen": ["bob"]}])
+    with pytest.raises(RecordError, match=r"rounds\[0\]"):
+        parse_record(data)
+
+
+def test_records_round_trip_through_write_and_read(tmp_path: Path) -> None:
+    original = parse_record(record(_board(), ["bears", "bob"], phase="main1", meta={"note": "x"}))
+    buffer = io.StringIO()
+    assert write_records([original, original], buffer) == 2
+    path = tmp_path / "out.jsonl.gz"
+    path.write_bytes(gzip.compress(buffer.getvalue().encode()))
+    assert list(read_records(path)) == [(1, original), (2, original)]
+
+
+def test_native_fixture_records_follow_the_schema() -> None:
+    validator = _validator()
+    for item in read_records(NATIVE):
+        if not isinstance(item, LineProblem):
+            assert list(validator.iter_errors(item[1].to_json())) == []
+
+
+def test_the_schema_rejects_what_the_reader_rejects() -> None:
+    validator = _validator()
+    assert not validator.is_valid({"game": "g", "turn": 1, "decider": "alice", "board": _board(), "chosen": [], "x": 1})
+    assert not validator.is_valid({"game": "g", "turn": -1, "decider": "alice", "board": _board(), "chosen": []})

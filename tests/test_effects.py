@@ -1,0 +1,275 @@
+"""Replacement effects on proliferate (rules brief §5; 614, 616.1 ordering by the affected party)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from solver import Board, Choice, apply_proliferate, load_board
+from solver.effects import SUPPORTED_CARDS
+
+
+def _board(
+    permanents: list[dict[str, Any]],
+    effects: list[tuple[str, str]] | list[dict[str, Any]],
+    *,
+    proliferator: str = "alice",
+    alice: dict[str, int] | None = None,
+    bob: dict[str, int] | None = None,
+    variant: str = "duel",
+) -> Board:
+    if variant == "two_headed_giant":
+        players = [
+            {"id": "alice", "team": "A", "counters": alice or {}},
+            {"id": "ally", "team": "A"},
+            {"id": "bob", "team": "B", "counters": bob or {}},
+            {"id": "carol", "team": "B"},
+        ]
+    else:
+        players = [{"id": "alice", "counters": alice or {}}, {"id": "bob", "counters": bob or {}}]
+    return load_board(
+        {
+            "variant": variant,
+            "proliferator": proliferator,
+            "players": players,
+            "permanents": permanents,
+            "effects": [e if isinstance(e, dict) else {"card": e[0], "controller": e[1]} for e in effects],
+        }
+    )
+
+
+def _perm(pid: str, controller: str, types: list[str], counters: dict[str, int]) -> dict[str, Any]:
+    out: dict[str, Any] = {"id": pid, "controller": controller, "types": types, "counters": counters}
+    if "creature" in types:
+        out |= {"power": 3, "toughness": 3}
+    return out
+
+
+def _gain(board: Board, obj: str, kind: str) -> int:
+    return int(board.gain[board.index[obj], board.kind_column(kind)])
+
+
+def _everything() -> list[dict[str, Any]]:
+    """One object of each relevant type per player, each with one counter of the kinds that matter."""
+    out = []
+    for who in ("alice", "bob"):
+        out += [
+            _perm(f"{who}_bear", who, ["creature"], {"+1/+1": 1, "-1/-1": 1, "stun": 1}),
+            _perm(f"{who}_thopter", who, ["artifact"], {"+1/+1": 1, "charge": 1}),
+            _perm(f"{who}_walker", who, ["planeswalker"], {"loyalty": 3}),
+            _perm(f"{who}_land", who, ["land"], {"storage": 1}),
+            _perm(f"{who}_saga", who, ["enchantment"], {"lore": 1}) | {"subtypes": ["Saga"], "chapters": 3},
+        ]
+    return out
+
+
+def _gains(board: Board) -> dict[tuple[str, str], int]:
+    return {
+        (board.ids[r], board.kinds[k]): int(board.gain[r, k])
+        for r in range(board.n_objects)
+        for k in range(len(board.kinds))
+        if board.counts[r, k] > 0
+    }
+
+
+_PLAYER = {"energy": 1, "poison": 1}
+
+
+def _with(card: str, controller: str = "alice", proliferator: str = "alice") -> dict[tuple[str, str], int]:
+    board = _board(_everything(), [(card, controller)], proliferator=proliferator, alice=_PLAYER, bob=_PLAYER)
+    return _gains(board)
+
+
+def _changed(card: str, controller: str = "alice", proliferator: str = "alice") -> dict[tuple[str, str], int]:
+    """The cells where the card changes the default of one counter per kind (701.34a)."""
+    return {cell: n for cell, n in _with(card, controller, proliferator).items() if n != 1}
+
+
+def _all_cells() -> list[tuple[str, str]]:
+    return list(_gains(_board(_everything(), [], alice=_PLAYER, bob=_PLAYER)))
+
+
+def test_every_supported_card_is_tested() -> None:
+    assert set(SUPPORTED_CARDS) == set(_EXPECTED) | {"Tekuthal, Inquiry Dominus", "Innkeeper's Talent"}
+
+
+_EXPECTED: dict[str, dict[tuple[str, str], int]] = {
+    # Permanents its controller controls, any kind; not players.
+    "Doubling Season": {
+        ("alice_bear", "+1/+1"): 2,
+        ("alice_bear", "-1/-1"): 2,
+        ("alice_bear", "stun"): 2,
+        ("alice_thopter", "+1/+1"): 2,
+        ("alice_thopter", "charge"): 2,
+        ("alice_walker", "loyalty"): 2,
+        ("alice_land", "storage"): 2,
+        ("alice_saga", "lore"): 2,
+    },
+    # Artifacts and creatures its controller controls, and the controller itself.
+    "Winding Constrictor": {
+        ("alice", "energy"): 2,
+        ("alice", "poison"): 2,
+        ("alice_bear", "+1/+1"): 2,
+        ("alice_bear", "-1/-1"): 2,
+        ("alice_bear", "stun"): 2,
+        ("alice_thopter", "+1/+1"): 2,
+        ("alice_thopter", "charge"): 2,
+    },
+    # Permanents its controller's team controls.
+    "Pir, Imaginative Rascal": {
+        ("alice_bear", "+1/+1"): 2,
+        ("alice_bear", "-1/-1"): 2,
+        ("alice_bear", "stun"): 2,
+        ("alice_thopter", "+1/+1"): 2,
+        ("alice_thopter", "charge"): 2,
+        ("alice_walker", "loyalty"): 2,
+        ("alice_land", "storage"): 2,
+        ("alice_saga", "lore"): 2,
+    },
+    "Hardened Scales": {("alice_bear", "+1/+1"): 2},
+    "Ozolith, the Shattered Spire": {("alice_bear", "+1/+1"): 2, ("alice_thopter", "+1/+1"): 2},
+    "Corpsejack Menace": {("alice_bear", "+1/+1"): 2},
+    "Branching Evolution": {("alice_bear", "+1/+1"): 2},
+    "Primal Vigor": {("alice_bear", "+1/+1"): 2, ("bob_bear", "+1/+1"): 2},
+    "Vizier of Remedies": {("alice_bear", "-1/-1"): 0},
+    "Melira, Sylvok Outcast": {("alice", "poison"): 0, ("alice_bear", "-1/-1"): 0},
+    # Players and artifacts/creatures/enchantments/lands get nothing; planeswalkers still do.
+    "Solemnity": {
+        (obj, kind): 0
+        for who in ("alice", "bob")
+        for obj, kind in (
+            (who, "energy"),
+            (who, "poison"),
+            (f"{who}_bear", "+1/+1"),
+            (f"{who}_bear", "-1/-1"),
+            (f"{who}_bear", "stun"),
+            (f"{who}_thopter", "+1/+1"),
+            (f"{who}_thopter", "charge"),
+            (f"{who}_land", "storage"),
+            (f"{who}_saga", "lore"),
+        )
+    },
+    # Doubles everything its controller puts, on any permanent or player.
+    "Vorinclex, Monstrous Raider": {cell: 2 for cell in _all_cells()},
+}
+
+
+@pytest.mark.parametrize("card", sorted(_EXPECTED))
+def test_brief_5_scope_of_each_card(card: str) -> None:
+    assert _changed(card) == _EXPECTED[card]
+
+
+def test_brief_5_vorinclex_halves_an_opponents_proliferate_to_nothing() -> None:
+    """An opponent's 1-counter proliferate becomes 0 (rounded down) on every object."""
+    assert set(_with("Vorinclex, Monstrous Raider", "bob").values()) == {0}
+
+
+def test_brief_5_vorinclex_does_nothing_for_a_teammates_proliferate() -> None:
+    board = _board(
+        [_perm("w", "alice", ["planeswalker"], {"loyalty": 3})],
+        [("Vorinclex, Monstrous Raider", "ally")],
+        bob={"poison": 3},
+        variant="two_headed_giant",
+    )
+    assert _gain(board, "w", "loyalty") == 1
+    assert _gain(board, "bob", "poison") == 1
+
+
+def test_brief_5_innkeepers_talent_doubles_only_at_level_3() -> None:
+    cells = _all_cells()
+    level3 = _board(
+        _everything(), [{"card": "Innkeeper's Talent", "controller": "alice", "level": 3}], alice=_PLAYER, bob=_PLAYER
+    )
+    assert _gains(level3) == {cell: 2 for cell in cells}
+    for level in (1, 2):
+        low = _board(
+            _everything(),
+            [{"card": "Innkeeper's Talent", "controller": "alice", "level": level}],
+            alice=_PLAYER,
+            bob=_PLAYER,
+        )
+        assert _gains(low) == {cell: 1 for cell in cells}
+    # Only counters *its controller* puts.
+    assert _changed("Innkeeper's Talent", "bob") == {}
+
+
+def test_brief_5_winding_constrictor_helps_an_opponents_proliferate_too() -> None:
+    """Any source: bob proliferating alice's poison with alice's Constrictor gives her 2 (brief §8.17)."""
+    changed = _changed("Winding Constrictor", "alice", proliferator="bob")
+    assert changed[("alice", "poison")] == 2
+    assert changed[("alice_bear", "-1/-1")] == 2
+
+
+def test_810_10c_melira_protects_the_whole_team_in_two_headed_giant() -> None:
+    board = _board([], [("Melira, Sylvok Outcast", "ally")], alice={"poison": 3}, bob={"poison": 3},
+                   variant="two_headed_giant", proliferator="bob")  # fmt: skip
+    assert _gain(board, "alice", "poison") == 0
+    assert _gain(board, "ally", "poison") == 0
+    assert _gain(board, "bob", "poison") == 1
+    out = apply_proliferate(board, Choice.of(["alice"]))
+    assert out.board.counters("alice")["poison"] == 3
+
+
+def test_brief_5_solemnity_objects_stay_eligible() -> None:
+    board = _board(_everything(), [("Solemnity", "bob")], alice=_PLAYER, bob=_PLAYER)
+    out = apply_proliferate(board, Choice.of(["alice", "alice_bear", "alice_walker"]))
+    assert out.board.counters("alice") == {"energy": 1, "poison": 1}
+    assert out.board.counters("alice_bear") == {"stun": 1}  # +1/+1 and -1/-1 annihilated as before
+    assert out.board.counters("alice_walker") == {"loyalty": 4}
+
+
+def test_brief_5_battle_still_gets_counters_under_solemnity() -> None:
+    siege = _perm("siege", "alice", ["battle"], {"defense": 3}) | {"protector": "bob", "subtypes": ["Siege"]}
+    board = _board([siege], [("Solemnity", "alice")])
+    assert _gain(board, "siege", "defense") == 1
+
+
+@pytest.mark.parametrize(("n", "rounds"), [(0, 1), (1, 2), (2, 4)])
+def test_brief_5_tekuthal_doubles_the_number_of_proliferates(n: int, rounds: int) -> None:
+    board = _board([], [("Tekuthal, Inquiry Dominus", "alice")] * n, bob={"poison": 1})
+    assert board.rounds == rounds
+    assert set(_gains(board).values()) == {1}
+    out = apply_proliferate(board, Choice.of(["bob"], rounds=rounds))
+    assert out.board.counters("bob")["poison"] == 1 + rounds
+
+
+def test_brief_5_tekuthal_of_another_player_does_not_double() -> None:
+    assert _board([], [("Tekuthal, Inquiry Dominus", "bob")], bob={"poison": 1}).rounds == 1
+
+
+# ------------------------------------------------------------------ 616.1 ordering
+def test_616_1_hardened_scales_then_doubling_season_gives_4() -> None:
+    board = _board(
+        [_perm("c", "alice", ["creature"], {"+1/+1": 1})],
+        [("Doubling Season", "alice"), ("Hardened Scales", "alice")],
+    )
+    assert _gain(board, "c", "+1/+1") == 4
+
+
+def test_616_1_constrictor_and_vizier_on_own_minus_counters_give_0() -> None:
+    board = _board(
+        [_perm("c", "alice", ["creature"], {"-1/-1": 1})],
+        [("Winding Constrictor", "alice"), ("Vizier of Remedies", "alice")],
+    )
+    assert _gain(board, "c", "-1/-1") == 0
+
+
+def test_616_1_vorinclex_halving_and_doubling_season_ordered_by_affected_controller() -> None:
+    """Bob proliferates alice's walker; alice doubles first (2), then halves (1) rather than 0."""
+    board = _board(
+        [_perm("w", "alice", ["planeswalker"], {"loyalty": 3}), _perm("bw", "bob", ["planeswalker"], {"loyalty": 3})],
+        [("Vorinclex, Monstrous Raider", "alice"), ("Doubling Season", "alice")],
+        proliferator="bob",
+    )
+    assert _gain(board, "w", "loyalty") == 1
+    assert _gain(board, "bw", "loyalty") == 0
+
+
+def test_616_1_affected_opponent_orders_against_the_proliferator() -> None:
+    """Bob's creature gets alice's -1/-1 with bob's Constrictor and Vizier: bob picks Vizier first (0)."""
+    board = _board(
+        [_perm("c", "bob", ["creature"], {"-1/-1": 1})],
+        [("Winding Constrictor", "bob"), ("Vizier of Remedies", "bob")],
+    )
+    assert _gain(board, "c", "-1/-1") == 0

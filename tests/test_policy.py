@@ -1,0 +1,127 @@
+"""Policy: the objective's weights, from TOML or Python, with every bad input named by its key path."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from solver import Policy, PolicyError, load_board, solve
+
+
+def _write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "policy.toml"
+    path.write_text(text)
+    return path
+
+
+def test_from_toml_happy_path(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path,
+        """
+[game]
+win = 2.0
+draw = 0
+loss = -3
+elimination = 0.5
+weight = 5000
+
+[values]
+creature_base = 2.5
+saga_chapter = 4
+saga_value = 0.5
+
+[weights]
+energy = 5
+P1P1 = 1.5
+"first strike" = 0.25
+""",
+    )
+    policy = Policy.from_toml(path)
+    assert (policy.win, policy.draw, policy.loss, policy.elimination, policy.game_weight) == (
+        2.0,
+        0.0,
+        -3.0,
+        0.5,
+        5000.0,
+    )
+    assert (policy.creature_base, policy.saga_chapter, policy.saga_value) == (2.5, 4.0, 0.5)
+    assert policy.weight("energy") == 5.0
+    assert policy.weight("+1/+1") == 1.5  # alias normalised (122.1: a kind is its name)
+    assert policy.weight("first strike") == 0.25
+    assert policy.weight("poison") == Policy().weight("poison")
+    assert Policy.from_dict(policy.to_dict()) == policy
+
+
+@pytest.mark.parametrize(
+    ("text", "path", "message"),
+    [
+        ("[strategy]\nx = 1\n", "strategy", "unknown table"),
+        ("[game]\nvictory = 1\n", "game.victory", "unknown key"),
+        ("[values]\ncreature = 1\n", "values.creature", "unknown key"),
+        ('[game]\nwin = "big"\n', "game.win", "finite number"),
+        ("[weights]\nenergy = true\n", 'weights["energy"]', "finite number"),
+        ("[weights]\nenergy = nan\n", 'weights["energy"]', "finite number"),
+        ('[weights]\n"" = 1\n', 'weights[""]', "empty"),
+        ("[game]\nwin = -0.5\ndraw = -0.5\n", "game", "win > draw > loss"),
+        ("[game]\ndraw = -2\n", "game", "win > draw > loss"),
+        ("[game]\nelimination = 1.0\n", "game.elimination", "below the score of a win"),
+        ("[game]\nelimination = 2.0\n", "game.elimination", "below the score of a win"),
+        ("game = 3\n", "game", "must be a table"),
+    ],
+)
+def test_bad_policy_names_the_key_path(tmp_path: Path, text: str, path: str, message: str) -> None:
+    with pytest.raises(PolicyError) as info:
+        Policy.from_toml(_write(tmp_path, text))
+    problems = info.value.problems
+    assert any(p.path == path and message in p.message for p in problems), problems
+    assert path in str(info.value)
+
+
+def test_bad_kind_name_is_a_policy_error() -> None:
+    with pytest.raises(PolicyError) as info:
+        Policy.from_dict({"weights": {"+1/+1/+1": 1}})
+    assert info.value.problems[0].path == 'weights["+1/+1/+1"]'
+
+
+def test_every_problem_is_reported_not_only_the_first() -> None:
+    with pytest.raises(PolicyError) as info:
+        Policy.from_dict({"game": {"victory": 1, "win": "x"}, "weights": {"energy": "y"}, "other": {}})
+    assert {p.path for p in info.value.problems} == {"game.victory", "game.win", 'weights["energy"]', "other"}
+
+
+def test_unreadable_file(tmp_path: Path) -> None:
+    with pytest.raises(PolicyError, match="cannot read policy file"):
+        Policy.from_toml(tmp_path / "missing.toml")
+
+
+def test_invalid_toml(tmp_path: Path) -> None:
+    with pytest.raises(PolicyError, match="not valid TOML"):
+        Policy.from_toml(_write(tmp_path, "[game\nwin = 1\n"))
+
+
+def test_policy_changes_the_decision() -> None:
+    """Energy worth 5 makes proliferating myself worth my own poison counter (-1)."""
+    board = load_board(
+        {
+            "variant": "duel",
+            "proliferator": "alice",
+            "players": [{"id": "alice", "counters": {"poison": 2, "energy": 1}}, {"id": "bob", "counters": {}}],
+        }
+    )
+    assert solve(board).chosen == ()
+    rich = solve(board, Policy.from_dict({"weights": {"energy": 5}}))
+    assert rich.chosen == ("alice",)
+    assert rich.value == pytest.approx(4.0)
+
+
+def test_policy_cannot_make_self_poisoning_to_death_worth_it() -> None:
+    """Whatever energy is worth, the 10th poison (704.5c) loses: game results dominate."""
+    board = load_board(
+        {
+            "variant": "duel",
+            "proliferator": "alice",
+            "players": [{"id": "alice", "counters": {"poison": 9, "energy": 1}}, {"id": "bob", "counters": {}}],
+        }
+    )
+    assert solve(board, Policy.from_dict({"weights": {"energy": 1e9}})).chosen == ()

@@ -1,0 +1,417 @@
+"""The rules engine against the Comprehensive Rules: 701.34 proliferate, 704 state-based actions, 714 Sagas, 810 2HG."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import boards
+
+from solver import Board, Choice, IllegalChoice, Round, apply_proliferate, eligible, load_board
+from solver.rules import eligible_mask
+
+
+def _board(
+    players: Sequence[dict[str, Any]],
+    permanents: Sequence[dict[str, Any]] = (),
+    *,
+    variant: str = "duel",
+    proliferator: str = "alice",
+    proliferates: int = 1,
+    effects: Sequence[dict[str, Any]] = (),
+) -> Board:
+    return load_board(
+        {
+            "variant": variant,
+            "proliferator": proliferator,
+            "proliferates": proliferates,
+            "players": list(players),
+            "permanents": list(permanents),
+            "effects": list(effects),
+        }
+    )
+
+
+def _creature(
+    pid: str, controller: str, counters: dict[str, int], p: int = 2, t: int = 2, **extra: Any
+) -> dict[str, Any]:
+    return {"id": pid, "controller": controller, "types": ["creature"], "power": p, "toughness": t,
+            "counters": counters, **extra}  # fmt: skip
+
+
+def _duel(alice: dict[str, int] | None = None, bob: dict[str, int] | None = None, **kw: Any) -> Board:
+    return _board([{"id": "alice", "counters": alice or {}}, {"id": "bob", "counters": bob or {}}], **kw)
+
+
+def _giant(a: dict[str, int], b: dict[str, int], bob: dict[str, int], carol: dict[str, int], **kw: Any) -> Board:
+    return _board(
+        [
+            {"id": "alice", "team": "A", "counters": a},
+            {"id": "ally", "team": "A", "counters": b},
+            {"id": "bob", "team": "B", "counters": bob},
+            {"id": "carol", "team": "B", "counters": carol},
+        ],
+        variant="two_headed_giant",
+        **kw,
+    )
+
+
+# ------------------------------------------------------------------ 701.34a
+def test_701_34a_each_kind_gets_one() -> None:
+    board = _duel(
+        {"energy": 2, "poison": 1},
+        permanents=[_creature("c", "alice", {"+1/+1": 2, "stun": 1, "flying": 1})],
+    )
+    out = apply_proliferate(board, Choice.of(["alice", "c"]))
+    assert out.board.counters("alice") == {"energy": 3, "poison": 2}
+    assert out.board.counters("c") == {"+1/+1": 3, "stun": 2, "flying": 2}
+    assert out.added["c"] == {"+1/+1": 1, "stun": 1, "flying": 1}
+
+
+def test_701_34a_zero_chosen_is_legal_and_changes_nothing() -> None:
+    board = _duel({"energy": 2}, {"poison": 9}, permanents=[_creature("c", "bob", {"-1/-1": 1})])
+    out = apply_proliferate(board, Choice.empty())
+    assert out.board == board
+    assert out.added == {} and out.losers == () and out.dies == ()
+
+
+@pytest.mark.parametrize(
+    ("chosen", "message"),
+    [
+        (["nobody"], "not a player or permanent"),
+        (["bare"], "no counters"),
+        (["alice"], "no counters"),
+        (["ghost"], "phased out"),
+    ],
+)
+def test_701_34a_illegal_objects_are_refused(chosen: list[str], message: str) -> None:
+    """Unknown ids, objects without counters and phased-out permanents (702.26b) cannot be chosen."""
+    board = _duel(
+        {},
+        {"poison": 1},
+        permanents=[
+            _creature("bare", "alice", {}),
+            _creature("ghost", "bob", {"+1/+1": 1}, phased_out=True),
+        ],
+    )
+    with pytest.raises(IllegalChoice, match=message):
+        apply_proliferate(board, Choice.of(chosen))
+
+
+def test_701_34a_wrong_number_of_rounds_is_refused() -> None:
+    board = _duel({}, {"poison": 1}, proliferates=2)
+    with pytest.raises(IllegalChoice, match="2 time"):
+        apply_proliferate(board, Choice.of(["bob"]))
+    with pytest.raises(IllegalChoice):
+        apply_proliferate(board, Choice.of(["bob"], rounds=3))
+
+
+def test_702_26b_phased_out_is_not_eligible_but_players_with_counters_are() -> None:
+    board = _duel(
+        {"energy": 1},
+        {},
+        permanents=[
+            _creature("ghost", "bob", {"+1/+1": 1}, phased_out=True),
+            _creature("bear", "bob", {"+1/+1": 1}),
+            _creature("bare", "bob", {}),
+        ],
+    )
+    assert eligible(board) == ("alice", "bear")
+    assert eligible_mask(board).tolist() == [True, False, False, True, False]
+
+
+# ------------------------------------------------------------------ 701.34b / 810.10 two-headed giant
+def test_810_10d_head_without_personal_poison_is_eligible() -> None:
+    """The team's poison is shared (810.10): a head with none written still "has" it."""
+    board = _board(
+        [
+            {"id": "alice", "team": "A"},
+            {"id": "ally", "team": "A"},
+            {"id": "bob", "team": "B", "counters": {"poison": 3}},
+            {"id": "carol", "team": "B"},
+        ],
+        variant="two_headed_giant",
+    )
+    assert eligible(board) == ("bob", "carol")
+    out = apply_proliferate(board, Choice.of(["carol"]))
+    assert out.board.counters("bob")["poison"] == 4
+    assert out.board.counters("carol")["poison"] == 4
+
+
+def test_701_34b_both_heads_chosen_give_one_team_poison_to_named_head() -> None:
+    board = _giant({}, {}, {"poison": 3, "energy": 1}, {"poison": 3})
+    out = apply_proliferate(board, Choice.of(["bob", "carol"], {"B": "carol"}))
+    assert out.board.counters("bob") == {"poison": 4, "energy": 2}
+    assert out.board.counters("carol") == {"poison": 4}
+    assert out.added["carol"] == {"poison": 1}
+
+
+def test_701_34b_recipient_matters_with_winding_constrictor() -> None:
+    """Winding Constrictor's controller gets one more counter (616.1); only if that head receives the poison."""
+    board = _giant({}, {}, {"poison": 3}, {"poison": 3}, effects=[{"card": "Winding Constrictor", "controller": "bob"}])
+    to_bob = apply_proliferate(board, Choice.of(["bob", "carol"], {"B": "bob"}))
+    to_carol = apply_proliferate(board, Choice.of(["bob", "carol"], {"B": "carol"}))
+    assert to_bob.board.counters("carol")["poison"] == 5
+    assert to_carol.board.counters("carol")["poison"] == 4
+
+
+@pytest.mark.parametrize(
+    ("chosen", "recipients", "message"),
+    [
+        (["bob", "carol"], {}, "name which one"),
+        (["bob"], {"B": "carol"}, "not chosen"),
+        (["bob"], {"B": "alice"}, "not a player of team"),
+        (["bob"], {"Z": "bob"}, "unknown team"),
+        (["bob"], {"B": "nobody"}, "not a player of team"),
+    ],
+)
+def test_701_34b_bad_recipients_are_refused(chosen: list[str], recipients: dict[str, str], message: str) -> None:
+    board = _giant({}, {}, {"poison": 3}, {"poison": 3})
+    with pytest.raises(IllegalChoice, match=message):
+        apply_proliferate(board, Choice.of(chosen, recipients))
+
+
+def test_704_6b_two_headed_giant_team_loses_at_15() -> None:
+    board = _giant({}, {}, {"poison": 14}, {"poison": 14})
+    out = apply_proliferate(board, Choice.of(["bob", "carol"], {"B": "bob"}))
+    assert out.board.counters("bob")["poison"] == 15
+    assert set(out.losers) == {"bob", "carol"}  # 810.8a: the team loses
+
+
+def test_704_5c_ten_poison_is_not_a_loss_in_two_headed_giant() -> None:
+    board = _giant({}, {}, {"poison": 9}, {"poison": 9})
+    out = apply_proliferate(board, Choice.of(["bob"]))
+    assert out.board.counters("bob")["poison"] == 10
+    assert out.losers == ()
+
+
+def test_810_11_three_player_team_loses_at_20() -> None:
+    players: list[dict[str, Any]] = [
+        {"id": "alice", "team": "A"},
+        {"id": "ally", "team": "A"},
+        {"id": "bob", "team": "B", "counters": {"poison": 18}},
+        {"id": "carol", "team": "B"},
+        {"id": "dave", "team": "B"},
+    ]
+    board = _board(players, variant="two_headed_giant")
+    assert board.poison_threshold().tolist() == [15, 20]
+    assert apply_proliferate(board, Choice.of(["bob"])).losers == ()
+    twice = _board(players, variant="two_headed_giant", proliferates=2)
+    assert set(apply_proliferate(twice, Choice.of(["dave"], rounds=2)).losers) == {"bob", "carol", "dave"}
+
+
+# ------------------------------------------------------------------ 704.4 multi-round
+def test_704_4_no_state_based_actions_between_rounds() -> None:
+    """A creature at 0 toughness after round 1 is still there to be chosen in round 2."""
+    board = _duel(permanents=[_creature("c", "bob", {"-1/-1": 1}, t=2)], proliferates=2)
+    out = apply_proliferate(board, Choice.of(["c"], rounds=2))
+    assert out.added["c"] == {"-1/-1": 2}
+    assert out.dies == ("c",)
+
+
+def test_704_4_annihilation_waits_until_both_rounds_are_done() -> None:
+    """Both +1/+1 and -1/-1 stay on the creature between rounds, so each round adds one of each (704.5q after)."""
+    board = Board.build(
+        variant="duel",
+        proliferator="alice",
+        players=[_player("alice"), _player("bob")],
+        permanents=[_permanent("c", "alice", {"+1/+1": 2, "-1/-1": 1})],
+        proliferates=2,
+    )
+    out = apply_proliferate(board, Choice.of(["c"], rounds=2))
+    assert out.added["c"] == {"+1/+1": 2, "-1/-1": 2}
+    assert out.annihilated == {"c": 3}
+    assert out.board.counters("c") == {"+1/+1": 1}
+
+
+def _player(pid: str, counters: dict[str, int] | None = None) -> Any:
+    from solver import Player
+
+    return Player(pid, pid, 20, counters or {})
+
+
+def _permanent(pid: str, controller: str, counters: dict[str, int]) -> Any:
+    from solver import Permanent
+
+    return Permanent(pid, controller, ("creature",), power=2, toughness=2, counters=counters)
+
+
+def test_rounds_may_differ() -> None:
+    board = _duel({"energy": 1}, {"poison": 1}, proliferates=2)
+    out = apply_proliferate(board, Choice((Round(("bob",)), Round(("alice", "bob")))))
+    assert out.board.counters("bob") == {"poison": 3}
+    assert out.board.counters("alice") == {"energy": 2}
+
+
+# ------------------------------------------------------------------ 704.5 state-based actions
+def test_704_5c_ten_poison_loses() -> None:
+    out = apply_proliferate(_duel({}, {"poison": 9}), Choice.of(["bob"]))
+    assert out.losers == ("bob",)
+
+
+def test_704_5f_zero_toughness_dies_even_if_indestructible() -> None:
+    board = _duel(permanents=[_creature("c", "alice", {"-1/-1": 1}, t=2, keywords=["indestructible"])])
+    out = apply_proliferate(board, Choice.of(["c"]))
+    assert out.dies == ("c",)
+    assert "c" not in out.board.index
+
+
+def test_704_5g_damage_destroys_unless_indestructible() -> None:
+    """Rules brief §8.3: a 4/4 with one -1/-1 and 2 damage becomes 2/2 with 2 damage."""
+    board = _duel(
+        permanents=[
+            _creature("plain", "bob", {"-1/-1": 1}, p=4, t=4, damage=2),
+            _creature("tough", "bob", {"-1/-1": 1}, p=4, t=4, damage=2, keywords=["indestructible"]),
+        ]
+    )
+    out = apply_proliferate(board, Choice.of(["plain", "tough"]))
+    assert out.dies == ("plain",)
+    assert out.board.counters("tough") == {"-1/-1": 2}
+
+
+def test_122_1c_shield_counter_is_removed_instead_of_destruction() -> None:
+    board = _duel(permanents=[_creature("c", "bob", {"-1/-1": 1, "shield": 1}, p=4, t=4, damage=2)])
+    out = apply_proliferate(board, Choice.of(["c"]))
+    assert out.dies == ()
+    assert out.board.counters("c") == {"-1/-1": 2, "shield": 1}  # 2 shields after proliferate, one used
+
+
+def test_704_5q_plus_and_minus_counters_annihilate() -> None:
+    board = _duel(permanents=[_creature("c", "alice", {"+1/+1": 3, "-1/-1": 1})])
+    out = apply_proliferate(board, Choice.of(["c"]))
+    assert out.annihilated == {"c": 2}
+    assert out.board.counters("c") == {"+1/+1": 2}
+
+
+# ------------------------------------------------------------------ 714 Sagas
+def _saga(lore: int, chapters: int = 3) -> dict[str, Any]:
+    return {"id": "saga", "controller": "alice", "types": ["enchantment"], "subtypes": ["Saga"],
+            "chapters": chapters, "counters": {"lore": lore}}  # fmt: skip
+
+
+def test_714_2b_chapter_triggers_when_crossed() -> None:
+    out = apply_proliferate(_duel(permanents=[_saga(1)]), Choice.of(["saga"]))
+    assert out.chapters == {"saga": (2,)}
+    assert out.sacrificed == ()
+
+
+def test_714_2b_doubler_triggers_two_chapters_and_714_4_sacrifice() -> None:
+    board = _duel(permanents=[_saga(1)], effects=[{"card": "Doubling Season", "controller": "alice"}])
+    out = apply_proliferate(board, Choice.of(["saga"]))
+    assert out.board.counters("saga") == {"lore": 3}
+    assert out.chapters == {"saga": (2, 3)}
+    assert out.sacrificed == ("saga",)
+
+
+def test_714_4_final_chapter_sacrifice() -> None:
+    out = apply_proliferate(_duel(permanents=[_saga(2)]), Choice.of(["saga"]))
+    assert out.chapters == {"saga": (3,)}
+    assert out.sacrificed == ("saga",)
+
+
+# ------------------------------------------------------------------ thresholds
+def _threshold(pid: str, controller: str, kind: str, count: int, at: int, effect: str | float) -> dict[str, Any]:
+    return {"id": pid, "controller": controller, "types": ["artifact"], "counters": {kind: count},
+            "thresholds": [{"kind": kind, "at": at, "effect": effect, "label": pid}]}  # fmt: skip
+
+
+def test_threshold_win_makes_every_opponent_lose() -> None:
+    board = _board(
+        [{"id": "alice"}, {"id": "bob"}, {"id": "carol"}],
+        [_threshold("reactor", "alice", "charge", 19, 20, "win")],
+        variant="free_for_all",
+    )
+    out = apply_proliferate(board, Choice.of(["reactor"]))
+    assert out.losers == ("bob", "carol")
+    assert [(t.object, t.kind, t.at, t.effect) for t in out.thresholds] == [("reactor", "charge", 20, "win")]
+
+
+def test_810_8a_threshold_lose_makes_the_team_lose() -> None:
+    board = _board(
+        [
+            {"id": "alice", "team": "A"},
+            {"id": "ally", "team": "A"},
+            {"id": "bob", "team": "B"},
+            {"id": "c", "team": "B"},
+        ],
+        [_threshold("nine", "ally", "incarnation", 8, 9, "lose")],
+        variant="two_headed_giant",
+    )
+    out = apply_proliferate(board, Choice.of(["nine"]))
+    assert out.losers == ("alice", "ally")
+
+
+def test_numeric_threshold_is_reported_when_crossed_only() -> None:
+    board = _duel(permanents=[_threshold("quest", "alice", "quest", 3, 4, 5.0)])
+    assert [t.effect for t in apply_proliferate(board, Choice.of(["quest"])).thresholds] == [5.0]
+    assert apply_proliferate(board, Choice.empty()).thresholds == ()
+    past = _duel(permanents=[_threshold("quest", "alice", "quest", 4, 4, 5.0)])
+    assert apply_proliferate(past, Choice.of(["quest"])).thresholds == ()
+
+
+# ------------------------------------------------------------------ properties
+def _random_choice(board: Board, data: st.DataObject) -> Choice:
+    """Any legal choice: a subset per round and, in 2HG, a drawn recipient when both heads are chosen (701.34b)."""
+    ids = eligible(board)
+    rounds = []
+    for _ in range(board.rounds):
+        chosen = data.draw(st.lists(st.sampled_from(ids), unique=True)) if ids else []
+        named: dict[str, str] = {}
+        poison = board.kind_column("poison")
+        if board.variant == "two_headed_giant" and poison >= 0:
+            for team, name in enumerate(board.team_names):
+                heads = [i for i in chosen if board.index[i] < board.n_players and board.team[board.index[i]] == team]
+                if len(heads) > 1 and board.counts[board.index[heads[0]], poison] > 0:
+                    named[name] = data.draw(st.sampled_from(heads))
+        rounds.append(Round(tuple(chosen), named))
+    return Choice(tuple(rounds))
+
+
+def _settled(board: Board) -> Board:
+    """The board after its own state-based actions: what the empty choice leaves (704.3)."""
+    return apply_proliferate(board, Choice.empty(board.rounds)).board
+
+
+@settings(max_examples=60, deadline=None)
+@given(boards(), st.data())
+def test_counters_never_decrease_except_704_5q_and_shields(board: Board, data: st.DataObject) -> None:
+    """701.34a only adds; only 704.5q annihilation and used shields (122.1c) take counters away."""
+    out = apply_proliferate(board, _random_choice(board, data))
+    settled = out.settled
+    for row, obj_id in enumerate(board.ids):
+        if obj_id not in out.board.index:
+            assert settled.dies[row]
+            continue
+        before, after = board.counters(obj_id), out.board.counters(obj_id)
+        for kind, n in before.items():
+            taken = n - after.get(kind, 0)
+            if kind in ("+1/+1", "-1/-1"):
+                assert taken <= int(settled.annihilated[row])
+            elif kind == "shield":
+                assert taken <= int(settled.shield_used[row])
+            else:
+                assert taken <= 0, (obj_id, kind)
+
+
+@settings(max_examples=60, deadline=None)
+@given(boards())
+def test_701_34a_empty_choice_changes_nothing_on_a_settled_board(board: Board) -> None:
+    settled = _settled(board)
+    out = apply_proliferate(settled, Choice.empty(settled.rounds))
+    assert out.board == settled
+    assert out.added == {} and out.dies == () and out.annihilated == {} and out.chapters == {}
+
+
+# ------------------------------------------------------------------ trigger timing
+@pytest.mark.parametrize(("poisoned", "loser"), [("alice", "alice"), ("bob", "bob")])
+def test_704_3_poison_loss_comes_before_a_threshold_trigger(poisoned: str, loser: str) -> None:
+    """The poisoned player's own Darksteel Reactor reaches 20 as they reach 10 poison: they lose, nobody else."""
+    board = _board(
+        [{"id": p, "counters": {"poison": 9} if p == poisoned else {}} for p in ("alice", "bob")],
+        [_threshold("reactor", poisoned, "charge", 19, 20, "win")],
+    )
+    out = apply_proliferate(board, Choice.of([poisoned, "reactor"]))
+    assert out.losers == (loser,)
