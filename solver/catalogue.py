@@ -87,6 +87,10 @@ def default_spec(kind: str) -> CounterSpec:
         return CounterSpec(kind, (delta[0] + delta[1]) / 2, False, "P/T counter: half its power plus toughness")
     if kind == "exalted":
         return CounterSpec(kind, _EXALTED_WEIGHT, False, "keyword counter; each instance triggers")
+    if kind == "decayed":
+        return CounterSpec(
+            kind, -_KEYWORD_WEIGHT, True, "keyword counter, a drawback: can't block, dies after attacking"
+        )
     if kind in KEYWORD_KINDS:
         return CounterSpec(kind, _KEYWORD_WEIGHT, True, "keyword counter; extra copies are redundant")
     return CounterSpec(kind, 0.0, False, "unknown kind: worth 0 unless the policy or board says otherwise")

@@ -14,7 +14,7 @@ import numpy as np
 
 from .board import Board, BoolArray, IntArray, Variant
 from .decision import ExplanationRow
-from .objective import MILLI, Objective, TeamOption
+from .objective import MILLI, Objective, TeamOption, TeamUnit
 from .rules import Settled, lost_seats, team_poison
 
 __all__ = ["explain"]
@@ -52,28 +52,44 @@ def explain(objective: Objective, chosen: BoolArray, recipients: IntArray) -> tu
 
     for i, (team, option) in enumerate(zip(units.teams, team_choice, strict=True)):
         rest = others(("team", i))
-        v_now = option.material + objective.game_milli(rest | option.events)
         for pos, head in enumerate(team.heads):
-            if not board.counts[head].any():
-                continue
-            flip = [o for o in team.options if (o.times[pos] > 0) != (option.times[pos] > 0)]
-            if not flip:
-                continue
-            v_alt = max(o.material + objective.game_milli(rest | o.events) for o in flip)
-            alt = max(flip, key=lambda o: o.material + objective.game_milli(rest | o.events))
-            chosen_now = option.times[pos] > 0
-            marginal = (v_now - v_alt) if chosen_now else (v_alt - v_now)
-            with_opt, without_opt = (option, alt) if chosen_now else (alt, option)
-            reasons = _row_reasons(objective, head, with_opt.times[pos])
-            p0 = int(team_poison(board, board.counts)[team.team])
-            if with_opt.poison != without_opt.poison:
-                reasons.append(
-                    f"team {board.team_names[team.team]} poison {p0 + without_opt.poison} -> "
-                    f"{p0 + with_opt.poison} (shared, 810.10; one per team per proliferate, 701.34b)"
-                )
-            reasons += _game_reasons(objective, rest | without_opt.events, rest | with_opt.events)
-            rows[head] = ExplanationRow(board.ids[head], option.times[pos], marginal / MILLI, tuple(reasons))
+            if board.counts[head].any():
+                rows[head] = _head_row(objective, team, option, pos, rest)
     return tuple(rows[r] for r in sorted(rows))
+
+
+def _head_row(objective: Objective, team: TeamUnit, option: TeamOption, pos: int, rest: int) -> ExplanationRow:
+    """A 2HG head: its own counters as for any object, plus the team's shared poison it receives.
+
+    Its marginal compares with the best option that flips this head alone, so a head whose
+    teammate could take the poison just as well is worth 0 alone; the reasons then still say
+    what the team's poison does, against choosing no head of the team at all.
+    """
+    board = objective.board
+    head = team.heads[pos]
+
+    def worth(o: TeamOption) -> int:
+        return o.material + objective.game_milli(rest | o.events)
+
+    chosen_now = option.times[pos] > 0
+    flip = [o for o in team.options if (o.times[pos] > 0) != chosen_now]
+    alt = max(flip, key=worth) if flip else option
+    marginal = (worth(option) - worth(alt)) * (1 if chosen_now else -1)
+    with_opt = option if chosen_now else alt
+    reasons = _row_reasons(objective, head, with_opt.times[pos])
+    gives_poison = any(recipient == head for _, recipient in with_opt.pattern)
+    if gives_poison:
+        nobody = next(o for o in team.options if not any(o.times))
+        p0 = int(team_poison(board, board.counts)[team.team])
+        name = board.team_names[team.team]
+        reasons.append(
+            f"team {name} poison {p0} -> {p0 + with_opt.poison} through this head "
+            "(shared, 810.10; one per team per proliferate, 701.34b)"
+        )
+        reasons += _game_reasons(objective, rest | nobody.events, rest | with_opt.events)
+        if marginal == 0 and worth(with_opt) != worth(nobody):
+            reasons.append("a teammate could receive the team's poison instead")
+    return ExplanationRow(board.ids[head], option.times[pos], marginal / MILLI, tuple(reasons))
 
 
 def _poison_given(board: Board, team: int, recipients: IntArray) -> int:

@@ -51,6 +51,13 @@ class Policy:
     saga_chapter: float = 1.5
     saga_value: float = 1.0
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "weights", MappingProxyType(dict(self.weights)))
+
+    def __reduce__(self) -> tuple[Any, tuple[dict[str, Any]]]:
+        """Pickle through the TOML-shaped dict (worker processes get the same policy)."""
+        return (Policy.from_dict, (self.to_dict(),))
+
     def weight(self, kind: str) -> float:
         """Worth of one counter of ``kind`` to its controller: the policy's, else the catalogue's."""
         return self.weights.get(kind, default_spec(kind).weight)

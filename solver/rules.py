@@ -49,6 +49,13 @@ class Round:
     chosen: tuple[str, ...] = ()
     poison_recipients: Mapping[str, str] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "chosen", tuple(self.chosen))
+        object.__setattr__(self, "poison_recipients", MappingProxyType(dict(self.poison_recipients)))
+
+    def __reduce__(self) -> tuple[type[Round], tuple[tuple[str, ...], dict[str, str]]]:
+        return (Round, (self.chosen, dict(self.poison_recipients)))
+
 
 @dataclass(frozen=True)
 class Choice:
@@ -61,7 +68,7 @@ class Choice:
         cls, chosen: Iterable[str], poison_recipients: Mapping[str, str] | None = None, *, rounds: int = 1
     ) -> Choice:
         """The same choice in each of ``rounds`` proliferates."""
-        one = Round(tuple(chosen), MappingProxyType(dict(poison_recipients or {})))
+        one = Round(tuple(chosen), poison_recipients or {})
         return cls(tuple([one] * rounds))
 
     @classmethod
