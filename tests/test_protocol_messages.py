@@ -215,7 +215,7 @@ class Recorder:
 
 
 def slow_board(n: int = 40) -> dict[str, Any]:
-    """A board whose top-20 takes CP-SAT most of a second: long enough to overlap other requests."""
+    """A board big enough (40 permanents) for the ``release`` fixture to hold its solve."""
     return {
         "format": 1,
         "variant": "duel",
@@ -266,11 +266,30 @@ def test_session_answers_each_request_once_and_survives_bad_lines() -> None:
     assert codes[-1] == (4, "result")
 
 
-def test_session_refuses_a_second_pending_solve_with_the_same_id() -> None:
+@pytest.fixture
+def release(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
+    """Hold every solve of a board with over 20 permanents until the test sets the returned event.
+
+    Makes "a solve is still running" a fact of the test rather than a race with a slow board.
+    """
+    gate = threading.Event()
+    real = solver.solve
+
+    def held(board: solver.Board, *args: Any, **kwargs: Any) -> solver.Decision:
+        if board.n_objects - board.n_players > 20:
+            assert gate.wait(timeout=30), "the test never released the held solve"
+        return real(board, *args, **kwargs)
+
+    monkeypatch.setattr(solver, "solve", held)
+    return gate
+
+
+def test_session_refuses_a_second_pending_solve_with_the_same_id(release: threading.Event) -> None:
     out = Recorder()
     session = Session(out, Settings())
-    session.handle_line(line({"type": "solve", "id": "dup", "board": slow_board(), "top_k": 20}))
+    session.handle_line(line({"type": "solve", "id": "dup", "board": slow_board()}))
     session.handle_line(line({"type": "solve", "id": "dup", "board": CLASSIC}))
+    release.set()
     session.finish()
     replies = [r for r in out.replies if r["id"] == "dup"]
     assert sorted(r["type"] for r in replies) == ["error", "result"]
@@ -341,13 +360,14 @@ def test_a_bug_in_the_solver_is_an_internal_error_and_the_session_goes_on(monkey
     assert out.wait(2)["type"] == "pong"
 
 
-def test_a_solve_queued_past_its_deadline_times_out_without_running() -> None:
+def test_a_solve_queued_past_its_deadline_times_out_without_running(release: threading.Event) -> None:
     out = Recorder()
     session = Session(out, Settings())
-    session.handle_line(line({"type": "solve", "id": "busy", "board": slow_board(), "top_k": 20}))
+    session.handle_line(line({"type": "solve", "id": "busy", "board": slow_board()}))
     session.handle_line(line({"type": "solve", "id": "late", "board": CLASSIC, "time_ms": 1}))
     late = out.wait("late")
     assert late["code"] == "timeout"
+    release.set()
     assert out.wait("busy")["type"] == "result"  # and "late" was skipped: no second reply
     session.finish()
     assert [r["id"] for r in out.replies] == ["late", "busy"]
