@@ -1,0 +1,38 @@
+"""Gymnasium environments for proliferate decisions, registered in the namespace ``proliferate``.
+
+Importing this package registers ``proliferate/Duel-v0``, ``proliferate/TwoHeadedGiant-v0``,
+``proliferate/FreeForAll-v0`` and ``proliferate/Bandit-v0`` (``gymnasium.make("env:proliferate/Duel-v0")``
+imports it for you).  Every rule and value comes from :mod:`solver`; see ``docs/environments.md``.
+"""
+
+from __future__ import annotations
+
+import gymnasium as gym
+
+from .agents import OracleAgent, RandomAgent, RuleBasedAgent
+from .core import ProliferateEnv
+from .events import EventParams
+from .wrappers import ScaledCounters, sample_legal
+
+__all__ = [
+    "IDS",
+    "EventParams",
+    "OracleAgent",
+    "ProliferateEnv",
+    "RandomAgent",
+    "RuleBasedAgent",
+    "ScaledCounters",
+    "sample_legal",
+]
+
+#: id -> (constructor kwargs, max_episode_steps or None)
+IDS: dict[str, tuple[dict[str, object], int | None]] = {
+    "proliferate/Duel-v0": ({"variant": "duel"}, 64),
+    "proliferate/TwoHeadedGiant-v0": ({"variant": "two_headed_giant"}, 64),
+    "proliferate/FreeForAll-v0": ({"variant": "free_for_all"}, 64),
+    "proliferate/Bandit-v0": ({"variant": "duel", "bandit": True}, None),
+}
+
+for _id, (_kwargs, _steps) in IDS.items():
+    if _id not in gym.registry:
+        gym.register(id=_id, entry_point="env.core:ProliferateEnv", kwargs=_kwargs, max_episode_steps=_steps)

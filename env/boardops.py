@@ -1,0 +1,79 @@
+"""Small changes to a solver board between decisions that are bookkeeping, not rules.
+
+Permanents leave, life changes, counters are put by the event model.  The rules that
+follow (state-based actions, who loses) always come from :mod:`solver.rules`; these
+helpers only keep the board consistent: a replacement effect leaves with the last
+permanent that generates it, and a Two-Headed Giant team's shared life and poison
+(810.4, 810.10) show on both heads, as :class:`solver.Board` stores them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from solver.board import Board, BoolArray, IntArray, Variant
+
+__all__ = ["add_counters", "drop_orphan_effects", "lose_life", "lose_lives", "remove", "remove_ids"]
+
+
+def remove(board: Board, gone: BoolArray) -> Board:
+    """``board`` without the permanents in ``gone``, and without effects nobody generates any more."""
+    if not gone.any():
+        return board
+    return drop_orphan_effects(board.without(gone))
+
+
+def drop_orphan_effects(board: Board) -> Board:
+    """Remove the replacement effects whose permanent has left the battlefield."""
+    if not board.effects:
+        return board
+    present = {
+        (str(board.names[i]), board.ids[int(board.controller[i])]) for i in range(board.n_players, board.n_objects)
+    }
+    effects = tuple(e for e in board.effects if (e.card, e.controller) in present)
+    return board if len(effects) == len(board.effects) else replace(board, effects=effects)
+
+
+def remove_ids(board: Board, ids: list[str]) -> Board:
+    gone = np.zeros(board.n_objects, dtype=bool)
+    for obj_id in ids:
+        row = board.index.get(obj_id)
+        if row is not None and row >= board.n_players:
+            gone[row] = True
+    return remove(board, gone)
+
+
+def _heads(board: Board, player: int) -> BoolArray:
+    if board.variant is Variant.TWO_HEADED_GIANT:
+        out: BoolArray = board.team[: board.n_players] == board.team[player]
+        return out
+    mine: BoolArray = np.arange(board.n_players) == player
+    return mine
+
+
+def lose_life(board: Board, player: int, amount: int) -> Board:
+    """``player`` loses life; a 2HG team's life total is shared (810.4)."""
+    lost = np.zeros(board.n_players, dtype=np.int64)
+    lost[player] = amount
+    return lose_lives(board, lost)
+
+
+def lose_lives(board: Board, lost: IntArray) -> Board:
+    """Every player loses ``lost[player]`` life at once (one new board, however many players)."""
+    if not lost.any():
+        return board
+    life = board.life.copy()
+    for player in np.flatnonzero(lost):
+        life[_heads(board, int(player))] -= lost[player]
+    return replace(board, life=life)
+
+
+def add_counters(board: Board, counts: IntArray, row: int, kind: str, amount: int) -> None:
+    """Put ``amount`` counters of ``kind`` on ``row`` in ``counts`` (a 2HG team's poison is shared, 810.10)."""
+    col = board.kinds.index(kind)
+    if kind == "poison" and row < board.n_players:
+        counts[: board.n_players, col][_heads(board, row)] += amount
+    else:
+        counts[row, col] = max(counts[row, col] + amount, 0)

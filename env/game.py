@@ -1,0 +1,245 @@
+"""The game between decisions: turns, events, opportunities, scripted seats and who has lost.
+
+A :class:`Game` runs until a seat it does not script (an *external* seat: the Gymnasium
+agent, or every PettingZoo agent) has a proliferate to decide, then waits for
+:meth:`Game.decide`.  Every rule comes from the solver: a decision is applied with
+:func:`solver.rules.apply_matrix`, and after each turn's events the same function with
+the empty choice runs the state-based actions and says who lost (704.5, 704.6, 810.8).
+All randomness comes from the generator passed in (the env's ``np_random``).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+
+import numpy as np
+
+from solver.board import Board, BoolArray, IntArray, Variant
+from solver.fast import FastSolution, solve_fast
+from solver.objective import Objective
+from solver.policy import Policy
+from solver.rules import Outcome, apply_matrix, losers, settle
+from solver.solve import to_matrix
+
+from .agents import BoardPolicy
+from .boardops import remove
+from .events import EventParams, dies_triggers, turn_events
+from .opportunities import PERMANENT_SOURCES, Opportunity, prepare, turn_opportunities
+from .scenarios import rebuild
+
+__all__ = ["Decision", "Game", "GameConfig"]
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    """How the game moves between decisions (see :mod:`env.events`, :mod:`env.opportunities`)."""
+
+    events: EventParams | None = field(default_factory=EventParams)
+    p_activate: float = 0.5
+    p_spell: float = 0.35
+    p_fizzle: float = 0.15
+    max_turns: int = 200
+    capacity: int = 30
+
+
+class Decision:
+    """A proliferate being decided: the board it happens on, and the solver work for it, built once.
+
+    The :class:`solver.objective.Objective` and the optimum are computed lazily and cached,
+    so the reward, the regret, the oracle and ``oracle_in_info`` share one build per decision.
+    """
+
+    def __init__(self, seat: str, board: Board, opportunity: Opportunity, policy: Policy) -> None:
+        self.seat = seat
+        self.board = board
+        self.opportunity = opportunity
+        self.policy = policy
+        self.rows: list[list[int]] = []
+        self.recipients: list[dict[int, int]] = []
+
+    @property
+    def rounds(self) -> int:
+        return self.board.rounds
+
+    @property
+    def round(self) -> int:
+        return len(self.rows)
+
+    @cached_property
+    def objective(self) -> Objective:
+        return Objective(self.board, self.policy)
+
+    @cached_property
+    def best(self) -> FastSolution:
+        return solve_fast(self.objective)
+
+    @cached_property
+    def plan(self) -> tuple[BoolArray, IntArray]:
+        """The optimal choice as solver matrices (rounds x objects, rounds x teams)."""
+        return to_matrix(self.objective, self.best.single_times, self.best.team_options)
+
+
+class Game:
+    """One game in progress.  ``external`` seats are decided from outside; the rest by ``policies``."""
+
+    def __init__(
+        self,
+        board: Board,
+        seats: tuple[str, ...],
+        archetypes: dict[str, str],
+        rng: np.random.Generator,
+        *,
+        external: frozenset[str],
+        policies: dict[str, BoardPolicy],
+        config: GameConfig,
+        policy: Policy,
+    ) -> None:
+        self.board = board
+        self.seats = seats
+        self.archetypes = archetypes
+        self.rng = rng
+        self.external = external
+        self.policies = policies
+        self.config = config
+        self.policy = policy
+        self.queue: deque[tuple[str, Opportunity]] = deque()
+        self.next_seat = 0
+        self.turns = 0
+        self.next_id = board.n_objects
+        self.lost: set[str] = set()
+        self.over = False
+        self.truncated = False
+        self.pending: Decision | None = None
+        self.log: list[str] = []
+
+    # ------------------------------------------------------------------ results
+    def alive(self) -> tuple[str, ...]:
+        return tuple(s for s in self.seats if s not in self.lost)
+
+    def result(self, seat: str) -> str | None:
+        """win / loss / draw for ``seat`` once it is decided, else None (team result in 2HG, 810.8a)."""
+        if seat in self.lost:
+            return "draw" if self.over and not self.alive() else "loss"
+        if self.over and not self.truncated:
+            return "win"
+        return None
+
+    # ------------------------------------------------------------------ running
+    def start(self, seat: str, opportunity: Opportunity, first_turn: int | None = None) -> Decision | None:
+        """Begin with ``opportunity`` for ``seat``; turns then go on from ``first_turn`` (default: after ``seat``)."""
+        self.queue.append((seat, opportunity))
+        self.next_seat = (self.seats.index(seat) + 1) % len(self.seats) if first_turn is None else first_turn
+        return self.advance()
+
+    def advance(self) -> Decision | None:
+        """Run until an external seat must decide (returned, also in ``pending``) or the game ends (None)."""
+        self.pending = None
+        while not self.over:
+            if self.queue:
+                seat, opportunity = self.queue.popleft()
+                if seat in self.lost:
+                    continue
+                prepared = prepare(self.board, opportunity)
+                self.board = prepared.board
+                if not prepared.happens:
+                    self.log.append(f"{opportunity.source.card}: {prepared.reason}")
+                    continue
+                decision = Decision(seat, prepared.board, opportunity, self.policy)
+                if seat in self.external:
+                    self.pending = decision
+                    return decision
+                chosen, recipients = self.policies[seat](decision.board, self.rng)
+                self.resolve(decision, chosen, recipients)
+            else:
+                self._turn()
+        return None
+
+    def resolve(self, decision: Decision, chosen: BoolArray, recipients: IntArray) -> Outcome:
+        """Apply a decision's checked solver matrices, then the state-based actions (inside ``apply_matrix``)."""
+        outcome = apply_matrix(decision.board, chosen, recipients)
+        self._after(outcome)
+        return outcome
+
+    def _turn(self) -> None:
+        if self.turns >= self.config.max_turns:
+            self.over = self.truncated = True
+            return
+        seat = self.seats[self.next_seat]
+        self.next_seat = (self.next_seat + 1) % len(self.seats)
+        if seat in self.lost:
+            return
+        self.turns += 1
+        if self.config.events is not None:
+            capacity = self.config.capacity
+            events = turn_events(
+                self.board,
+                seat,
+                self.archetypes.get(seat, "mixed"),
+                self.rng,
+                self.config.events,
+                capacity,
+                self.next_id,
+            )
+            self.next_id += 1
+            self.board = events.board
+            self.log.extend(events.log)
+            self.queue.extend((owner, Opportunity(PERMANENT_SOURCES[card], owner)) for owner, card in events.triggers)
+            if events.log:
+                self._state_based_actions()
+            if self.over:
+                return
+        cfg = self.config
+        self.queue.extend(
+            (seat, o) for o in turn_opportunities(self.board, seat, self.rng, cfg.p_activate, cfg.p_spell, cfg.p_fizzle)
+        )
+
+    def _state_based_actions(self) -> None:
+        """The state-based actions after events (704.3): :func:`solver.rules.settle` and :func:`solver.rules.losers`.
+
+        ``apply_matrix`` with the empty choice would do the same, plus computing what one
+        proliferate would add to every object, which nobody needs here and which costs more
+        than the settling itself on boards with replacement effects.
+        """
+        board = self.board
+        settled = settle(board, board.counts)
+        lost = losers(board, settled)
+        self._take(board, board.with_counts(settled.counts), settled.dies, settled.sacrificed, lost)
+
+    def _after(self, outcome: Outcome) -> None:
+        """Take the board after a proliferate and its state-based actions."""
+        settled = outcome.settled
+        lost = np.zeros(outcome.before.n_players, dtype=bool)
+        lost[[outcome.before.index[p] for p in outcome.losers]] = True
+        self._take(outcome.before, outcome.before.with_counts(settled.counts), settled.dies, settled.sacrificed, lost)
+
+    def _take(self, before: Board, settled: Board, dies: BoolArray, sacrificed: BoolArray, lost: BoolArray) -> None:
+        """Dead permanents and finished Sagas (714.4) leave, dies triggers are queued, losers are out."""
+        for owner, card in dies_triggers(before, [int(i) for i in np.flatnonzero(dies)]):
+            self.queue.appendleft((owner, Opportunity(PERMANENT_SOURCES[card], owner)))
+        board = remove(settled, dies | sacrificed)
+        self.board = board if board.proliferates == 1 else replace(board, proliferates=1)
+        if lost.any():
+            self._lose({before.ids[i] for i in np.flatnonzero(lost)})
+
+    def _lose(self, losers: set[str]) -> None:
+        """Seats that lost leave; in a duel or 2HG the game is over, in free-for-all it goes on (800.4a)."""
+        if self.board.variant is Variant.TWO_HEADED_GIANT:
+            teams = {self.board.team[self.board.index[s]] for s in losers}
+            losers = {s for s in self.seats if s in self.board.index and self.board.team[self.board.index[s]] in teams}
+        self.lost |= losers
+        alive = self.alive()
+        if self.board.variant is not Variant.FREE_FOR_ALL or len(alive) <= 1 or not (set(alive) & self.external):
+            self.over = True
+            return
+        board = self.board
+        keep_players = [p for p in board.players if p.id not in self.lost]
+        keep_perms = [
+            replace(p, protector=None if p.protector in self.lost else p.protector)
+            for p in board.permanents
+            if p.controller not in self.lost
+        ]
+        effects = [e for e in board.effects if e.controller not in self.lost]
+        proliferator = board.proliferator_id if board.proliferator_id not in self.lost else keep_players[0].id
+        self.board = rebuild(board.variant, proliferator, 1, keep_players, keep_perms, effects)
