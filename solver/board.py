@@ -286,11 +286,23 @@ class Board:
 
     # ------------------------------------------------------------------ derived boards
     def with_counts(self, counts: IntArray) -> Board:
-        """The same board with other counter counts (same objects, same kinds)."""
+        """The same board with other counter counts (same objects, same kinds).
+
+        Cheap, because environments derive a board per step: everything derived from the
+        objects carries over, and so does :attr:`gain` while the set of kinds each object
+        has is unchanged (replacement effects depend on nothing else that counts change).
+        """
         counts = np.array(counts, dtype=np.int64)
         if counts.shape != self.counts.shape:
             raise ValueError(f"counts must have shape {self.counts.shape}, not {counts.shape}")
-        return replace(self, counts=counts)
+        counts.flags.writeable = False
+        drop = {"counts", "players", "permanents"}
+        if "gain" in self.__dict__ and not np.array_equal(counts > 0, self.counts > 0):
+            drop.add("gain")
+        new = object.__new__(Board)
+        new.__dict__.update({k: v for k, v in self.__dict__.items() if k not in drop})
+        new.__dict__["counts"] = counts
+        return new
 
     def without(self, remove: BoolArray) -> Board:
         """The same board minus some permanents (players cannot be removed)."""

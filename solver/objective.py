@@ -167,8 +167,10 @@ class Objective:
             return self.policy.win
         return self._elimination * lost_opponents
 
-    def game_milli(self, mask: int) -> int:
-        return round(MILLI * self.game_weight * self.game_score(mask))
+    def game_milli(self, events: int) -> int:
+        """The game score in milli-points (the weight is only worked out when a game result is at stake)."""
+        score = self.game_score(events)
+        return round(MILLI * self.game_weight * score) if score else 0
 
     def game_result(self, events: int) -> str:
         """``win``, ``draw``, ``loss``, ``eliminations`` or ``none``, in words for explanations."""
