@@ -127,19 +127,19 @@ def _row_reasons(objective: Objective, row: int, times: int) -> list[str]:
     whose = "your" if board.is_ally[row] else "opponent's"
     out: list[str] = []
     col_poison = board.kind_column("poison")
-    weights = objective._weights[row]
+    weights = objective.weights[row]
     side = 1.0 if board.is_ally[row] else -1.0
     for k in np.flatnonzero(board.gain[row] * times):
         if board.variant is Variant.TWO_HEADED_GIANT and k == col_poison and row < board.n_players:
             continue
         old, new = int(board.counts[row, k]), int(board.counts[row, k] + times * board.gain[row, k])
-        worth = side * weights[k] * (min(new, 1) - min(old, 1) if objective._presence[k] else new - old)
+        worth = side * weights[k] * (min(new, 1) - min(old, 1) if objective.presence_only[k] else new - old)
         note = f" ({worth:+g})" if worth else ""
         out.append(f"{whose} {board.kinds[k]} {old} -> {new}{note}")
     if after.annihilated[row] > before.annihilated[row]:
         out.append("+1/+1 and -1/-1 counters annihilate (704.5q)")
     if after.dies[row] and not before.dies[row]:
-        out.append(f"{whose} permanent dies (704.5f/704.5g): -{objective._worth[row]:g} and its counters")
+        out.append(f"{whose} permanent dies (704.5f/704.5g): -{objective.worth[row]:g} and its counters")
     if after.shield_used[row] and not before.shield_used[row]:
         out.append("a shield counter is removed instead of destruction (122.1c)")
     if after.chapters_after[row] > before.chapters_after[row]:

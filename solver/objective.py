@@ -100,13 +100,14 @@ class Objective:
             raise ValueError("at most 62 players are supported")
         kinds = board.kinds
         weight = np.array([self.policy.weight(k) for k in kinds], dtype=np.float64)
-        self._weights: FloatArray = np.broadcast_to(weight, board.counts.shape).copy()
+        #: Points per counter, per object and kind (policy weights, ``counter_values`` overrides).
+        self.weights: FloatArray = np.broadcast_to(weight, board.counts.shape).copy()
         if len(board.cv_object):
-            self._weights[board.cv_object, board.cv_kind] = board.cv_value
+            self.weights[board.cv_object, board.cv_kind] = board.cv_value
         self._shared_poison = board.variant is Variant.TWO_HEADED_GIANT and board.kind_column("poison") >= 0
         if self._shared_poison:
-            self._weights[: board.n_players, board.kind_column("poison")] = 0.0
-        self._presence = np.array([self.policy.presence_only(k) for k in kinds], dtype=bool)
+            self.weights[: board.n_players, board.kind_column("poison")] = 0.0
+        self.presence_only = np.array([self.policy.presence_only(k) for k in kinds], dtype=bool)
         self._side = np.where(board.is_ally, 1.0, -1.0)
         creature = board.has_type(CardType.CREATURE)
         default = np.where(
@@ -114,8 +115,10 @@ class Objective:
             self.policy.creature_base + (board.power + board.toughness) / 2,
             np.where(board.chapters > 0, self.policy.saga_value, 0.0),
         )
-        self._worth = np.where(np.isnan(board.value), default, board.value)
-        self._worth[: board.n_players] = 0.0
+        self.worth = np.where(np.isnan(board.value), default, board.value)
+        self.worth[: board.n_players] = 0.0
+        for table in (self.weights, self.presence_only, self.worth):
+            table.flags.writeable = False
         numeric = [j for j, e in enumerate(board.thr_effect) if not isinstance(e, str)]
         self._thr_numeric = np.array(numeric, dtype=np.int64)
         self._thr_amount = np.array([float(board.thr_effect[j]) for j in numeric], dtype=np.float64)
@@ -130,10 +133,10 @@ class Objective:
     def material_rows(self, settled: Settled) -> IntArray:
         """Material of every object after the state-based actions, in milli-points."""
         board = self.board
-        counts = np.where(self._presence, np.minimum(settled.counts, 1), settled.counts)
-        counters = (counts * self._weights).sum(axis=1)
+        counts = np.where(self.presence_only, np.minimum(settled.counts, 1), settled.counts)
+        counters = (counts * self.weights).sum(axis=1)
         alive = ~(settled.dies | settled.sacrificed)
-        value = np.where(alive, self._worth + counters, 0.0)
+        value = np.where(alive, self.worth + counters, 0.0)
         value = value + self.policy.saga_chapter * (settled.chapters_after - settled.chapters_before)
         if len(self._thr_numeric):
             paid = np.where(settled.thr_crossed[self._thr_numeric], self._thr_amount, 0.0)
