@@ -1,0 +1,166 @@
+"""Timing, memory, table and JSON helpers shared by the benchmark scripts.
+
+The benchmark machine is small and shared (2 cores, other jobs running), so single timings
+mean little: every figure is the median of repeated runs with its spread (min and max),
+and comparisons are ratios against the fastest path measured in the same run.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import platform
+import statistics
+import time
+import tracemalloc
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any, TypeVar
+
+__all__ = [
+    "RESULTS",
+    "Timing",
+    "fmt_time",
+    "machine",
+    "markdown_table",
+    "peak_memory",
+    "ratio",
+    "time_it",
+    "write_json",
+]
+
+T = TypeVar("T")
+
+#: Where every benchmark writes its machine-readable results.
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Wall-clock samples of one measurement, in seconds."""
+
+    samples: tuple[float, ...]
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.samples)
+
+    @property
+    def low(self) -> float:
+        return min(self.samples)
+
+    @property
+    def high(self) -> float:
+        return max(self.samples)
+
+    def show(self) -> str:
+        """Median with the min-max spread when there is more than one sample: ``1.23 ms [1.20-1.31]``."""
+        if len(self.samples) == 1:
+            return fmt_time(self.median)
+        return f"{fmt_time(self.median)} [{fmt_time(self.low, unit=False)}-{fmt_time(self.high, unit=False)}]"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "median_s": self.median,
+            "min_s": self.low,
+            "max_s": self.high,
+            "samples_s": list(self.samples),
+        }
+
+
+def time_it(fn: Callable[[], T], repeats: int, warmup: int = 0, budget: float | None = None) -> tuple[Timing, T]:
+    """Run ``fn`` ``warmup + repeats`` times; time the last ``repeats``; return the timing and the last result.
+
+    With ``budget`` (seconds), stop repeating once the timed runs have used it up (at least
+    one run always happens), so slow paths on big boards keep the whole benchmark short.
+
+    A collection before each run keeps garbage left by the previous run from being charged
+    to the next one; the collector stays on during the run, as it is for real callers.
+    """
+    if repeats < 1:
+        raise ValueError("repeats must be >= 1")
+    for _ in range(warmup):
+        fn()
+    samples: list[float] = []
+    result = _timed(fn, samples)
+    for _ in range(repeats - 1):
+        if budget is not None and sum(samples) > budget:
+            break
+        result = _timed(fn, samples)
+    return Timing(tuple(samples)), result
+
+
+def _timed(fn: Callable[[], T], samples: list[float]) -> T:
+    gc.collect()
+    start = time.perf_counter()
+    result = fn()
+    samples.append(time.perf_counter() - start)
+    return result
+
+
+def peak_memory(fn: Callable[[], T]) -> tuple[int, T]:
+    """Peak Python-heap bytes allocated while ``fn`` runs (tracemalloc; numpy buffers included)."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        result = fn()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return peak, result
+
+
+def fmt_time(seconds: float, unit: bool = True) -> str:
+    """A duration with three significant digits in a unit that keeps it readable (µs, ms or s)."""
+    for scale, name in ((1e-3, "µs"), (1.0, "ms"), (1e3, "s")):
+        value = seconds * 1e3 / scale
+        if value < 1000 or name == "s":
+            text = f"{value:.3g}" if value < 100 else f"{value:.0f}"
+            return f"{text} {name}" if unit else text
+    raise AssertionError("unreachable")
+
+
+def ratio(value: float, fastest: float) -> str:
+    return f"{value / fastest:.1f}×" if fastest > 0 else "n/a"
+
+
+def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
+    """A GitHub-markdown table, padded so it also reads well in a terminal."""
+    cells = [[str(h) for h in headers], *[[str(c) for c in row] for row in rows]]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+    lines = ["| " + " | ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) + " |" for row in cells]
+    lines.insert(1, "|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    return "\n".join(lines)
+
+
+def machine() -> dict[str, Any]:
+    """What the numbers were measured on, for the JSON next to every table."""
+    import numpy
+
+    info: dict[str, Any] = {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "processor": platform.processor() or platform.machine(),
+        "cpus": os.cpu_count(),
+        "numpy": numpy.__version__,
+        "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+    }
+    if hasattr(os, "getloadavg"):
+        info["load_average"] = list(os.getloadavg())
+    for package in ("ortools", "scipy"):
+        try:
+            info[package] = version(package)
+        except PackageNotFoundError:  # optional packages may be absent
+            info[package] = None
+    return info
+
+
+def write_json(name: str, payload: dict[str, Any], path: Path | None = None) -> Path:
+    """Write ``payload`` (plus the machine description) to ``benchmarks/results/<name>.json`` or ``path``."""
+    target = path or RESULTS / f"{name}.json"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps({"benchmark": name, "machine": machine(), **payload}, indent=1) + "\n")
+    return target

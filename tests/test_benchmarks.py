@@ -1,0 +1,61 @@
+"""Smoke tests: each benchmark entry point runs at a tiny size, prints its tables and writes its JSON.
+
+Speed is never asserted here (the benchmarks print it).  What is asserted is that the
+scripts run as documented (``python -m benchmarks.<name>`` from the repository root, in a
+fresh process), that every exact path they time reaches the same optimum, and that the
+baselines' choices are legal (701.34a: eligible objects only; 701.34b: a 2HG team's poison
+recipient is named), since the quality benchmark scores them through ``choice_matrix``,
+which rejects anything else.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(module: str, *args: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", module, *args], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_scaling_prints_tables_and_writes_json(tmp_path: Path) -> None:
+    out = tmp_path / "scaling.json"
+    printed = run(
+        "benchmarks.scaling",
+        *("--sizes", "10", "--repeats", "1", "--variants", "duel", "two_headed_giant", "--proliferates", "1"),
+        *("--brute-max", "8", "--json", str(out)),
+    )
+    assert "## Fast path pipeline" in printed
+    assert "| 10 two_headed_giant x1 +thr/fx |" in printed
+    assert "## Targets" in printed
+    data = json.loads(out.read_text())
+    assert len(data["cases"]) == 4
+    for case in data["cases"]:
+        assert case["agree"]
+        assert {"fast", "cpsat", "milp"} <= set(case["values_milli"])
+        assert case["status"] == {"cpsat": "OPTIMAL", "milp": "OPTIMAL"}
+    assert any("brute" in case["values_milli"] for case in data["cases"])
+
+
+def test_quality_prints_table_and_writes_json(tmp_path: Path) -> None:
+    out = tmp_path / "quality.json"
+    printed = run("benchmarks.quality", "--boards", "30", "--json", str(out))
+    assert "| two_headed_giant | nothing" in printed
+    data = json.loads(out.read_text())
+    assert set(data["summary"]) == {"duel", "free_for_all", "two_headed_giant"}
+    for per_baseline in data["summary"].values():
+        assert set(per_baseline) == {"filter", "mine+poisoned", "everything", "nothing"}
+        nothing = per_baseline["nothing"]
+        assert nothing["missed_wins"] == nothing["wins_available"]
+        assert nothing["own_losses"] == 0
+        for summary in per_baseline.values():
+            assert summary["boards"] == 30
+            assert summary["worst_regret"] >= summary["mean_regret"] >= 0
