@@ -463,39 +463,73 @@ class Board:
 
     @cached_property
     def permanents(self) -> tuple[Permanent, ...]:
+        return tuple(
+            Permanent(
+                **{
+                    **fields,
+                    "counters": MappingProxyType(fields["counters"]),
+                    "counter_values": MappingProxyType(fields["counter_values"]),
+                }
+            )
+            for fields in self.permanent_fields()
+        )
+
+    def permanent_fields(self) -> list[dict[str, Any]]:
+        """Every permanent's :class:`Permanent` fields as plain Python values, in board order.
+
+        The one place that turns the arrays back into per-permanent values: the typed views
+        and the JSON dump both read it.  Column-wise ``tolist`` keeps it to one cheap Python
+        pass, which matters when a 100,000-object board is dumped.
+        """
+        first = self.n_players
+        kinds, ids = self.kinds, self.ids
+        own = self.counts[first:]
+        rows, cols = np.nonzero(own)
+        counters: list[dict[str, int]] = [{} for _ in range(self.n_objects - first)]
+        for r, c, v in zip(rows.tolist(), cols.tolist(), own[rows, cols].tolist(), strict=True):
+            counters[r][kinds[c]] = v
         thresholds: dict[int, list[Threshold]] = {}
         for obj, kind, at, effect, label in zip(
-            self.thr_object, self.thr_kind, self.thr_at, self.thr_effect, self.thr_label, strict=True
+            self.thr_object.tolist(),
+            self.thr_kind.tolist(),
+            self.thr_at.tolist(),
+            self.thr_effect,
+            self.thr_label,
+            strict=True,
         ):
-            thresholds.setdefault(int(obj), []).append(Threshold(self.kinds[kind], int(at), effect, label))
+            thresholds.setdefault(obj - first, []).append(Threshold(kinds[kind], at, effect, label))
         values: dict[int, dict[str, float]] = {}
-        for obj, kind, val in zip(self.cv_object, self.cv_kind, self.cv_value, strict=True):
-            values.setdefault(int(obj), {})[self.kinds[kind]] = float(val)
-        creature_like = self.has_type(CardType.CREATURE)
+        for obj, kind, val in zip(self.cv_object.tolist(), self.cv_kind.tolist(), self.cv_value.tolist(), strict=True):
+            values.setdefault(obj - first, {})[kinds[kind]] = val
+        creature = self.has_type(CardType.CREATURE)[first:].tolist()
+        power, toughness = self.power[first:].tolist(), self.toughness[first:].tolist()
+        controller, protector = self.controller[first:].tolist(), self.protector[first:].tolist()
+        damage, chapters = self.damage[first:].tolist(), self.chapters[first:].tolist()
+        phased, value = self.phased_out[first:].tolist(), self.value[first:].tolist()
         out = []
-        for i in range(self.n_players, self.n_objects):
-            has_pt = bool(creature_like[i]) or bool(self.power[i]) or bool(self.toughness[i])
+        for j in range(self.n_objects - first):
+            has_pt = creature[j] or power[j] or toughness[j]
             out.append(
-                Permanent(
-                    id=self.ids[i],
-                    controller=self.ids[int(self.controller[i])],
-                    types=tuple(self.type_names[i]),
-                    name=str(self.names[i]),
-                    power=int(self.power[i]) if has_pt else None,
-                    toughness=int(self.toughness[i]) if has_pt else None,
-                    damage=int(self.damage[i]),
-                    counters=self._counters_of(i),
-                    keywords=tuple(self.keywords[i]),
-                    subtypes=tuple(self.subtypes[i]),
-                    chapters=int(self.chapters[i]) or None,
-                    protector=self.ids[int(self.protector[i])] if self.protector[i] >= 0 else None,
-                    phased_out=bool(self.phased_out[i]),
-                    value=None if np.isnan(self.value[i]) else float(self.value[i]),
-                    thresholds=tuple(thresholds.get(i, ())),
-                    counter_values=MappingProxyType(values.get(i, {})),
-                )
+                {
+                    "id": ids[first + j],
+                    "controller": ids[controller[j]],
+                    "types": tuple(self.type_names[first + j]),
+                    "name": str(self.names[first + j]),
+                    "power": power[j] if has_pt else None,
+                    "toughness": toughness[j] if has_pt else None,
+                    "damage": damage[j],
+                    "counters": counters[j],
+                    "keywords": tuple(self.keywords[first + j]),
+                    "subtypes": tuple(self.subtypes[first + j]),
+                    "chapters": chapters[j] or None,
+                    "protector": ids[protector[j]] if protector[j] >= 0 else None,
+                    "phased_out": phased[j],
+                    "value": None if value[j] != value[j] else value[j],
+                    "thresholds": tuple(thresholds.get(j, ())),
+                    "counter_values": values.get(j, {}),
+                }
             )
-        return tuple(out)
+        return out
 
     def _counters_of(self, row: int) -> Mapping[str, int]:
         nz = np.flatnonzero(self.counts[row])

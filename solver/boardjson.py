@@ -107,40 +107,41 @@ def dump_board(board: Board) -> dict[str, Any]:
         "proliferator": board.proliferator_id,
         "proliferates": board.proliferates,
         "players": [{"id": p.id, "team": p.team, "life": p.life, "counters": dict(p.counters)} for p in board.players],
-        "permanents": [_dump_permanent(p) for p in board.permanents],
+        "permanents": [_dump_permanent(p) for p in board.permanent_fields()],
         "effects": [_dump_effect(e) for e in board.effects],
     }
 
 
-def _dump_permanent(p: Permanent) -> dict[str, Any]:
-    out: dict[str, Any] = {"id": p.id}
-    if p.name:
-        out["name"] = p.name
-    out["controller"] = p.controller
-    out["types"] = list(p.types)
-    if p.power is not None:
-        out["power"] = p.power
-    if p.toughness is not None:
-        out["toughness"] = p.toughness
-    if p.damage:
-        out["damage"] = p.damage
-    out["counters"] = dict(p.counters)
-    if p.keywords:
-        out["keywords"] = list(p.keywords)
-    if p.subtypes:
-        out["subtypes"] = list(p.subtypes)
-    if p.chapters is not None:
-        out["chapters"] = p.chapters
-    if p.protector is not None:
-        out["protector"] = p.protector
-    if p.phased_out:
+def _dump_permanent(p: dict[str, Any]) -> dict[str, Any]:
+    """One permanent's JSON, from :meth:`Board.permanent_fields`, with defaults left out."""
+    out: dict[str, Any] = {"id": p["id"]}
+    if p["name"]:
+        out["name"] = p["name"]
+    out["controller"] = p["controller"]
+    out["types"] = list(p["types"])
+    if p["power"] is not None:
+        out["power"] = p["power"]
+    if p["toughness"] is not None:
+        out["toughness"] = p["toughness"]
+    if p["damage"]:
+        out["damage"] = p["damage"]
+    out["counters"] = p["counters"]
+    if p["keywords"]:
+        out["keywords"] = list(p["keywords"])
+    if p["subtypes"]:
+        out["subtypes"] = list(p["subtypes"])
+    if p["chapters"] is not None:
+        out["chapters"] = p["chapters"]
+    if p["protector"] is not None:
+        out["protector"] = p["protector"]
+    if p["phased_out"]:
         out["phased_out"] = True
-    if p.value is not None:
-        out["value"] = p.value
-    if p.thresholds:
-        out["thresholds"] = [_dump_threshold(t) for t in p.thresholds]
-    if p.counter_values:
-        out["counter_values"] = dict(p.counter_values)
+    if p["value"] is not None:
+        out["value"] = p["value"]
+    if p["thresholds"]:
+        out["thresholds"] = [_dump_threshold(t) for t in p["thresholds"]]
+    if p["counter_values"]:
+        out["counter_values"] = p["counter_values"]
     return out
 
 

@@ -176,7 +176,7 @@ def _scopes(board: Board) -> list[tuple[_Scope, int]]:
     for effect in board.effects:
         if effect.card == "Innkeeper's Talent" and effect.level < 3:
             continue
-        controller = board.index[effect.controller]
+        controller = board.ids.index(effect.controller, 0, board.n_players)
         out.extend((scope, controller) for scope in _CARDS[effect.card](board, controller))
     return out
 

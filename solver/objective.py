@@ -128,6 +128,7 @@ class Objective:
         self._opponent_seats = np.unique(seat[board.team != our_team])
         team_side = np.where(np.arange(board.n_teams) == our_team, 1.0, -1.0)
         self._team_poison_weight = team_side * self.policy.weight("poison")
+        self._game_cache: dict[int, int] = {}
 
     # ------------------------------------------------------------------ material
     def material_rows(self, settled: Settled) -> IntArray:
@@ -171,9 +172,15 @@ class Objective:
         return self._elimination * lost_opponents
 
     def game_milli(self, events: int) -> int:
-        """The game score in milli-points (the weight is only worked out when a game result is at stake)."""
-        score = self.game_score(events)
-        return round(MILLI * self.game_weight * score) if score else 0
+        """The game score in milli-points (the weight is only worked out when a game result is at stake).
+
+        Memoised per events mask: explanations ask once per object, and a board has few masks.
+        """
+        cached = self._game_cache.get(events)
+        if cached is None:
+            score = self.game_score(events)
+            cached = self._game_cache[events] = round(MILLI * self.game_weight * score) if score else 0
+        return cached
 
     def game_result(self, events: int) -> str:
         """``win``, ``draw``, ``loss``, ``eliminations`` or ``none``, in words for explanations."""
