@@ -60,6 +60,18 @@ _TYPE_BITS: dict[str, int] = {name: int(flag) for name, flag in CARD_TYPE_NAMES.
 
 
 @dataclass(frozen=True)
+class SbaMasks:
+    """Per-object masks the state-based actions use, derived once per board (see ``Board.sba_masks``)."""
+
+    present: BoolArray
+    creature: BoolArray
+    destructible: BoolArray
+    planeswalker: BoolArray
+    battle: BoolArray
+    saga: BoolArray
+
+
+@dataclass(frozen=True)
 class Threshold:
     """A count that matters: reaching ``at`` counters of ``kind`` wins, loses, or is worth ``effect`` points.
 
@@ -390,6 +402,24 @@ class Board:
     def kind_column(self, kind: str) -> int:
         """Column of a canonical kind, or -1 if no object on this board has it."""
         return self._columns.get(kind, -1)
+
+    @cached_property
+    def sba_masks(self) -> SbaMasks:
+        """Which objects each state-based action can concern; fixed for the board's objects."""
+        present = ~self.phased_out.copy()
+        present[: self.n_players] = False
+        creature = present & self.has_type(CardType.CREATURE)
+        masks = SbaMasks(
+            present=present,
+            creature=creature,
+            destructible=creature & ~self.indestructible,
+            planeswalker=present & self.has_type(CardType.PLANESWALKER),
+            battle=present & self.has_type(CardType.BATTLE),
+            saga=present & (self.chapters > 0),
+        )
+        for mask in vars(masks).values():
+            mask.flags.writeable = False
+        return masks
 
     @cached_property
     def toughness_per_counter(self) -> IntArray:

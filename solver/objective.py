@@ -37,9 +37,9 @@ from .rules import (
     Choice,
     Settled,
     choice_matrix,
+    combine_events,
     counters_after,
     eligible_mask,
-    event_mask,
     lost_seats,
     row_events,
     seats,
@@ -211,15 +211,18 @@ class Objective:
     # ------------------------------------------------------------------ scoring choices
     def state_value(self, settled: Settled) -> int:
         """Value of a settled board, in milli-points (not yet relative to choosing nothing)."""
-        material = int(self.material_rows(settled).sum())
-        if self._shared_poison:
-            material += int(self.team_material(team_poison(self.board, settled.counts)).sum())
-        return self.game_milli(event_mask(self.board, settled)) + material
+        poison = team_poison(self.board, settled.counts)
+        return self._total(self.material_rows(settled), row_events(self.board, settled), poison)
+
+    def _total(self, material: IntArray, events: IntArray, poison: IntArray) -> int:
+        value = int(material.sum()) + int(self.team_material(poison).sum())
+        return value + self.game_milli(combine_events(self.board, events, poison))
 
     @cached_property
     def baseline(self) -> int:
-        """Value of choosing nothing (the board settles all the same)."""
-        return self.state_value(self.settled_by_rounds[0])
+        """Value of choosing nothing (the board settles all the same), from the c = 0 tables."""
+        material, events = self.row_tables
+        return self._total(material[0], events[0], team_poison(self.board, self.board.counts))
 
     def value_of(self, settled: Settled) -> int:
         """Value of a settled resolution relative to choosing nothing, in milli-points."""

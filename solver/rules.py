@@ -16,7 +16,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from .board import Board, BoolArray, CardType, IntArray, Variant
+from .board import Board, BoolArray, IntArray, Variant
 from .errors import IllegalChoice
 
 __all__ = [
@@ -28,6 +28,7 @@ __all__ = [
     "apply_matrix",
     "apply_proliferate",
     "choice_matrix",
+    "combine_events",
     "counters_after",
     "eligible",
     "eligible_mask",
@@ -295,39 +296,39 @@ def settle(board: Board, counts: IntArray) -> Settled:
     ``counts`` may be one board's counts or any hypothetical counts of the same shape: the
     objective calls this with "every object chosen c times" to tabulate each object's fate.
     """
-    present = np.ones(board.n_objects, dtype=bool)
-    present[: board.n_players] = False
-    present &= ~board.phased_out
+    masks = board.sba_masks
     counts = counts.copy()
+    zeros = np.zeros(board.n_objects, dtype=np.int64)
 
     plus, minus = board.kind_column("+1/+1"), board.kind_column("-1/-1")
-    annihilated = np.zeros(board.n_objects, dtype=np.int64)
+    annihilated = zeros
     if plus >= 0 and minus >= 0:  # 704.5q
-        annihilated = np.where(present, np.minimum(counts[:, plus], counts[:, minus]), 0)
+        annihilated = np.where(masks.present, np.minimum(counts[:, plus], counts[:, minus]), 0)
         counts[:, plus] -= annihilated
         counts[:, minus] -= annihilated
 
     toughness = board.toughness + counts @ board.toughness_per_counter
-    creature = present & board.has_type(CardType.CREATURE)
-    zero_toughness = creature & (toughness <= 0)  # 704.5f: indestructible doesn't help
-    lethal = creature & (toughness > 0) & (board.damage >= toughness) & ~board.indestructible  # 704.5g
+    zero_toughness = masks.creature & (toughness <= 0)  # 704.5f: indestructible doesn't help
+    lethal = masks.destructible & (toughness > 0) & (board.damage >= toughness)  # 704.5g
     shield = board.kind_column("shield")
     shield_used = lethal & (counts[:, shield] > 0) if shield >= 0 else np.zeros_like(lethal)
     if shield >= 0:  # 122.1c: a shield counter is removed instead of the destruction
         counts[:, shield] -= shield_used
     dies = zero_toughness | (lethal & ~shield_used)
-    for kind, card_type in (("loyalty", CardType.PLANESWALKER), ("defense", CardType.BATTLE)):
-        col = board.kind_column(kind)  # 704.5i, 704.5v/w
-        amount = counts[:, col] if col >= 0 else np.zeros(board.n_objects, dtype=np.int64)
-        dies |= present & board.has_type(card_type) & (amount <= 0)
+    for kind, holders in (("loyalty", masks.planeswalker), ("defense", masks.battle)):
+        if holders.any():  # 704.5i, 704.5v/w
+            col = board.kind_column(kind)
+            dies |= holders & ((counts[:, col] if col >= 0 else zeros) <= 0)
 
-    saga = present & (board.chapters > 0)
-    lore = board.kind_column("lore")
-    lore_before = board.counts[:, lore] if lore >= 0 else np.zeros(board.n_objects, dtype=np.int64)
-    lore_after = counts[:, lore] if lore >= 0 else lore_before
-    chapters_before = np.where(saga, np.minimum(lore_before, board.chapters), 0)
-    chapters_after = np.where(saga, np.minimum(lore_after, board.chapters), 0)
-    sacrificed = saga & (lore_after >= board.chapters)  # 714.4, after the chapter ability leaves the stack
+    chapters_before = chapters_after = zeros
+    sacrificed = np.zeros(board.n_objects, dtype=bool)
+    if masks.saga.any():
+        lore = board.kind_column("lore")
+        lore_before = board.counts[:, lore] if lore >= 0 else zeros
+        lore_after = counts[:, lore] if lore >= 0 else zeros
+        chapters_before = np.where(masks.saga, np.minimum(lore_before, board.chapters), 0)
+        chapters_after = np.where(masks.saga, np.minimum(lore_after, board.chapters), 0)
+        sacrificed = masks.saga & (lore_after >= board.chapters)  # 714.4, after the chapter ability resolves
 
     counts[dies] = 0  # 122.2: counters cease to exist when the object leaves
     alive = ~dies & ~board.phased_out
@@ -437,9 +438,14 @@ def team_poison(board: Board, counts: IntArray) -> IntArray:
 
 def event_mask(board: Board, settled: Settled) -> int:
     """Every game event of a settled resolution, as a bitmask (see :func:`row_events`)."""
-    mask = int(np.bitwise_or.reduce(row_events(board, settled), initial=np.int64(0)))
+    return combine_events(board, row_events(board, settled), team_poison(board, settled.counts))
+
+
+def combine_events(board: Board, rows: IntArray, poison: IntArray) -> int:
+    """The events of every object plus, in 2HG, those of each team's shared poison."""
+    mask = int(np.bitwise_or.reduce(rows, initial=np.int64(0)))
     if board.variant is Variant.TWO_HEADED_GIANT:
-        mask |= team_poison_events(board, team_poison(board, settled.counts))
+        mask |= team_poison_events(board, poison)
     return mask
 
 
