@@ -39,6 +39,7 @@ def explain(objective: Objective, chosen: BoolArray, recipients: IntArray) -> tu
         team_choice.append(option)
         current |= option.events
     others = _others(objective, single_times, team_choice)
+    facts = _Facts(objective)
 
     for u, row in enumerate(units.single_rows):
         t = int(single_times[u])
@@ -46,7 +47,7 @@ def explain(objective: Objective, chosen: BoolArray, recipients: IntArray) -> tu
         rest = others(("single", u))
         v_with = int(material[with_c, row]) + objective.game_milli(rest | int(events[with_c, row]))
         v_without = int(material[0, row]) + objective.game_milli(rest | int(events[0, row]))
-        reasons = _row_reasons(objective, int(row), with_c)
+        reasons = facts.reasons(int(row), with_c)
         reasons += _game_reasons(objective, rest | int(events[0, row]), rest | int(events[with_c, row]))
         rows[int(row)] = ExplanationRow(board.ids[row], t, (v_with - v_without) / MILLI, tuple(reasons))
 
@@ -54,11 +55,13 @@ def explain(objective: Objective, chosen: BoolArray, recipients: IntArray) -> tu
         rest = others(("team", i))
         for pos, head in enumerate(team.heads):
             if board.counts[head].any():
-                rows[head] = _head_row(objective, team, option, pos, rest)
+                rows[head] = _head_row(objective, facts, team, option, pos, rest)
     return tuple(rows[r] for r in sorted(rows))
 
 
-def _head_row(objective: Objective, team: TeamUnit, option: TeamOption, pos: int, rest: int) -> ExplanationRow:
+def _head_row(
+    objective: Objective, facts: _Facts, team: TeamUnit, option: TeamOption, pos: int, rest: int
+) -> ExplanationRow:
     """A 2HG head: its own counters as for any object, plus the team's shared poison it receives.
 
     Its marginal compares with the best option that flips this head alone, so a head whose
@@ -76,7 +79,7 @@ def _head_row(objective: Objective, team: TeamUnit, option: TeamOption, pos: int
     alt = max(flip, key=worth) if flip else option
     marginal = (worth(option) - worth(alt)) * (1 if chosen_now else -1)
     with_opt = option if chosen_now else alt
-    reasons = _row_reasons(objective, head, with_opt.times[pos])
+    reasons = facts.reasons(head, with_opt.times[pos])
     gives_poison = any(recipient == head for _, recipient in with_opt.pattern)
     if gives_poison:
         nobody = next(o for o in team.options if not any(o.times))
@@ -107,52 +110,79 @@ def _others(
     parts: list[tuple[tuple[str, int], int]] = [(("single", int(u)), int(ev[u, single_times[u]])) for u in coupled] + [
         (("team", i), o.events) for i, o in enumerate(team_choice)
     ]
-    total_by_key = dict(parts)
+    events_of = dict(parts)
+    # How many units cause each event bit, so "all but one unit" is one pass over the bits.
+    bits = max((e.bit_length() for e in events_of.values()), default=0)
+    causes = [sum((e >> b) & 1 for e in events_of.values()) for b in range(bits)]
+    everything = units.base_events
+    for events in events_of.values():
+        everything |= events
 
     def rest(key: tuple[str, int]) -> int:
+        own = events_of.get(key, 0)
+        if not own:
+            return everything
         mask = units.base_events
-        for other, events in total_by_key.items():
-            if other != key:
-                mask |= events
+        for b in range(bits):
+            if causes[b] - ((own >> b) & 1) > 0:
+                mask |= 1 << b
         return mask
 
     return rest
 
 
-def _row_reasons(objective: Objective, row: int, times: int) -> list[str]:
-    """What happens to one object chosen in ``times`` rounds, compared with not chosen."""
-    board = objective.board
-    before: Settled = objective.settled_by_rounds[0]
-    after: Settled = objective.settled_by_rounds[times]
-    whose = "your" if board.is_ally[row] else "opponent's"
-    out: list[str] = []
-    col_poison = board.kind_column("poison")
-    weights = objective.weights[row]
-    side = 1.0 if board.is_ally[row] else -1.0
-    for k in np.flatnonzero(board.gain[row] * times):
-        if board.variant is Variant.TWO_HEADED_GIANT and k == col_poison and row < board.n_players:
-            continue
-        old, new = int(board.counts[row, k]), int(board.counts[row, k] + times * board.gain[row, k])
-        worth = side * weights[k] * (min(new, 1) - min(old, 1) if objective.presence_only[k] else new - old)
-        note = f" ({worth:+g})" if worth else ""
-        out.append(f"{whose} {board.kinds[k]} {old} -> {new}{note}")
-    if after.annihilated[row] > before.annihilated[row]:
-        out.append("+1/+1 and -1/-1 counters annihilate (704.5q)")
-    if after.dies[row] and not before.dies[row]:
-        out.append(f"{whose} permanent dies (704.5f/704.5g): -{objective.worth[row]:g} and its counters")
-    if after.shield_used[row] and not before.shield_used[row]:
-        out.append("a shield counter is removed instead of destruction (122.1c)")
-    if after.chapters_after[row] > before.chapters_after[row]:
-        first, last = int(before.chapters_after[row]) + 1, int(after.chapters_after[row])
-        span = str(first) if first == last else f"{first}-{last}"
-        out.append(f"Saga chapter {span} triggers (714.2b)")
-    if after.sacrificed[row] and not before.sacrificed[row]:
-        out.append("the Saga will be sacrificed after its final chapter (714.4)")
-    for j in np.flatnonzero(board.thr_object == row):
-        if after.thr_reached[j] and not before.thr_reached[j]:
-            label = board.thr_label[j] or board.kinds[board.thr_kind[j]]
-            out.append(f"{label}: {board.thr_at[j]} {board.kinds[board.thr_kind[j]]} reached ({board.thr_effect[j]})")
-    return out
+class _Facts:
+    """What choosing each object ``c`` times does, worked out for all objects at once per ``c``.
+
+    Explanations read these per object as plain Python values, so the per-object part of
+    an explanation is string formatting only.
+    """
+
+    def __init__(self, objective: Objective) -> None:
+        self.objective = objective
+        self.by_times: dict[int, tuple[dict[int, list[str]], list[list[str]]]] = {}
+
+    def reasons(self, row: int, times: int) -> list[str]:
+        if times not in self.by_times:
+            self.by_times[times] = self._tabulate(times)
+        counters, flags = self.by_times[times]
+        return counters.get(row, []) + flags[row]
+
+    def _tabulate(self, times: int) -> tuple[dict[int, list[str]], list[list[str]]]:
+        objective, board = self.objective, self.objective.board
+        before: Settled = objective.settled_by_rounds[0]
+        after: Settled = objective.settled_by_rounds[times]
+        whose = ["your" if ally else "opponent's" for ally in board.is_ally.tolist()]
+        added = board.gain * times
+        if board.variant is Variant.TWO_HEADED_GIANT and board.kind_column("poison") >= 0:
+            added[: board.n_players, board.kind_column("poison")] = 0  # the team's poison is explained apart
+        rows, cols = np.nonzero(added)
+        old = board.counts[rows, cols]
+        new = old + added[rows, cols]
+        presence = objective.presence_only[cols]
+        delta = np.where(presence, np.minimum(new, 1) - np.minimum(old, 1), new - old)
+        worth = np.where(board.is_ally[rows], 1.0, -1.0) * objective.weights[rows, cols] * delta
+        counters: dict[int, list[str]] = {}
+        for r, k, o, n, w in zip(rows.tolist(), cols.tolist(), old.tolist(), new.tolist(), worth.tolist(), strict=True):
+            note = f" ({w:+g})" if w else ""
+            counters.setdefault(r, []).append(f"{whose[r]} {board.kinds[k]} {o} -> {n}{note}")
+        flags: list[list[str]] = [[] for _ in range(board.n_objects)]
+        for r in np.flatnonzero(after.annihilated > before.annihilated).tolist():
+            flags[r].append("+1/+1 and -1/-1 counters annihilate (704.5q)")
+        for r in np.flatnonzero(after.dies & ~before.dies).tolist():
+            flags[r].append(f"{whose[r]} permanent dies (704.5f/704.5g): -{objective.worth[r]:g} and its counters")
+        for r in np.flatnonzero(after.shield_used & ~before.shield_used).tolist():
+            flags[r].append("a shield counter is removed instead of destruction (122.1c)")
+        for r in np.flatnonzero(after.chapters_after > before.chapters_after).tolist():
+            first, last = int(before.chapters_after[r]) + 1, int(after.chapters_after[r])
+            flags[r].append(f"Saga chapter {first if first == last else f'{first}-{last}'} triggers (714.2b)")
+        for r in np.flatnonzero(after.sacrificed & ~before.sacrificed).tolist():
+            flags[r].append("the Saga will be sacrificed after its final chapter (714.4)")
+        for j in np.flatnonzero(after.thr_reached & ~before.thr_reached).tolist():
+            kind = board.kinds[board.thr_kind[j]]
+            label = board.thr_label[j] or kind
+            flags[int(board.thr_object[j])].append(f"{label}: {board.thr_at[j]} {kind} reached ({board.thr_effect[j]})")
+        return counters, flags
 
 
 def _game_reasons(objective: Objective, without: int, with_: int) -> list[str]:
