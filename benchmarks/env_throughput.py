@@ -80,7 +80,8 @@ def measure(run: Callable[[float], float], seconds: float, repeats: int) -> tupl
 
 #: Solver functions whose cumulative time the profile reports (module path fragment, function name).
 _SOLVER_FUNCTIONS = (
-    ("solver/objective.py", "score_matrix", "Objective.score_matrix (delta reward)"),
+    ("solver/objective.py", "value_of", "Objective.value_of (delta reward, on the settled resolution)"),
+    ("solver/objective.py", "baseline", "  of which Objective.baseline (settles every round count)"),
     ("solver/objective.py", "units", "  of which Objective.units (per-unit tables, via game_weight)"),
     ("solver/objective.py", "__init__", "Objective.__init__"),
     ("solver/fast.py", "solve_fast", "solve_fast (optimum)"),
@@ -90,6 +91,7 @@ _SOLVER_FUNCTIONS = (
     ("solver/board.py", "__post_init__", "Board.__post_init__ (every new board)"),
     ("solver/board.py", "build", "Board.build (permanents entering)"),
     ("env/events.py", "turn_events", "env: turn_events (event model)"),
+    ("env/boardops.py", "enter", "  of which env: boardops.enter (a permanent enters)"),
     ("env/spaces.py", "build", "env: View.build (observation layout)"),
 )
 
@@ -112,6 +114,11 @@ def profile(env_id: str, seconds: float) -> tuple[float, list[tuple[str, float, 
         cum = sum(v[3] for (path, _, fn), v in raw.items() if fn == name and path.endswith(fragment))
         rows.append((label, 1e6 * cum / steps, cum / total))
     return total / steps, rows
+
+
+def seconds_per_step(result: dict[str, Any]) -> float:
+    """Seconds per step of a measured result (the inverse of its median rate)."""
+    return 1.0 / float(result["steps_per_s"])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -168,6 +175,12 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"\nTarget: >= 20,000 steps/s single env, oracle off, 32-slot duel: measured {target['steps_per_s']:,.0f} "
         f"({'met' if target['steps_per_s'] >= 20000 else 'NOT met'})."
+    )
+    settle_us = next(u for n, u, _ in rows if n.startswith("settle"))
+    print(
+        f"The target allows 50 µs per step; one agent step runs several whole-board solver passes (the decision, "
+        f"each turn's state-based actions, the opponents' decisions, the reward's objective): settle alone takes "
+        f"{settle_us:,.0f} µs of a step under cProfile ({1e6 * seconds_per_step(target):,.0f} µs per step unprofiled)."
     )
     path = write_json(
         "env_throughput",

@@ -1,21 +1,135 @@
 """Small changes to a solver board between decisions that are bookkeeping, not rules.
 
-Permanents leave, life changes, counters are put by the event model.  The rules that
-follow (state-based actions, who loses) always come from :mod:`solver.rules`; these
-helpers only keep the board consistent: a replacement effect leaves with the last
-permanent that generates it, and a Two-Headed Giant team's shared life and poison
-(810.4, 810.10) show on both heads, as :class:`solver.Board` stores them.
+Permanents leave or enter, life changes, counters are put by the event model, another
+player proliferates.  The rules that follow (state-based actions, who loses) always come
+from :mod:`solver.rules`; these helpers only keep the board consistent: a replacement
+effect leaves with the last permanent that generates it, and a Two-Headed Giant team's
+shared life and poison (810.4, 810.10) show on both heads, as :class:`solver.Board`
+stores them.
+
+They are also where the env's speed is won or lost: a :class:`solver.Board` caches what it
+derives from its objects (row index, type masks, what one proliferate adds ...), and a
+board made with ``dataclasses.replace`` starts with none of it.  :func:`retarget` and
+:func:`with_life` derive the board the way :meth:`solver.Board.with_counts` does, carrying
+over the caches that cannot have changed (a whitelist, so a cache the solver adds later is
+recomputed, never stale); :func:`enter` adds a permanent without rebuilding every object.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import fields, replace
+from typing import Any
 
 import numpy as np
 
-from solver.board import Board, BoolArray, IntArray, Variant
+from solver.board import Board, BoolArray, Effect, IntArray, Permanent, Player, Variant
 
-__all__ = ["add_counters", "drop_orphan_effects", "lose_life", "lose_lives", "remove", "remove_ids"]
+__all__ = [
+    "add_counters",
+    "drop_orphan_effects",
+    "enter",
+    "lose_life",
+    "lose_lives",
+    "remove",
+    "remove_ids",
+    "retarget",
+    "with_life",
+]
+
+_FIELDS = tuple(f.name for f in fields(Board))
+#: Caches that depend only on the objects, their controllers and types: not on counts, life or the proliferator.
+_OBJECT_CACHES = frozenset(
+    {"index", "_columns", "toughness_per_counter", "_type_masks", "object_team", "owner_side", "team_size"}
+)
+#: Caches that also do not depend on life (what one proliferate adds, Tekuthal's rounds, allies).
+_LIFE_FREE_CACHES = _OBJECT_CACHES | {"gain", "rounds", "is_ally"}
+#: Per-object fields of a board, in the order :meth:`solver.Board.without` slices them.
+_PER_OBJECT = (
+    "controller",
+    "types",
+    "power",
+    "toughness",
+    "damage",
+    "indestructible",
+    "chapters",
+    "protector",
+    "phased_out",
+    "value",
+    "names",
+    "type_names",
+    "subtypes",
+    "keywords",
+)
+
+
+def _derive(board: Board, keep: frozenset[str], **changes: object) -> Board:
+    """``board`` with some fields changed, keeping the cached values named in ``keep``."""
+    state = board.__dict__
+    new = object.__new__(Board)
+    new.__dict__.update({name: state[name] for name in _FIELDS})
+    new.__dict__.update({name: state[name] for name in keep if name in state})
+    for value in changes.values():
+        if isinstance(value, np.ndarray):
+            value.flags.writeable = False
+    new.__dict__.update(changes)
+    return new
+
+
+def retarget(board: Board, proliferator: int, proliferates: int) -> Board:
+    """``board`` with another player proliferating (or the same one, another number of times)."""
+    if proliferator == board.proliferator:
+        if proliferates == board.proliferates:
+            return board
+        return _derive(board, _OBJECT_CACHES | {"gain", "is_ally"}, proliferates=proliferates)
+    return _derive(board, _OBJECT_CACHES, proliferator=proliferator, proliferates=proliferates)
+
+
+def with_life(board: Board, life: IntArray) -> Board:
+    """``board`` with other life totals."""
+    return _derive(board, _LIFE_FREE_CACHES, life=np.array(life, dtype=np.int64))
+
+
+def enter(board: Board, permanent: Permanent, effect: Effect | None) -> Board | None:
+    """``board`` with ``permanent`` entering as its last row, and its replacement effect if it has one.
+
+    The new row is built by :meth:`solver.Board.build` (a board of the same players and the
+    one permanent) and appended; the board's objects are not rebuilt.  Same result as
+    building the whole board again, except that a kind no object has any more keeps its
+    (all-zero) column.  Returns None when the permanent brings a kind the board has no column
+    for; the caller then rebuilds.
+    """
+    players = [
+        Player(p, board.team_names[int(t)], 0) for p, t in zip(board.ids[: board.n_players], board.team, strict=True)
+    ]
+    single = Board.build(
+        variant=board.variant, proliferator=board.proliferator_id, players=players, permanents=[permanent]
+    )
+    columns = [board.kind_column(kind) for kind in single.kinds]
+    if any(col < 0 for col in columns):
+        return None
+    row = single.n_players
+    counts = np.zeros((board.n_objects + 1, len(board.kinds)), dtype=np.int64)
+    counts[:-1] = board.counts
+    counts[-1, columns] = single.counts[row]
+    appended: dict[str, Any] = {
+        name: np.concatenate([getattr(board, name), getattr(single, name)[row:]]) for name in _PER_OBJECT
+    }
+    shift = board.n_objects - row
+    return replace(
+        board,
+        ids=(*board.ids, permanent.id),
+        counts=counts,
+        effects=board.effects if effect is None else (*board.effects, effect),
+        thr_object=np.concatenate([board.thr_object, single.thr_object + shift]),
+        thr_kind=np.concatenate([board.thr_kind, np.array(columns, dtype=np.int64)[single.thr_kind]]),
+        thr_at=np.concatenate([board.thr_at, single.thr_at]),
+        thr_effect=(*board.thr_effect, *single.thr_effect),
+        thr_label=(*board.thr_label, *single.thr_label),
+        cv_object=np.concatenate([board.cv_object, single.cv_object + shift]),
+        cv_kind=np.concatenate([board.cv_kind, np.array(columns, dtype=np.int64)[single.cv_kind]]),
+        cv_value=np.concatenate([board.cv_value, single.cv_value]),
+        **appended,
+    )
 
 
 def remove(board: Board, gone: BoolArray) -> Board:
@@ -33,7 +147,7 @@ def drop_orphan_effects(board: Board) -> Board:
         (str(board.names[i]), board.ids[int(board.controller[i])]) for i in range(board.n_players, board.n_objects)
     }
     effects = tuple(e for e in board.effects if (e.card, e.controller) in present)
-    return board if len(effects) == len(board.effects) else replace(board, effects=effects)
+    return board if len(effects) == len(board.effects) else _derive(board, _OBJECT_CACHES, effects=effects)
 
 
 def remove_ids(board: Board, ids: list[str]) -> Board:
@@ -67,12 +181,14 @@ def lose_lives(board: Board, lost: IntArray) -> Board:
     life = board.life.copy()
     for player in np.flatnonzero(lost):
         life[_heads(board, int(player))] -= lost[player]
-    return replace(board, life=life)
+    return with_life(board, life)
 
 
 def add_counters(board: Board, counts: IntArray, row: int, kind: str, amount: int) -> None:
     """Put ``amount`` counters of ``kind`` on ``row`` in ``counts`` (a 2HG team's poison is shared, 810.10)."""
-    col = board.kinds.index(kind)
+    col = board.kind_column(kind)
+    if col < 0:
+        raise ValueError(f"the board has no {kind!r} column (generated boards carry every BASE_KINDS column)")
     if kind == "poison" and row < board.n_players:
         counts[: board.n_players, col][_heads(board, row)] += amount
     else:

@@ -154,6 +154,8 @@ class ProliferateEnv(gym.Env[dict[str, Any], Any]):
         )
         self.observation_space = observation_space(self.slots, self.n_bits, c_max)
         self._kind_map: dict[tuple[str, ...], npt.NDArray[np.float64]] = {}
+        self._orders: dict[tuple[object, ...], tuple[str, ...]] = {}
+        self._start_life = start_life(self.variant)
         self._game: Game | None = None
         self._view: View | None = None
         self._picked = np.zeros(self.slots, dtype=np.int8)
@@ -202,7 +204,8 @@ class ProliferateEnv(gym.Env[dict[str, Any], Any]):
         if game.pending is None:  # cannot happen: the opening opportunity always proliferates
             raise RuntimeError("the episode ended before the agent's first decision")
         self._begin(game.pending)
-        return self._obs(), self._info(illegal=0, terms={}, decision_done=False)
+        obs, info = self._observe(illegal=0, terms={}, decision_done=False)
+        return obs, info
 
     def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         game, decision = self._game, self._pending()
@@ -213,15 +216,17 @@ class ProliferateEnv(gym.Env[dict[str, Any], Any]):
         terms: dict[str, float] = {"illegal": -self.illegal_penalty * illegal}
         reward = terms["illegal"]
         if decision.round < decision.rounds:
-            return self._obs(), reward, False, False, self._info(illegal, terms, decision_done=False)
+            obs, info = self._observe(illegal, terms, decision_done=False)
+            return obs, reward, False, False, info
 
         chosen, recipients = matrices(decision.board, decision.rows, decision.recipients)
+        outcome = game.resolve(decision, chosen, recipients)
         if self.reward_mode != "terminal" or self.oracle_in_info:
-            value = decision.objective.score_matrix(chosen, recipients)
+            # The resolution is already settled (apply_matrix): score it rather than settling it again.
+            value = decision.objective.value_of(outcome.settled)
             terms["delta"] = value / MILLI
             if self.reward_mode == "regret" or self.oracle_in_info:
                 terms["regret"] = -(decision.best.value - value) / MILLI
-        outcome = game.resolve(decision, chosen, recipients)
         self._last = self._slot_bits(np.asarray(chosen.any(axis=0), dtype=bool))
         game.pending = None
         nxt = None if game.over or self.bandit else game.advance()
@@ -232,12 +237,12 @@ class ProliferateEnv(gym.Env[dict[str, Any], Any]):
         reward += terms["delta" if self.reward_mode == "delta" else self.reward_mode]
         if nxt is not None:
             self._begin(nxt)
-        info = self._info(illegal, terms, decision_done=True)
+        obs, info = self._observe(illegal, terms, decision_done=True)
         info["dies"] = list(outcome.dies)
         info["losers"] = list(outcome.losers)
         if result is not None:
             info["game_result"] = result
-        return self._obs(), float(reward), bool(terminated), bool(truncated), info
+        return obs, float(reward), bool(terminated), bool(truncated), info
 
     def render(self) -> Any:
         if self.render_mode is None or self._view is None:
@@ -325,7 +330,14 @@ class ProliferateEnv(gym.Env[dict[str, Any], Any]):
         game = self._game
         assert game is not None
         self._view = View.build(
-            decision.board, game.seats, decision.seat, self.slots, self.c_max, self._kind_map, start_life(self.variant)
+            decision.board,
+            game.seats,
+            decision.seat,
+            self.slots,
+            self.c_max,
+            self._kind_map,
+            self._start_life,
+            self._orders,
         )
         self._picked = np.zeros(self.slots, dtype=np.int8)
         self._order = []
@@ -386,39 +398,31 @@ class ProliferateEnv(gym.Env[dict[str, Any], Any]):
             times[view.slot_of_row[rows]] += 1
         return times
 
-    def _obs(self) -> dict[str, Any]:
+    def _observe(
+        self, illegal: int, terms: dict[str, float], decision_done: bool
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The observation and the info of this step (the mask is worked out once for both)."""
         view = self._current_view()
         decision = self._game.pending if self._game is not None else None
+        info: dict[str, Any] = {"illegal_bits": illegal, "reward_terms": dict(terms), "decision_done": decision_done}
         if decision is None:  # the episode is over: the last decision's view, nothing allowed
+            info["action_mask"] = np.zeros(self.n_bits, dtype=np.int8)
             mask = np.zeros(self.n_bits, dtype=np.int8)
             if self.action_mode == "sequential":
                 mask[self.done_action] = 1
             zeros = np.zeros(self.slots, dtype=np.int8)
-            return view.observation(mask, zeros, zeros, 0, 1, self._steps / self.horizon)
-        return view.observation(
-            self.current_mask(),
-            self._times(),
-            self._picked,
-            decision.round,
-            max(decision.rounds, 1),
-            self._steps / self.horizon,
+            return view.observation(mask, zeros, zeros, 0, 1, self._steps / self.horizon), info
+        mask = self.current_mask()
+        obs = view.observation(
+            mask, self._times(), self._picked, decision.round, max(decision.rounds, 1), self._steps / self.horizon
         )
-
-    def _info(self, illegal: int, terms: dict[str, float], decision_done: bool) -> dict[str, Any]:
-        decision = self._game.pending if self._game is not None else None
-        info: dict[str, Any] = {
-            "action_mask": self.current_mask() if decision is not None else np.zeros(self.n_bits, dtype=np.int8),
-            "illegal_bits": illegal,
-            "reward_terms": dict(terms),
-            "decision_done": decision_done,
-        }
-        if decision is not None:
-            info["opportunity"] = decision.opportunity.to_info()
-            info["round"] = decision.round
-            if self.oracle_in_info:
-                info["oracle_action"] = self.oracle_action()
-                info["oracle_value"] = decision.best.value / MILLI
-        return info
+        info["action_mask"] = mask
+        info["opportunity"] = decision.opportunity.to_info()
+        info["round"] = decision.round
+        if self.oracle_in_info:
+            info["oracle_action"] = self.oracle_action()
+            info["oracle_value"] = decision.best.value / MILLI
+        return obs, info
 
 
 def _board_policy(opponent: Opponent) -> BoardPolicy:

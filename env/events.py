@@ -13,6 +13,7 @@ by the solver for proliferate only.  State-based actions are not applied here: t
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -20,9 +21,9 @@ from solver.board import Board, CardType, Effect
 from solver.effects import SUPPORTED_CARDS
 from solver.kinds import pt_delta
 
-from .boardops import add_counters, lose_lives, remove
+from .boardops import add_counters, enter, lose_lives, remove
 from .opportunities import PERMANENT_SOURCES
-from .scenarios import CARDS, make_permanent, rebuild
+from .scenarios import CARDS, LEGENDARY, make_permanent, rebuild
 
 __all__ = ["EventParams", "TurnEvents", "dies_triggers", "turn_events"]
 
@@ -68,17 +69,21 @@ def turn_events(
     row = board.index[seat]
     board = _enter(board, seat, archetype, rng, params, capacity, next_id, log, triggers)
     counts = board.counts.copy()
-    mine = (board.controller == row) & (np.arange(board.n_objects) >= board.n_players) & ~board.phased_out
-    own_team = board.team[board.controller] == board.team[row]
-    creature = board.has_type(CardType.CREATURE) & ~board.phased_out
-    creature[: board.n_players] = False
+    names = board.names
+    present = ~board.phased_out
+    present[: board.n_players] = False
+    mine = (board.controller == row) & present
+    own_team = board.object_team == board.team[row]
+    creature = board.has_type(CardType.CREATURE) & present
 
-    for i in np.flatnonzero(mine & (board.chapters > 0)):
-        add_counters(board, counts, int(i), "lore", 1)
-        log.append(f"{board.names[i]} gets a lore counter")
+    sagas = np.flatnonzero(mine & (board.chapters > 0))
+    if len(sagas):  # a lore counter each (714.3b); counts never go below zero, so this is add_counters per Saga
+        counts[sagas, board.kind_column("lore")] += 1
+        log.extend(f"{names[i]} gets a lore counter" for i in sagas)
+    loyalty_col = board.kind_column("loyalty")
     for i in np.flatnonzero(mine & board.has_type(CardType.PLANESWALKER)):
         if rng.random() < params.loyalty:
-            loyalty = counts[i, board.kinds.index("loyalty")]
+            loyalty = counts[i, loyalty_col]
             delta = -2 if loyalty >= 5 and rng.random() < 0.3 else 1
             add_counters(board, counts, int(i), "loyalty", delta)
             log.append(f"{board.names[i]} activates {delta:+d}")
@@ -98,9 +103,9 @@ def turn_events(
             life_lost[victim] += int(power[i])
             if toxic:
                 add_counters(board, counts, victim, "poison", toxic)
-        log.append(f"{board.names[i]} deals {power[i]} combat damage to {board.ids[victim]}")
-        if board.names[i] in _COMBAT:
-            triggers.append((seat, str(board.names[i])))
+        log.append(f"{names[i]} deals {power[i]} combat damage to {board.ids[victim]}")
+        if names[i] in _COMBAT:
+            triggers.append((seat, str(names[i])))
 
     theirs = np.flatnonzero(creature & ~own_team)
     if len(theirs) and rng.random() < params.wither:
@@ -116,7 +121,8 @@ def turn_events(
         if rng.random() < params.siege:
             add_counters(board, counts, int(battle), "defense", -int(rng.integers(1, 3)))
             log.append(f"{board.names[battle]} is attacked")
-    board = lose_lives(board.with_counts(counts), life_lost)
+    if log:  # every event that puts or removes counters or costs life is logged
+        board = lose_lives(board.with_counts(counts), life_lost)
 
     if len(theirs) and rng.random() < params.removal:
         doomed = int(theirs[int(rng.integers(len(theirs)))])
@@ -135,8 +141,15 @@ def dies_triggers(board: Board, rows: list[int]) -> list[tuple[str, str]]:
 
 def _power(board: Board, counts: np.ndarray) -> np.ndarray:
     """Power with P/T counters (122.1a); the numbers per kind come from :func:`solver.kinds.pt_delta`."""
-    dp = np.array([(pt_delta(k) or (0, 0))[0] for k in board.kinds], dtype=np.int64)
-    out: np.ndarray = board.power + counts @ dp
+    out: np.ndarray = board.power + counts @ _power_per_counter(board.kinds)
+    return out
+
+
+@lru_cache(maxsize=256)
+def _power_per_counter(kinds: tuple[str, ...]) -> np.ndarray:
+    """Power one counter of each kind adds; a board's kinds rarely change, so this is worked out once per set."""
+    out = np.array([(pt_delta(k) or (0, 0))[0] for k in kinds], dtype=np.int64)
+    out.flags.writeable = False
     return out
 
 
@@ -156,18 +169,22 @@ def _enter(
     cards = CARDS[archetype]
     spec = cards[int(rng.integers(len(cards)))]
     row = board.index[seat]
+    if spec.name in LEGENDARY and (spec.name in board.names[board.controller == row]):
+        return board  # a second copy of a legendary permanent is not played (704.5j)
     opponents = [board.ids[p] for p in range(board.n_players) if board.team[p] != board.team[row]]
     obj_id = f"o{next_id}"
     while obj_id in board.index:
         next_id += 1
         obj_id = f"o{next_id}"
     perm = make_permanent(spec, obj_id, seat, opponents[int(rng.integers(len(opponents)))], rng)
-    effects = list(board.effects)
-    if spec.name in SUPPORTED_CARDS:
-        effects.append(Effect(spec.name, seat))
     log.append(f"{spec.name} enters under {seat}")
     if spec.name in _ENTERS:
         triggers.append((seat, spec.name))
+    effect = Effect(spec.name, seat) if spec.name in SUPPORTED_CARDS else None
+    entered = enter(board, perm, effect)
+    if entered is not None:
+        return entered
+    effects = list(board.effects) if effect is None else [*board.effects, effect]
     return rebuild(
         board.variant, board.proliferator_id, board.proliferates, board.players, [*board.permanents, perm], effects
     )

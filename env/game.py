@@ -24,7 +24,7 @@ from solver.rules import Outcome, apply_matrix, losers, settle
 from solver.solve import to_matrix
 
 from .agents import BoardPolicy
-from .boardops import remove
+from .boardops import remove, retarget
 from .events import EventParams, dies_triggers, turn_events
 from .opportunities import PERMANENT_SOURCES, Opportunity, prepare, turn_opportunities
 from .scenarios import rebuild
@@ -210,16 +210,16 @@ class Game:
     def _after(self, outcome: Outcome) -> None:
         """Take the board after a proliferate and its state-based actions."""
         settled = outcome.settled
-        lost = np.zeros(outcome.before.n_players, dtype=bool)
-        lost[[outcome.before.index[p] for p in outcome.losers]] = True
-        self._take(outcome.before, outcome.before.with_counts(settled.counts), settled.dies, settled.sacrificed, lost)
+        self._take(
+            outcome.before, outcome.before.with_counts(settled.counts), settled.dies, settled.sacrificed, outcome.lost
+        )
 
     def _take(self, before: Board, settled: Board, dies: BoolArray, sacrificed: BoolArray, lost: BoolArray) -> None:
         """Dead permanents and finished Sagas (714.4) leave, dies triggers are queued, losers are out."""
         for owner, card in dies_triggers(before, [int(i) for i in np.flatnonzero(dies)]):
             self.queue.appendleft((owner, Opportunity(PERMANENT_SOURCES[card], owner)))
         board = remove(settled, dies | sacrificed)
-        self.board = board if board.proliferates == 1 else replace(board, proliferates=1)
+        self.board = retarget(board, board.proliferator, 1)
         if lost.any():
             self._lose({before.ids[i] for i in np.flatnonzero(lost)})
 

@@ -13,14 +13,14 @@ so it does not proliferate either (608.2b; rules brief §1.3 #9, §8.18).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from solver.board import Board, CardType
 
-from .boardops import add_counters, lose_life, remove_ids
+from .boardops import add_counters, lose_life, remove_ids, retarget
 
 __all__ = [
     "GIVEN",
@@ -236,7 +236,7 @@ def prepare(board: Board, opportunity: Opportunity) -> Prepared:
             board = board.with_counts(counts)
     if source.card == "Vraska, Betrayal's Sting":
         board = lose_life(board, board.index[opportunity.controller], 1)
-    board = replace(board, proliferator=board.index[opportunity.controller], proliferates=source.proliferates)
+    board = retarget(board, board.index[opportunity.controller], source.proliferates)
     return Prepared(board, True)
 
 

@@ -23,6 +23,7 @@ __all__ = [
     "ARCHETYPES",
     "BASE_KINDS",
     "CARDS",
+    "LEGENDARY",
     "CardSpec",
     "Scenario",
     "make_permanent",
@@ -126,6 +127,23 @@ CARDS["mixed"] = (
     _creature("Vorinclex, Monstrous Raider", 6, 6, "trample", "haste"),
 )
 
+#: Legendary cards: a seat never plays a second copy of one it controls (the legend rule, 704.5j, would put
+#: one into the graveyard at once).  This also keeps Tekuthal's doubling to one per player.
+LEGENDARY: frozenset[str] = frozenset(
+    {
+        "Atraxa, Praetors' Voice",
+        "Nissa, Who Shakes the World",
+        "Teferi, Hero of Dominaria",
+        "Jace, the Mind Sculptor",
+        "Vraska, Betrayal's Sting",
+        "Tamiyo, Field Researcher",
+        "Yawgmoth, Thran Physician",
+        "Melira, Sylvok Outcast",
+        "Tekuthal, Inquiry Dominus",
+        "Vorinclex, Monstrous Raider",
+    }
+)
+
 #: Archetypes whose players start with some poison on their opponents.
 _POISONERS = frozenset({"infect", "mixed"})
 
@@ -195,8 +213,13 @@ def sample_scenario(
         cards = CARDS[decks[seat]]
         count = int(rng.integers(max(1, per_seat // 3), per_seat + 1))
         opponents = [s for s, t in seat_teams if t != team]
+        legends: set[str] = set()
         for _ in range(count):
             spec = cards[int(rng.integers(len(cards)))]
+            if spec.name in legends:
+                continue
+            if spec.name in LEGENDARY:
+                legends.add(spec.name)
             protector = opponents[int(rng.integers(len(opponents)))]
             perm = make_permanent(spec, f"o{len(permanents)}", seat, protector, rng)
             permanents.append(perm)

@@ -143,11 +143,21 @@ def relation_codes(board: Board, actor_row: int) -> Int64:
     return out
 
 
-def _type_codes(board: Board) -> Int64:
-    codes = np.full(board.n_objects, TYPE_NAMES.index("other"), dtype=np.int64)
+def _type_code_table() -> Int64:
+    """The type code of every ``Board.types`` bitmask (index), by :data:`_TYPE_ORDER` precedence."""
+    masks = np.arange(2 ** len(CardType), dtype=np.int64)
+    codes = np.full(len(masks), TYPE_NAMES.index("other"), dtype=np.int64)
     for card_type, code in reversed(_TYPE_ORDER):
-        codes = np.where(board.has_type(card_type), code, codes)
-    codes = np.where(board.chapters > 0, TYPE_NAMES.index("saga"), codes)
+        codes = np.where(masks & int(card_type) != 0, code, codes)
+    codes.flags.writeable = False
+    return codes
+
+
+_TYPE_CODES = _type_code_table()
+
+
+def _type_codes(board: Board) -> Int64:
+    codes: Int64 = np.where(board.chapters > 0, TYPE_NAMES.index("saga"), _TYPE_CODES[board.types])
     codes[: board.n_players] = TYPE_NAMES.index("player")
     return codes
 
@@ -184,9 +194,16 @@ class View:
         c_max: int,
         kind_map: dict[tuple[str, ...], npt.NDArray[np.float64]],
         start_life: int,
+        orders: dict[tuple[object, ...], tuple[str, ...]] | None = None,
     ) -> View:
+        """Lay ``board`` out for ``actor``; ``kind_map`` and ``orders`` are caches the caller keeps."""
         actor_row = board.index[actor]
-        order = seat_order(board, seats, actor)
+        key = (actor, seats, board.ids[: board.n_players], tuple(board.team[: board.n_players].tolist()))
+        order = orders.get(key) if orders is not None else None
+        if order is None:
+            order = seat_order(board, seats, actor)
+            if orders is not None:
+                orders[key] = order
         n_seats = len(seats)
         rel = relation_codes(board, actor_row)
         seat_rank = np.full(board.n_players, n_seats, dtype=np.int64)

@@ -15,11 +15,14 @@ from gymnasium.utils.env_checker import check_env, data_equivalence
 
 import env
 import solver
+from env.boardops import enter, retarget, with_life
 from env.core import ProliferateEnv
 from env.opportunities import SPELLS, Opportunity, prepare
+from env.scenarios import CARDS, LEGENDARY, make_permanent, rebuild, sample_scenario
+from solver.board import Effect, Variant
 from solver.brute import enumerate_choices
 from solver.objective import MILLI, Objective
-from solver.rules import eligible_mask
+from solver.rules import eligible_mask, settle
 
 IDS = tuple(env.IDS)
 MODES = ("subset", "sequential")
@@ -301,3 +304,43 @@ def test_scaled_counters_and_flatten_observation() -> None:
         assert obs in flat.observation_space
         if term or trunc:
             obs, info = flat.reset()
+
+
+def test_cheap_board_derivations_equal_a_full_rebuild() -> None:
+    """A permanent entering, another proliferator and lost life give the board (and the caches) a rebuild would."""
+    rng = np.random.default_rng(0)
+    for seed in range(12):
+        variant = (Variant.DUEL, Variant.TWO_HEADED_GIANT, Variant.FREE_FOR_ALL)[seed % 3]
+        board = sample_scenario(variant, np.random.default_rng(seed), max_permanents=12).board
+        _ = board.gain, board.is_ally, board.rounds, board.index  # fill the caches that must not go stale
+        spec = CARDS["mixed"][int(rng.integers(len(CARDS["mixed"])))]
+        perm = make_permanent(spec, "new", "p1", "p0", rng)
+        effect = Effect("Hardened Scales", "p1") if seed % 2 else None
+        entered = enter(board, perm, effect)
+        effects = [*board.effects, *([effect] if effect else [])]
+        full = rebuild(variant, board.proliferator_id, 1, board.players, [*board.permanents, perm], effects)
+        assert entered is not None and entered == full
+        assert np.array_equal(entered.gain, full.gain)
+        moved = retarget(board, 1, 2)
+        fresh = rebuild(variant, board.ids[1], 2, board.players, board.permanents, board.effects)
+        assert moved == fresh and moved.rounds == fresh.rounds
+        assert np.array_equal(moved.gain, fresh.gain) and np.array_equal(moved.is_ally, fresh.is_ally)
+        life = with_life(moved, moved.life - 3)
+        assert np.array_equal(life.gain, fresh.gain) and list(life.life) == [p.life - 3 for p in fresh.players]
+        assert np.array_equal(settle(life, life.counts).dies, settle(fresh, fresh.counts).dies)
+
+
+def test_no_seat_controls_two_copies_of_a_legendary_card() -> None:
+    """704.5j: the generator never plays a second copy, so Tekuthal doubles once and a decision stays small."""
+    e = make("proliferate/TwoHeadedGiant-v0", archetypes=("minus_counters",))
+    e.reset(seed=0)
+    agent = env.RandomAgent(seed=0)
+    for _ in range(150):
+        board = e.decision_board()
+        assert board.rounds <= 4
+        held = [(str(board.names[i]), int(board.controller[i])) for i in range(board.n_players, board.n_objects)]
+        legends = [h for h in held if h[0] in LEGENDARY]
+        assert len(legends) == len(set(legends))
+        _, _, term, trunc, _ = e.step(agent.act(e))
+        if term or trunc:
+            e.reset()
