@@ -10,14 +10,13 @@ stores them.
 They are also where the env's speed is won or lost: a :class:`solver.Board` caches what it
 derives from its objects (row index, type masks, what one proliferate adds ...), and a
 board made with ``dataclasses.replace`` starts with none of it.  :func:`retarget` and
-:func:`with_life` derive the board the way :meth:`solver.Board.with_counts` does, carrying
-over the caches that cannot have changed (a whitelist, so a cache the solver adds later is
-recomputed, never stale); :func:`enter` adds a permanent without rebuilding every object.
+:func:`with_life` use the Board's own ``with_*`` derivations, which carry those caches over;
+:func:`enter` adds a permanent without rebuilding every object.
 """
 
 from __future__ import annotations
 
-from dataclasses import fields, replace
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -36,13 +35,6 @@ __all__ = [
     "with_life",
 ]
 
-_FIELDS = tuple(f.name for f in fields(Board))
-#: Caches that depend only on the objects, their controllers and types: not on counts, life or the proliferator.
-_OBJECT_CACHES = frozenset(
-    {"index", "_columns", "toughness_per_counter", "_type_masks", "object_team", "owner_side", "team_size"}
-)
-#: Caches that also do not depend on life (what one proliferate adds, Tekuthal's rounds, allies).
-_LIFE_FREE_CACHES = _OBJECT_CACHES | {"gain", "rounds", "is_ally"}
 #: Per-object fields of a board, in the order :meth:`solver.Board.without` slices them.
 _PER_OBJECT = (
     "controller",
@@ -62,31 +54,16 @@ _PER_OBJECT = (
 )
 
 
-def _derive(board: Board, keep: frozenset[str], **changes: object) -> Board:
-    """``board`` with some fields changed, keeping the cached values named in ``keep``."""
-    state = board.__dict__
-    new = object.__new__(Board)
-    new.__dict__.update({name: state[name] for name in _FIELDS})
-    new.__dict__.update({name: state[name] for name in keep if name in state})
-    for value in changes.values():
-        if isinstance(value, np.ndarray):
-            value.flags.writeable = False
-    new.__dict__.update(changes)
-    return new
-
-
 def retarget(board: Board, proliferator: int, proliferates: int) -> Board:
     """``board`` with another player proliferating (or the same one, another number of times)."""
-    if proliferator == board.proliferator:
-        if proliferates == board.proliferates:
-            return board
-        return _derive(board, _OBJECT_CACHES | {"gain", "is_ally"}, proliferates=proliferates)
-    return _derive(board, _OBJECT_CACHES, proliferator=proliferator, proliferates=proliferates)
+    if proliferator == board.proliferator and proliferates == board.proliferates:
+        return board
+    return board.with_proliferator(proliferator, proliferates)
 
 
 def with_life(board: Board, life: IntArray) -> Board:
     """``board`` with other life totals."""
-    return _derive(board, _LIFE_FREE_CACHES, life=np.array(life, dtype=np.int64))
+    return board.with_life(life)
 
 
 def enter(board: Board, permanent: Permanent, effect: Effect | None) -> Board | None:
@@ -147,7 +124,7 @@ def drop_orphan_effects(board: Board) -> Board:
         (str(board.names[i]), board.ids[int(board.controller[i])]) for i in range(board.n_players, board.n_objects)
     }
     effects = tuple(e for e in board.effects if (e.card, e.controller) in present)
-    return board if len(effects) == len(board.effects) else _derive(board, _OBJECT_CACHES, effects=effects)
+    return board if len(effects) == len(board.effects) else board.with_effects(effects)
 
 
 def remove_ids(board: Board, ids: list[str]) -> Board:

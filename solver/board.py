@@ -10,7 +10,7 @@ JSON boundary; nothing inside the engine loops over them.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from enum import IntFlag, StrEnum
 from functools import cached_property
 from types import MappingProxyType
@@ -307,13 +307,44 @@ class Board:
         counts = np.array(counts, dtype=np.int64)
         if counts.shape != self.counts.shape:
             raise ValueError(f"counts must have shape {self.counts.shape}, not {counts.shape}")
-        counts.flags.writeable = False
-        drop = {"counts", "players", "permanents"}
-        if "gain" in self.__dict__ and not np.array_equal(counts > 0, self.counts > 0):
-            drop.add("gain")
+        keep = _OBJECT_CACHES | {"rounds", "is_ally"}
+        if np.array_equal(counts > 0, self.counts > 0):
+            keep |= {"gain"}
+        return self._derived(keep, counts=counts)
+
+    def with_proliferator(self, proliferator: int, proliferates: int | None = None) -> Board:
+        """The same board with another player (a row) proliferating, or another number of proliferates."""
+        if not 0 <= proliferator < self.n_players:
+            raise ValueError(f"proliferator must be a player row (0..{self.n_players - 1})")
+        proliferates = self.proliferates if proliferates is None else proliferates
+        keep = _OBJECT_CACHES | ({"gain", "is_ally"} if proliferator == self.proliferator else set())
+        return self._derived(frozenset(keep), proliferator=proliferator, proliferates=proliferates)
+
+    def with_life(self, life: IntArray) -> Board:
+        """The same board with other life totals."""
+        life = np.array(life, dtype=np.int64)
+        if life.shape != self.life.shape:
+            raise ValueError(f"life must have shape {self.life.shape}, not {life.shape}")
+        return self._derived(_OBJECT_CACHES | {"gain", "rounds", "is_ally"}, life=life)
+
+    def with_effects(self, effects: Sequence[Effect]) -> Board:
+        """The same board with other replacement effects in play."""
+        return self._derived(_OBJECT_CACHES | {"is_ally"}, effects=tuple(effects))
+
+    def _derived(self, keep: frozenset[str], **changes: Any) -> Board:
+        """A copy with some fields changed, keeping the derived values named in ``keep``.
+
+        The derived values (cached properties) live in the instance dict next to the fields;
+        whatever is not kept is recomputed on first use, so a new cache is never stale.
+        """
+        state = self.__dict__
         new = object.__new__(Board)
-        new.__dict__.update({k: v for k, v in self.__dict__.items() if k not in drop})
-        new.__dict__["counts"] = counts
+        new.__dict__.update({name: state[name] for name in _FIELD_NAMES})
+        new.__dict__.update({name: state[name] for name in keep if name in state})
+        for value in changes.values():
+            if isinstance(value, np.ndarray):
+                value.flags.writeable = False
+        new.__dict__.update(changes)
         return new
 
     def without(self, remove: BoolArray) -> Board:
@@ -588,6 +619,13 @@ class Board:
             f"Board(variant={self.variant.value!r}, proliferator={self.proliferator_id!r}, "
             f"players={self.n_players}, permanents={self.n_objects - self.n_players}, kinds={len(self.kinds)})"
         )
+
+
+_FIELD_NAMES = tuple(f.name for f in fields(Board))
+#: Derived values that depend only on the objects (not on counts, life, effects or the proliferator).
+_OBJECT_CACHES = frozenset(
+    {"index", "_columns", "toughness_per_counter", "_type_masks", "sba_masks", "object_team", "owner_side", "team_size"}
+)
 
 
 def _objects(items: Sequence[Any]) -> ObjArray:

@@ -11,6 +11,7 @@ only the sign, to order replacement effects in the affected player's favour (616
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .kinds import KEYWORD_KINDS, pt_delta
 
@@ -77,6 +78,7 @@ _KEYWORD_WEIGHT = 1.0
 _EXALTED_WEIGHT = 0.5
 
 
+@lru_cache(maxsize=4096)
 def default_spec(kind: str) -> CounterSpec:
     """The default spec of any canonical kind; unknown kinds are worth 0."""
     spec = CATALOGUE.get(kind)

@@ -220,9 +220,20 @@ class Objective:
 
     @cached_property
     def baseline(self) -> int:
-        """Value of choosing nothing (the board settles all the same), from the c = 0 tables."""
-        material, events = self.row_tables
-        return self._total(material[0], events[0], team_poison(self.board, self.board.counts))
+        """Value of choosing nothing (the board settles all the same).
+
+        Read from the per-unit tables when a solver has built them; scoring a single choice
+        (the environment's reward) only needs the board settled once.
+        """
+        if "row_tables" in self.__dict__:
+            material, events = self.row_tables
+            return self._total(material[0], events[0], team_poison(self.board, self.board.counts))
+        return self.state_value(self.settled_nothing)
+
+    @cached_property
+    def settled_nothing(self) -> Settled:
+        """The board settled with nothing chosen."""
+        return settle(self.board, self.board.counts)
 
     def value_of(self, settled: Settled) -> int:
         """Value of a settled resolution relative to choosing nothing, in milli-points."""
@@ -245,7 +256,7 @@ class Objective:
         gain = board.gain.copy()
         if self._shared_poison:
             gain[: board.n_players, board.kind_column("poison")] = 0
-        return tuple(settle(board, board.counts + c * gain) for c in range(board.rounds + 1))
+        return (self.settled_nothing, *(settle(board, board.counts + c * gain) for c in range(1, board.rounds + 1)))
 
     @cached_property
     def row_tables(self) -> tuple[IntArray, IntArray]:
@@ -369,19 +380,29 @@ class Objective:
                     per_round.extend((subset, r) for r in subset)
                 else:
                     per_round.append((subset, -1))
-        seen: dict[tuple[tuple[int, ...], int], TeamOption] = {}
-        for pattern in itertools.product(per_round, repeat=board.rounds):
-            times = tuple(sum(h in s for s, _ in pattern) for h in rows)
-            poison = sum(int(board.gain[r, col]) for _, r in pattern if r >= 0)
-            key = (times, poison)
-            if key in seen:
-                continue
+        # Round by round, keeping the first pattern (in round-major order) per outcome: what a
+        # pattern is worth depends only on how often each head is chosen and the poison given.
+        prefixes: dict[tuple[tuple[int, ...], int], tuple[tuple[tuple[int, ...], int], ...]] = {
+            ((0,) * len(rows), 0): ()
+        }
+        for _ in range(board.rounds):
+            grown: dict[tuple[tuple[int, ...], int], tuple[tuple[tuple[int, ...], int], ...]] = {}
+            for (times, poison), pattern in prefixes.items():
+                for picked, recipient in per_round:
+                    outcome = (
+                        tuple(t + (h in picked) for h, t in zip(rows, times, strict=True)),
+                        poison + (int(board.gain[recipient, col]) if recipient >= 0 else 0),
+                    )
+                    grown.setdefault(outcome, (*pattern, (picked, recipient)))
+            prefixes = grown
+        found: list[TeamOption] = []
+        for (times, poison), pattern in prefixes.items():
             mat = sum(int(material[t, h]) for h, t in zip(rows, times, strict=True))
             mat += self._team_milli(team, p0 + poison)
             ev = 0
             for h, t in zip(rows, times, strict=True):
                 ev |= int(events[t, h])
             ev |= self._team_events(team, p0 + poison)
-            seen[key] = TeamOption(pattern, times, poison, sum(len(s) for s, _ in pattern), mat, ev)
-        options = sorted(seen.values(), key=lambda o: -o.picks)
+            found.append(TeamOption(pattern, times, poison, sum(len(s) for s, _ in pattern), mat, ev))
+        options = sorted(found, key=lambda o: -o.picks)
         return TeamUnit(team=team, heads=rows, options=tuple(options))
