@@ -69,10 +69,10 @@ def solve_brute(
     """The best (or worst) choice under the canonical order: value, then fewest picks, then input order.
 
     Returned in the canonical per-round layout of :meth:`Objective.matrix_of`, so that all
-    paths print the same choice for the same optimum.
+    paths print the same choice for the same optimum, except under a per-round pick limit.
     """
     best: tuple[int, int, tuple[bool, ...]] | None = None
-    found: tuple[IntArray, tuple[int, ...], int] | None = None
+    found: tuple[BoolArray, IntArray, IntArray, tuple[int, ...], int] | None = None
     constraints = constraints or Constraints()
     for chosen, recipients in enumerate_choices(objective):
         if not _allowed(chosen, constraints):
@@ -81,8 +81,10 @@ def solve_brute(
         times, options = objective.assignment_of(chosen, recipients)
         key = (sense * value, -int(chosen.sum()), objective.tie_bits(times, options))
         if best is None or key > best:
-            best, found = key, (times, options, value)
+            best, found = key, (chosen, recipients, times, options, value)
     if found is None:
         raise Infeasible("no legal choice satisfies the constraints")
-    chosen, recipients = objective.matrix_of(found[0], found[1])
-    return chosen, recipients, found[2]
+    if constraints.max_chosen is not None:  # rounds are told apart: keep the placement found
+        return found[0], found[1], found[4]
+    chosen, recipients = objective.matrix_of(found[2], found[3])
+    return chosen, recipients, found[4]

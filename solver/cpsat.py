@@ -49,10 +49,13 @@ class Constraints:
 
 @dataclass(frozen=True)
 class CpSolution:
+    """The solution per unit; ``layout`` is the rounds x single-units placement when rounds differ."""
+
     single_times: IntArray
     team_options: tuple[int, ...]
     status: str
     bound: float
+    layout: BoolArray | None = None
 
 
 class _Model:
@@ -244,7 +247,13 @@ class _Model:
         team_opts = tuple(next(i for i, v in enumerate(o) if solver.boolean_value(v)) for o in self.options)
         # The proven bound, as a value relative to choosing nothing, in milli-points.
         relative = self.sense * bound + self.constant + self.units.base_material - self.objective.baseline
-        return CpSolution(single_times=times, team_options=team_opts, status=name, bound=relative)
+        layout = None
+        if self.counted:  # rounds are told apart (a per-round pick limit): keep the placement found
+            layout = np.zeros((self.rounds, len(times)), dtype=bool)
+            layout[:] = np.arange(self.rounds)[:, None] < times[None, :]
+            for u in self.counted:
+                layout[:, u] = [solver.boolean_value(v) for v in self.x[u]]
+        return CpSolution(single_times=times, team_options=team_opts, status=name, bound=relative, layout=layout)
 
     @property
     def tie_bits(self) -> list[Any]:

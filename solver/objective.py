@@ -301,18 +301,23 @@ class Objective:
         )
 
     # ------------------------------------------------------------------ unit assignments
-    def matrix_of(self, times: IntArray, team_options: tuple[int, ...]) -> tuple[BoolArray, IntArray]:
+    def matrix_of(
+        self, times: IntArray, team_options: tuple[int, ...], layout: BoolArray | None = None
+    ) -> tuple[BoolArray, IntArray]:
         """A unit assignment as ``rounds x objects`` and ``rounds x teams`` matrices.
 
         A single unit chosen in ``t`` rounds is chosen in the first ``t``: its value does not
         depend on which, and filling from the first makes every path print the same choice.
+        Under a per-round pick limit the rounds do matter, and ``layout`` (rounds x single
+        units) gives the solver's own placement instead.
         """
         board = self.board
         units = self.units
         chosen = np.zeros((board.rounds, board.n_objects), dtype=bool)
         recipients = np.full((board.rounds, board.n_teams), -1, dtype=np.int64)
-        rounds = np.arange(board.rounds)[:, None]
-        chosen[:, units.single_rows] = rounds < np.asarray(times)[None, :]
+        if layout is None:
+            layout = np.arange(board.rounds)[:, None] < np.asarray(times)[None, :]
+        chosen[:, units.single_rows] = layout
         for team, j in zip(units.teams, team_options, strict=True):
             for r, (heads, recipient) in enumerate(team.options[j].pattern):
                 chosen[r, list(heads)] = True

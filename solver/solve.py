@@ -105,7 +105,7 @@ def _optimum(
         return (*objective.matrix_of(fast.single_times, fast.team_options), "OPTIMAL", None)
     if method == "cpsat":
         cp = solve_cpsat(objective, time_limit=time_limit, constraints=constraints)
-        return (*objective.matrix_of(cp.single_times, cp.team_options), cp.status, cp.bound)
+        return (*objective.matrix_of(cp.single_times, cp.team_options, cp.layout), cp.status, cp.bound)
     if method == "brute":
         chosen, recipients, _ = solve_brute(objective, constraints=constraints)
         return chosen, recipients, "OPTIMAL", None
