@@ -111,18 +111,7 @@ class Decision:
             "bound": self.bound,
             "method": self.method,
             "game_result": self.game_result,
-            "outcome": {
-                "losers": list(self.outcome.losers),
-                "dies": list(self.outcome.dies),
-                "annihilated": dict(self.outcome.annihilated),
-                "chapters": {k: list(v) for k, v in self.outcome.chapters.items()},
-                "sacrificed": list(self.outcome.sacrificed),
-                "thresholds": [
-                    {"object": t.object, "kind": t.kind, "at": t.at, "effect": t.effect, "label": t.label}
-                    for t in self.outcome.thresholds
-                ],
-                "board": self.outcome.board.to_dict(),
-            },
+            "outcome": self.outcome.to_json(),
             "explanation": [row.to_json() for row in self.explanation],
             "alternatives": [alt.to_json() for alt in self.alternatives],
             "elapsed_ms": round(self.elapsed * 1000, 3),

@@ -41,7 +41,7 @@ DECISION_KEYS = {
     "alternatives",
     "elapsed_ms",
 }
-OUTCOME_KEYS = {"losers", "dies", "annihilated", "chapters", "sacrificed", "thresholds", "board"}
+OUTCOME_KEYS = {"losers", "dies", "annihilated", "chapters", "sacrificed", "thresholds", "added", "board"}
 
 
 def run(*args: str, stdin: str | None = None, command: list[str] | None = None) -> subprocess.CompletedProcess[str]:
