@@ -10,23 +10,19 @@ stores them.
 They are also where the env's speed is won or lost: a :class:`solver.Board` caches what it
 derives from its objects (row index, type masks, what one proliferate adds ...), and a
 board made with ``dataclasses.replace`` starts with none of it.  :func:`retarget` and
-:func:`with_life` use the Board's own ``with_*`` derivations, which carry those caches over;
-:func:`enter` adds a permanent without rebuilding every object.
+:func:`with_life` use the Board's own ``with_*`` derivations, which carry those caches over
+(and :meth:`solver.Board.with_permanent` adds a permanent without rebuilding every object).
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import Any
-
 import numpy as np
 
-from solver.board import Board, BoolArray, Effect, IntArray, Permanent, Player, Variant
+from solver.board import Board, BoolArray, IntArray, Variant
 
 __all__ = [
     "add_counters",
     "drop_orphan_effects",
-    "enter",
     "lose_life",
     "lose_lives",
     "remove",
@@ -34,24 +30,6 @@ __all__ = [
     "retarget",
     "with_life",
 ]
-
-#: Per-object fields of a board, in the order :meth:`solver.Board.without` slices them.
-_PER_OBJECT = (
-    "controller",
-    "types",
-    "power",
-    "toughness",
-    "damage",
-    "indestructible",
-    "chapters",
-    "protector",
-    "phased_out",
-    "value",
-    "names",
-    "type_names",
-    "subtypes",
-    "keywords",
-)
 
 
 def retarget(board: Board, proliferator: int, proliferates: int) -> Board:
@@ -64,49 +42,6 @@ def retarget(board: Board, proliferator: int, proliferates: int) -> Board:
 def with_life(board: Board, life: IntArray) -> Board:
     """``board`` with other life totals."""
     return board.with_life(life)
-
-
-def enter(board: Board, permanent: Permanent, effect: Effect | None) -> Board | None:
-    """``board`` with ``permanent`` entering as its last row, and its replacement effect if it has one.
-
-    The new row is built by :meth:`solver.Board.build` (a board of the same players and the
-    one permanent) and appended; the board's objects are not rebuilt.  Same result as
-    building the whole board again, except that a kind no object has any more keeps its
-    (all-zero) column.  Returns None when the permanent brings a kind the board has no column
-    for; the caller then rebuilds.
-    """
-    players = [
-        Player(p, board.team_names[int(t)], 0) for p, t in zip(board.ids[: board.n_players], board.team, strict=True)
-    ]
-    single = Board.build(
-        variant=board.variant, proliferator=board.proliferator_id, players=players, permanents=[permanent]
-    )
-    columns = [board.kind_column(kind) for kind in single.kinds]
-    if any(col < 0 for col in columns):
-        return None
-    row = single.n_players
-    counts = np.zeros((board.n_objects + 1, len(board.kinds)), dtype=np.int64)
-    counts[:-1] = board.counts
-    counts[-1, columns] = single.counts[row]
-    appended: dict[str, Any] = {
-        name: np.concatenate([getattr(board, name), getattr(single, name)[row:]]) for name in _PER_OBJECT
-    }
-    shift = board.n_objects - row
-    return replace(
-        board,
-        ids=(*board.ids, permanent.id),
-        counts=counts,
-        effects=board.effects if effect is None else (*board.effects, effect),
-        thr_object=np.concatenate([board.thr_object, single.thr_object + shift]),
-        thr_kind=np.concatenate([board.thr_kind, np.array(columns, dtype=np.int64)[single.thr_kind]]),
-        thr_at=np.concatenate([board.thr_at, single.thr_at]),
-        thr_effect=(*board.thr_effect, *single.thr_effect),
-        thr_label=(*board.thr_label, *single.thr_label),
-        cv_object=np.concatenate([board.cv_object, single.cv_object + shift]),
-        cv_kind=np.concatenate([board.cv_kind, np.array(columns, dtype=np.int64)[single.cv_kind]]),
-        cv_value=np.concatenate([board.cv_value, single.cv_value]),
-        **appended,
-    )
 
 
 def remove(board: Board, gone: BoolArray) -> Board:

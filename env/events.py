@@ -21,9 +21,9 @@ from solver.board import Board, CardType, Effect
 from solver.effects import SUPPORTED_CARDS
 from solver.kinds import pt_delta
 
-from .boardops import add_counters, enter, lose_lives, remove
+from .boardops import add_counters, lose_lives, remove
 from .opportunities import PERMANENT_SOURCES
-from .scenarios import CARDS, LEGENDARY, make_permanent, rebuild
+from .scenarios import CARDS, LEGENDARY, make_permanent, with_columns
 
 __all__ = ["EventParams", "TurnEvents", "dies_triggers", "turn_events"]
 
@@ -181,10 +181,5 @@ def _enter(
     if spec.name in _ENTERS:
         triggers.append((seat, spec.name))
     effect = Effect(spec.name, seat) if spec.name in SUPPORTED_CARDS else None
-    entered = enter(board, perm, effect)
-    if entered is not None:
-        return entered
-    effects = list(board.effects) if effect is None else [*board.effects, effect]
-    return rebuild(
-        board.variant, board.proliferator_id, board.proliferates, board.players, [*board.permanents, perm], effects
-    )
+    # A permanent with a kind the board has no column for rebuilds it; keep every BASE_KINDS column.
+    return with_columns(board.with_permanent(perm, () if effect is None else (effect,)))

@@ -331,6 +331,55 @@ class Board:
         """The same board with other replacement effects in play."""
         return self._derived(_OBJECT_CACHES | {"is_ally"}, effects=tuple(effects))
 
+    def with_permanent(self, permanent: Permanent, effects: Sequence[Effect] = ()) -> Board:
+        """The same board with ``permanent`` entering as its last row, and more effects in play.
+
+        The new row is built by :meth:`build` and appended, so the objects already here are
+        not rebuilt; a permanent with a counter kind the board has no column for rebuilds the
+        board from its typed views instead.
+        """
+        players = [
+            Player(p, self.team_names[int(t)], 0) for p, t in zip(self.ids[: self.n_players], self.team, strict=True)
+        ]
+        single = Board.build(
+            variant=self.variant, proliferator=self.proliferator_id, players=players, permanents=[permanent]
+        )
+        all_effects = (*self.effects, *effects)
+        columns = [self.kind_column(kind) for kind in single.kinds]
+        if any(col < 0 for col in columns):
+            return Board.build(
+                variant=self.variant,
+                proliferator=self.proliferator_id,
+                players=self.players,
+                permanents=[*self.permanents, permanent],
+                effects=all_effects,
+                proliferates=self.proliferates,
+            )
+        row = single.n_players
+        counts = np.zeros((self.n_objects + 1, len(self.kinds)), dtype=np.int64)
+        counts[:-1] = self.counts
+        counts[-1, columns] = single.counts[row]
+        shift = self.n_objects - row
+        kind_map = np.array(columns, dtype=np.int64)
+        appended: dict[str, Any] = {
+            name: np.concatenate([getattr(self, name), getattr(single, name)[row:]]) for name in _PER_OBJECT
+        }
+        return replace(
+            self,
+            ids=(*self.ids, permanent.id),
+            counts=counts,
+            effects=all_effects,
+            thr_object=np.concatenate([self.thr_object, single.thr_object + shift]),
+            thr_kind=np.concatenate([self.thr_kind, kind_map[single.thr_kind]]),
+            thr_at=np.concatenate([self.thr_at, single.thr_at]),
+            thr_effect=(*self.thr_effect, *single.thr_effect),
+            thr_label=(*self.thr_label, *single.thr_label),
+            cv_object=np.concatenate([self.cv_object, single.cv_object + shift]),
+            cv_kind=np.concatenate([self.cv_kind, kind_map[single.cv_kind]]),
+            cv_value=np.concatenate([self.cv_value, single.cv_value]),
+            **appended,
+        )
+
     def _derived(self, keep: frozenset[str], **changes: Any) -> Board:
         """A copy with some fields changed, keeping the derived values named in ``keep``.
 
@@ -357,26 +406,7 @@ class Board:
         new_row = np.cumsum(keep) - 1
         thr_keep = keep[self.thr_object] if len(self.thr_object) else np.zeros(0, dtype=bool)
         cv_keep = keep[self.cv_object] if len(self.cv_object) else np.zeros(0, dtype=bool)
-        per_object = {
-            name: getattr(self, name)[keep]
-            for name in (
-                "counts",
-                "controller",
-                "types",
-                "power",
-                "toughness",
-                "damage",
-                "indestructible",
-                "chapters",
-                "protector",
-                "phased_out",
-                "value",
-                "names",
-                "type_names",
-                "subtypes",
-                "keywords",
-            )
-        }
+        per_object: dict[str, Any] = {name: getattr(self, name)[keep] for name in ("counts", *_PER_OBJECT)}
         return replace(
             self,
             ids=tuple(i for i, k in zip(self.ids, keep, strict=True) if k),
@@ -622,6 +652,23 @@ class Board:
 
 
 _FIELD_NAMES = tuple(f.name for f in fields(Board))
+#: Fields with one entry per object, besides ``ids`` and ``counts``.
+_PER_OBJECT = (
+    "controller",
+    "types",
+    "power",
+    "toughness",
+    "damage",
+    "indestructible",
+    "chapters",
+    "protector",
+    "phased_out",
+    "value",
+    "names",
+    "type_names",
+    "subtypes",
+    "keywords",
+)
 #: Derived values that depend only on the objects (not on counts, life, effects or the proliferator).
 _OBJECT_CACHES = frozenset(
     {"index", "_columns", "toughness_per_counter", "_type_masks", "sba_masks", "object_team", "owner_side", "team_size"}
