@@ -13,7 +13,7 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, get_args
 
 from solver.errors import Problem
 from solver.policy import Policy, PolicyError
@@ -67,17 +67,7 @@ ErrorCode = Literal[
     "cancelled",
     "internal",
 ]
-ERROR_CODES: Final[tuple[ErrorCode, ...]] = (
-    "parse_error",
-    "unknown_type",
-    "invalid_request",
-    "invalid_board",
-    "unsupported_version",
-    "too_large",
-    "timeout",
-    "cancelled",
-    "internal",
-)
+ERROR_CODES: Final[tuple[ErrorCode, ...]] = get_args(ErrorCode)
 
 RequestId = str | int
 
