@@ -1,0 +1,304 @@
+"""A PettingZoo AEC adapter: every seat of a Two-Headed Giant or free-for-all game is an agent.
+
+The Gymnasium env has one learning seat and scripts the others; multi-agent users (self-play,
+team play, independent learners) want every seat decided from outside.  This adapter runs the
+same :class:`env.game.Game` with ``external`` set to every seat and lays boards out with the
+same :class:`env.spaces.View`, so nothing about the game or its rules is re-implemented:
+decisions go through :func:`env.agents.matrices` (the solver's legality checks and implicit
+poison recipients) and :meth:`env.game.Game.resolve` (``solver.rules.apply_matrix``).
+
+Only this module imports PettingZoo, and ``env/__init__.py`` does not import it, so
+``import env`` works without the ``rl`` extra.  See the PettingZoo section of
+``docs/environments.md``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from pettingzoo import AECEnv
+
+from solver.board import Board, Variant
+from solver.objective import MILLI
+from solver.policy import Policy
+
+from .agents import matrices
+from .events import EventParams
+from .game import Decision, Game, GameConfig
+from .opportunities import opening
+from .scenarios import sample_scenario, start_life
+from .spaces import View, observation_space
+
+__all__ = ["ProliferateAEC", "aec_env"]
+
+RewardMode = Literal["terminal", "delta"]
+_TERMINAL = {"win": 1.0, "loss": -1.0, "draw": 0.0}
+_VARIANTS = (Variant.TWO_HEADED_GIANT, Variant.FREE_FOR_ALL)
+
+
+class ProliferateAEC(AECEnv):  # type: ignore[misc]
+    """Four agents ``player_0..player_3`` (seats ``p0..p3``), each deciding its own proliferates.
+
+    Observation: ``{"observation": Box(float32), "action_mask": int8}``.  ``observation`` is the
+    Gymnasium env's observation (:func:`env.spaces.observation_space`) flattened by
+    ``gymnasium.spaces.flatten`` and laid out from the observing agent's seat, so slot 0 is
+    always the observer and one policy can play any seat.  The mask is the acting agent's
+    eligibility bits (plus the 2HG recipient bits) and all zeros for everyone else.
+
+    Action: ``MultiBinary(slots)``, ``MultiBinary(slots + 2)`` in 2HG, exactly as the
+    Gymnasium env's subset mode (recipient bits: see the module docs).  Ineligible bits are
+    ignored and counted in ``infos[agent]["illegal_bits"]``; a decision with several
+    proliferates takes one step per proliferate, the same agent acting each time.
+
+    Rewards: ``"terminal"`` pays +1/-1/0 when an agent's result is decided; ``"delta"`` pays the
+    solver objective's value of each completed decision (points, from the decider's side) to the
+    decider and its teammates.  In 2HG both kinds are team rewards: teammates always get equal
+    rewards, because a team wins or loses together (810.8a) and a decision's value is the team's.
+    """
+
+    metadata: dict[str, Any] = {"render_modes": [], "name": "proliferate_aec_v0", "is_parallelizable": False}  # noqa: RUF012
+
+    def __init__(
+        self,
+        variant: str = "two_headed_giant",
+        *,
+        slots: int = 48,
+        reward_mode: RewardMode = "terminal",
+        events: EventParams | dict[str, float] | None = None,
+        archetypes: tuple[str, ...] | None = None,
+        policy: Policy | dict[str, Any] | None = None,
+        c_max: int = 255,
+        p_activate: float = 0.5,
+        p_spell: float = 0.35,
+        p_fizzle: float = 0.15,
+        max_turns: int = 200,
+        horizon: int = 64,
+    ) -> None:
+        super().__init__()
+        self.variant = Variant(variant)
+        if self.variant not in _VARIANTS:
+            raise ValueError(f"variant must be 'two_headed_giant' or 'free_for_all', not {variant!r}")
+        if reward_mode not in ("terminal", "delta"):
+            raise ValueError(f"reward_mode must be 'terminal' or 'delta', not {reward_mode!r}")
+        self.n_seats = 4
+        if slots <= self.n_seats:
+            raise ValueError(f"slots must exceed the {self.n_seats} player slots")
+        self.slots = slots
+        self.reward_mode: RewardMode = reward_mode
+        self.archetypes = archetypes
+        self.policy = policy if isinstance(policy, Policy) else Policy.from_dict(policy or {})
+        self.c_max = c_max
+        self.horizon = horizon
+        params = events if isinstance(events, EventParams) else EventParams(**(events or {}))
+        self.config = GameConfig(
+            events=params,
+            p_activate=p_activate,
+            p_spell=p_spell,
+            p_fizzle=p_fizzle,
+            max_turns=max_turns,
+            capacity=slots - self.n_seats,
+        )
+        self.n_bits = slots + (2 if self.variant is Variant.TWO_HEADED_GIANT else 0)
+        self._dict_space = observation_space(slots, self.n_bits, c_max)
+        flat = spaces.flatten_space(self._dict_space)
+        assert isinstance(flat, spaces.Box)  # a Dict of Box / MultiBinary / MultiDiscrete flattens to a Box
+        self._obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(
+                    flat.low.astype(np.float32), flat.high.astype(np.float32), flat.shape, np.float32
+                ),
+                "action_mask": spaces.Box(0, 1, (self.n_bits,), np.int8),
+            }
+        )
+        self.possible_agents = [f"player_{i}" for i in range(self.n_seats)]
+        self._seat_of = {agent: f"p{i}" for i, agent in enumerate(self.possible_agents)}
+        self._agent_of = {seat: agent for agent, seat in self._seat_of.items()}
+        self._action_spaces = {a: spaces.MultiBinary(self.n_bits) for a in self.possible_agents}
+        self._obs_spaces = {a: self._obs_space for a in self.possible_agents}
+        self._start_life = start_life(self.variant)
+        self._kind_map: dict[tuple[str, ...], npt.NDArray[np.float64]] = {}
+        self._orders: dict[tuple[object, ...], tuple[str, ...]] = {}
+        self._views: dict[str, View] = {}
+        self._game: Game | None = None
+        self._steps = 0
+        self.np_random, _ = seeding.np_random(None)
+
+    # ------------------------------------------------------------------ spaces
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        return self._obs_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        return self._action_spaces[agent]
+
+    # ------------------------------------------------------------------ AEC API
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        if seed is not None or self._game is None:
+            self.np_random, _ = seeding.np_random(seed)
+        rng = self.np_random
+        scenario = sample_scenario(
+            self.variant, rng, max_permanents=(self.slots - self.n_seats) * 2 // 3, archetypes=self.archetypes
+        )
+        seats = scenario.seats
+        game = Game(
+            scenario.board,
+            seats,
+            scenario.archetypes,
+            rng,
+            external=frozenset(seats),
+            policies={},
+            config=self.config,
+            policy=self.policy,
+        )
+        self._game = game
+        self._steps = 0
+        self.agents = list(self.possible_agents)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        first = seats[int(rng.integers(len(seats)))]
+        if game.start(first, opening(scenario.board, first, rng)) is None:  # the opening always proliferates
+            raise RuntimeError("the game ended before its first decision")
+        self._select()
+
+    def observe(self, agent: str) -> dict[str, Any]:
+        game = self._game
+        if game is None:
+            raise RuntimeError("call reset() before observe()")
+        mask = np.zeros(self.n_bits, dtype=np.int8)
+        seat = self._seat_of[agent]
+        if seat not in self._board().index:
+            # A free-for-all player who has left the game (800.4a): nothing of theirs to show.
+            return {"observation": np.zeros(self._obs_space["observation"].shape, np.float32), "action_mask": mask}
+        view = self._view(seat)
+        times = np.zeros(self.slots, dtype=np.int8)
+        rounds, round_index = 1, 0
+        decision = game.pending
+        if decision is not None and decision.seat == seat and agent == self.agent_selection:
+            mask[: self.slots] = view.eligible
+            mask[self.slots :] = view.recipient_open
+            for rows in decision.rows:
+                times[view.slot_of_row[rows]] += 1
+            rounds, round_index = max(decision.rounds, 1), decision.round
+        picked = np.zeros(self.slots, dtype=np.int8)
+        raw = view.observation(mask, times, picked, round_index, rounds, self._steps / self.horizon)
+        flat = np.asarray(spaces.flatten(self._dict_space, raw), dtype=np.float32)
+        return {"observation": flat, "action_mask": mask}
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self._finished(agent):
+            self._was_dead_step(action)
+            return
+        game, decision = self._game, self._pending()
+        assert game is not None
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._steps += 1
+        illegal = self._take(decision, action)
+        for a in self.agents:
+            self.infos[a] = {}
+        self.infos[agent] = {"illegal_bits": illegal, "round": decision.round}
+        if decision.round >= decision.rounds:
+            self._resolve(game, decision)
+        self._accumulate_rewards()
+        self._select()
+
+    def close(self) -> None:
+        self._game = None
+
+    # ------------------------------------------------------------------ internals
+    def _pending(self) -> Decision:
+        decision = None if self._game is None else self._game.pending
+        if decision is None:
+            raise RuntimeError("no decision is pending: call reset()")
+        return decision
+
+    def _finished(self, agent: str) -> bool:
+        return bool(self.terminations.get(agent) or self.truncations.get(agent))
+
+    def _board(self) -> Board:
+        """The board being decided on, or the game's board between decisions and after the end."""
+        game = self._game
+        assert game is not None
+        return game.pending.board if game.pending is not None else game.board
+
+    def _view(self, seat: str) -> View:
+        """The current board from ``seat``'s side, built once per board state and seat."""
+        game = self._game
+        assert game is not None
+        board = self._board()
+        cached = self._views.get(seat)
+        if cached is not None and cached.board is board:
+            return cached
+        view = View.build(
+            board, game.seats, seat, self.slots, self.c_max, self._kind_map, self._start_life, self._orders
+        )
+        self._views[seat] = view
+        return view
+
+    def _take(self, decision: Decision, action: Any) -> int:
+        """Record one proliferate of the acting seat's decision; return how many bits were ignored."""
+        view = self._view(decision.seat)
+        bits = np.asarray(action).reshape(-1)
+        if bits.shape != (self.n_bits,):
+            raise ValueError(f"action must have {self.n_bits} bits, not shape {np.shape(action)}")
+        on = bits != 0
+        ok = view.eligible.astype(bool)
+        open_bits = view.recipient_open.astype(bool)
+        illegal = int((on[: self.slots] & ~ok).sum()) + int((on[self.slots :] & ~open_bits).sum())
+        rows = {int(view.row_of_slot[s]) for s in np.flatnonzero(on[: self.slots] & ok)}
+        named: dict[int, int] = {}
+        for t, (first, second) in enumerate(view.recipient_heads):
+            if open_bits[t] and first in rows and second in rows:
+                named[int(decision.board.team[first])] = second if on[self.slots + t] else first
+        decision.rows.append(sorted(rows))
+        decision.recipients.append(named)
+        return illegal
+
+    def _resolve(self, game: Game, decision: Decision) -> None:
+        """Apply the completed decision through the solver, run the game on, and pay rewards."""
+        chosen, recipients = matrices(decision.board, decision.rows, decision.recipients)
+        outcome = game.resolve(decision, chosen, recipients)
+        if self.reward_mode == "delta":
+            value = decision.objective.value_of(outcome.settled) / MILLI
+            team = decision.board.team[decision.board.index[decision.seat]]
+            for seat in game.seats:
+                row = decision.board.index.get(seat)
+                if row is not None and decision.board.team[row] == team and self._agent_of[seat] in self.rewards:
+                    self.rewards[self._agent_of[seat]] += value
+        game.pending = None
+        if not game.over:
+            game.advance()
+        for seat in game.seats:
+            agent = self._agent_of[seat]
+            if agent not in self.agents or self._finished(agent):
+                continue
+            result = game.result(seat)
+            if result is not None:
+                self.terminations[agent] = True
+                self.infos[agent]["game_result"] = result
+                if self.reward_mode == "terminal":
+                    self.rewards[agent] += _TERMINAL[result]
+            elif game.over:  # passed max_turns with this seat's result undecided
+                self.truncations[agent] = True
+
+    def _select(self) -> None:
+        """The acting seat's agent is next; agents that just finished are stepped with None first."""
+        game = self._game
+        assert game is not None
+        if game.pending is not None:
+            self.agent_selection = self._agent_of[game.pending.seat]
+        elif self.agents:
+            self.agent_selection = self.agents[0]
+        self._deads_step_first()
+
+
+def aec_env(variant: str = "two_headed_giant", **kwargs: Any) -> ProliferateAEC:
+    """The AEC env for ``variant`` (``"two_headed_giant"`` or ``"free_for_all"``); kwargs go to the constructor."""
+    return ProliferateAEC(variant, **kwargs)
