@@ -13,13 +13,11 @@ by the solver for proliferate only.  State-based actions are not applied here: t
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 
 from solver.board import Board, CardType, Effect
 from solver.effects import SUPPORTED_CARDS
-from solver.kinds import pt_delta
 
 from .boardops import add_counters, lose_lives, remove
 from .opportunities import PERMANENT_SOURCES
@@ -140,16 +138,8 @@ def dies_triggers(board: Board, rows: list[int]) -> list[tuple[str, str]]:
 
 
 def _power(board: Board, counts: np.ndarray) -> np.ndarray:
-    """Power with P/T counters (122.1a); the numbers per kind come from :func:`solver.kinds.pt_delta`."""
-    out: np.ndarray = board.power + counts @ _power_per_counter(board.kinds)
-    return out
-
-
-@lru_cache(maxsize=256)
-def _power_per_counter(kinds: tuple[str, ...]) -> np.ndarray:
-    """Power one counter of each kind adds; a board's kinds rarely change, so this is worked out once per set."""
-    out = np.array([(pt_delta(k) or (0, 0))[0] for k in kinds], dtype=np.int64)
-    out.flags.writeable = False
+    """Power with P/T counters (122.1a)."""
+    out: np.ndarray = board.power + counts @ board.power_per_counter
     return out
 
 

@@ -483,13 +483,23 @@ class Board:
         return masks
 
     @cached_property
-    def toughness_per_counter(self) -> IntArray:
-        """Toughness one counter of each kind adds (122.1a): +1 for +1/+1, -1 for -1/-1, 0 for most."""
+    def _pt_per_counter(self) -> IntArray:
+        """Power (column 0) and toughness (column 1) one counter of each kind adds (122.1a)."""
         from .kinds import pt_delta
 
-        out = np.array([(pt_delta(k) or (0, 0))[1] for k in self.kinds], dtype=np.int64)
+        out = np.array([pt_delta(k) or (0, 0) for k in self.kinds], dtype=np.int64).reshape(len(self.kinds), 2)
         out.flags.writeable = False
         return out
+
+    @property
+    def power_per_counter(self) -> IntArray:
+        """Power one counter of each kind adds: +1 for +1/+1, -1 for -1/-1, 0 for most."""
+        return self._pt_per_counter[:, 0]
+
+    @property
+    def toughness_per_counter(self) -> IntArray:
+        """Toughness one counter of each kind adds: +1 for +1/+1, -1 for -1/-1, 0 for most."""
+        return self._pt_per_counter[:, 1]
 
     @cached_property
     def object_team(self) -> IntArray:
@@ -671,7 +681,7 @@ _PER_OBJECT = (
 )
 #: Derived values that depend only on the objects (not on counts, life, effects or the proliferator).
 _OBJECT_CACHES = frozenset(
-    {"index", "_columns", "toughness_per_counter", "_type_masks", "sba_masks", "object_team", "owner_side", "team_size"}
+    {"index", "_columns", "_pt_per_counter", "_type_masks", "sba_masks", "object_team", "owner_side", "team_size"}
 )
 
 

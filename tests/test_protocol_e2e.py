@@ -12,6 +12,7 @@ from importlib.resources import files
 from typing import Any
 
 import pytest
+from protocol_helpers import slow_board
 
 import solver
 from solver.protocol.client import EngineClient, EngineTerminated
@@ -24,28 +25,6 @@ EXAMPLES = sorted(p.name.removesuffix(".json") for p in files("solver.examples")
 def example(name: str) -> dict[str, Any]:
     data: dict[str, Any] = json.loads(files("solver.examples").joinpath(f"{name}.json").read_text())
     return data
-
-
-def slow_board(n: int) -> dict[str, Any]:
-    """A duel with ``n`` creatures and two proliferates: its top-k runs CP-SAT k-1 times, so it takes a while."""
-    return {
-        "format": 1,
-        "variant": "duel",
-        "proliferator": "alice",
-        "proliferates": 2,
-        "players": [{"id": "alice", "counters": {"poison": 1}}, {"id": "bob", "counters": {"poison": 3}}],
-        "permanents": [
-            {
-                "id": f"c{i}",
-                "controller": "alice" if i % 2 else "bob",
-                "types": ["creature"],
-                "power": 2,
-                "toughness": 2 + i % 3,
-                "counters": {"+1/+1": 1 + i % 3} if i % 3 else {"-1/-1": 1},
-            }
-            for i in range(n)
-        ],
-    }
 
 
 def decision_json(reply: dict[str, Any]) -> dict[str, Any]:

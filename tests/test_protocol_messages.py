@@ -9,6 +9,7 @@ from importlib.resources import files
 from typing import Any
 
 import pytest
+from protocol_helpers import slow_board
 
 import solver
 from solver.protocol.engine import Session, Settings, run_session
@@ -212,28 +213,6 @@ class Recorder:
         with self.changed:
             assert self.changed.wait_for(lambda: any(r["id"] == rid for r in self.replies), timeout=30)
             return next(r for r in self.replies if r["id"] == rid)
-
-
-def slow_board(n: int = 40) -> dict[str, Any]:
-    """A board big enough (40 permanents) for the ``release`` fixture to hold its solve."""
-    return {
-        "format": 1,
-        "variant": "duel",
-        "proliferator": "alice",
-        "proliferates": 2,
-        "players": [{"id": "alice", "counters": {"poison": 1}}, {"id": "bob", "counters": {"poison": 3}}],
-        "permanents": [
-            {
-                "id": f"c{i}",
-                "controller": "alice" if i % 2 else "bob",
-                "types": ["creature"],
-                "power": 2,
-                "toughness": 2 + i % 3,
-                "counters": {"+1/+1": 1 + i % 3} if i % 3 else {"-1/-1": 1},
-            }
-            for i in range(n)
-        ],
-    }
 
 
 def line(message: dict[str, Any]) -> bytes:
