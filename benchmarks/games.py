@@ -11,13 +11,17 @@ Printed: win rates with Wilson 95% intervals per decider, per environment and ar
 and how often each baseline's result differs from the oracle's on the same seed (the choice
 changed the result), split by what the position held at ``p0``'s first decision (poison in
 play, a threshold or Saga in play) so the table shows where the effect is concentrated.
-Also written: every ``p0`` decision's material balance (:func:`material_balance`) and the
-game's final result, which ``benchmarks/winprob_fit.py`` fits the grading curve on.
+The summary goes to ``benchmarks/results/games.json``; every game (with each ``p0``
+decision's material balance, :func:`~solver.analysis.winprob.material_balance`, and the
+final result, which ``benchmarks/winprob_fit.py`` fits the grading curve on) to
+``benchmarks/results/games.jsonl.gz``, one compact line per game.
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
+import json
 import math
 import sys
 import time
@@ -210,11 +214,14 @@ def _table(summary: dict[str, Any], names: Sequence[str]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--games", type=int, default=60, help="seeds per environment and archetype (default 60)")
+    parser.add_argument("--games", type=int, default=25, help="seeds per environment and archetype (default 25)")
     parser.add_argument("--envs", nargs="+", default=list(ENV_IDS), choices=ENV_IDS)
     parser.add_argument("--archetypes", nargs="+", default=list(ARCHETYPES), choices=ARCHETYPES)
     parser.add_argument("--seed", type=int, default=0, help="first seed")
-    parser.add_argument("--json", type=Path, default=RESULTS / "games.json", help="where to write the results")
+    parser.add_argument("--json", type=Path, default=RESULTS / "games.json", help="where to write the summary")
+    parser.add_argument(
+        "--games-out", type=Path, default=RESULTS / "games.jsonl.gz", help="where to write every game (gzipped lines)"
+    )
     args = parser.parse_args(argv)
 
     start = time.perf_counter()
@@ -249,11 +256,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             "args": {"games": args.games, "envs": args.envs, "archetypes": args.archetypes, "seed": args.seed},
             "elapsed_s": elapsed,
             "summary": summary,
-            "games": [asdict(g) for g in games],
+            "games_file": args.games_out.name,
         },
         args.json,
     )
-    print(f"wrote {args.json}", file=sys.stderr)
+    args.games_out.parent.mkdir(parents=True, exist_ok=True)
+    with gzip.open(args.games_out, "wt", encoding="utf-8") as out:
+        for g in games:
+            out.write(json.dumps(asdict(g), separators=(",", ":")) + "\n")
+    print(f"wrote {args.json} and {args.games_out}", file=sys.stderr)
     return 0
 
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from hypothesis import given, settings
+from strategies import boards
 
 import solver
 from solver.board import Board
 from solver.svg import board_svg, choice_svg
-from tests.strategies import boards
 
 NS = {"s": "http://www.w3.org/2000/svg"}
 

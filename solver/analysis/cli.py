@@ -56,9 +56,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     analyze.add_argument(
         "--thresholds",
         metavar="SPEC",
-        help="grade thresholds on normalised regret, e.g. inaccuracy=0.05,mistake=0.1,blunder=0.2 (the defaults)",
+        help="grade thresholds on the drop in winning chances (Win%% points), e.g. inaccuracy=10,mistake=20,blunder=30 "
+        "(the defaults)",
     )
     analyze.add_argument("--policy", metavar="FILE", help="TOML file of objective weights (docs/objective.md)")
+    analyze.add_argument(
+        "--cards",
+        metavar="PATH",
+        help="Arena card database (Raw_CardDatabase_*.mtga) for card names; default: the installed client's, if found",
+    )
     analyze.set_defaults(handler=run_analyze)
 
     importer = subparsers.add_parser(
@@ -138,6 +144,12 @@ def run_analyze(args: argparse.Namespace) -> int:
         for path, reason in bad:
             _error(path, reason)
         return 2
+    from .cards import CardDatabaseError, name_items, open_cards
+
+    try:
+        cards = open_cards(args.cards)
+    except CardDatabaseError as exc:
+        return _error("--cards", str(exc))
     sinks: list[Sink] = [
         JsonReport(sys.stdout, thresholds, args.records) if args.json else TextReport(sys.stdout, thresholds)
     ]
@@ -147,6 +159,8 @@ def run_analyze(args: argparse.Namespace) -> int:
         except OSError as exc:
             return _error(args.report, f"cannot write the report: {exc.strerror or exc}")
     items = _arena_items(args.records) if args.source_format == "arena" else _native_items(args.records)
+    if cards is not None:
+        items = name_items(items, cards)
     summary, problems = Summary(), ProblemLog()
     with _progress(args.records) as bar:
         for result in analyse_items(items, workers=workers, policy_path=args.policy, thresholds=thresholds):
