@@ -51,7 +51,7 @@ _TYPE_ORDER = (
 
 @dataclass(frozen=True)
 class _Marks:
-    chosen: frozenset[str]
+    chosen: frozenset[str] | None
     best: frozenset[str] | None
     chosen_added: Mapping[str, Mapping[str, int]]
     best_added: Mapping[str, Mapping[str, int]]
@@ -71,7 +71,7 @@ def choice_svg(
     best_out = apply_proliferate(board, best) if best is not None else None
     return board_svg(
         board,
-        chosen=_ids(chosen),
+        chosen=None if chosen is None else _ids(chosen),
         best=None if best is None else _ids(best),
         chosen_added=chosen_out.added if chosen_out is not None else None,
         best_added=best_out.added if best_out is not None else None,
@@ -84,7 +84,7 @@ def choice_svg(
 def board_svg(
     board: Board,
     *,
-    chosen: Iterable[str] = (),
+    chosen: Iterable[str] | None = None,
     best: Iterable[str] | None = None,
     chosen_added: Mapping[str, Mapping[str, int]] | None = None,
     best_added: Mapping[str, Mapping[str, int]] | None = None,
@@ -94,11 +94,16 @@ def board_svg(
 ) -> str:
     """The board as SVG; ``chosen``/``best`` are ids to outline, ``*_added`` the counters (kind -> n) each adds.
 
-    ``best=None`` draws no best-choice marks (a plain position, or a solver answer drawn as
-    ``chosen``).  ``names`` and ``type_lines`` override the board's own, by id (e.g. names
-    from the Arena card database).
+    ``None`` leaves that mark out of the picture and its legend (``best`` alone draws a
+    solver's answer; neither, a plain position).  ``names`` and ``type_lines`` override the
+    board's own, by id (e.g. names from the Arena card database).
     """
-    marks = _Marks(frozenset(chosen), None if best is None else frozenset(best), chosen_added or {}, best_added or {})
+    marks = _Marks(
+        None if chosen is None else frozenset(chosen),
+        None if best is None else frozenset(best),
+        chosen_added or {},
+        best_added or {},
+    )
     names = names or {}
     type_lines = type_lines or {}
     rows_of = _rows_by_controller(board)
@@ -158,9 +163,11 @@ def _rows_by_controller(board: Board) -> dict[int, list[int]]:
 
 
 def _legend(right: int, y: int, marks: _Marks) -> str:
-    items = [("chosen", CHOSEN_COLOUR, "")]
+    items = []
+    if marks.chosen is not None:
+        items.append(("chosen", CHOSEN_COLOUR, ""))
     if marks.best is not None:
-        items = [("chosen", CHOSEN_COLOUR, ""), ("best", BEST_COLOUR, ' stroke-dasharray="6 3"')]
+        items.append(("best", BEST_COLOUR, ' stroke-dasharray="6 3"'))
     out = ['<g class="legend">']
     x = right
     for label, colour, dash in reversed(items):
@@ -187,7 +194,7 @@ def _object(
 ) -> str:
     obj_id = board.ids[row]
     is_player = row < board.n_players
-    chosen = obj_id in marks.chosen
+    chosen = marks.chosen is not None and obj_id in marks.chosen
     best = marks.best is not None and obj_id in marks.best
     classes = ["object", "player" if is_player else "permanent"]
     if chosen:

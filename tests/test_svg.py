@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 from hypothesis import given, settings
 from strategies import boards
@@ -164,3 +167,27 @@ def test_any_board_draws_as_well_formed_svg_with_every_object(board: Board) -> N
         assert {k: v for k, v in shown.items() if v} == {k: v for k, v in board.counters(obj_id).items() if v} or len(
             shown
         ) >= 4
+
+
+def _solve_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "solver", "solve", *args], capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+def test_solve_svg_draws_the_answer_as_the_best_choice(tmp_path: Path) -> None:
+    out = tmp_path / "classic.svg"
+    done = _solve_cli("solver/examples/classic.json", "--svg", str(out))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("Proliferate: bob, bears, tamiyo, courser")
+    drawn = objects(parse(out.read_text(encoding="utf-8")))
+    assert {i for i, g in drawn.items() if "best" in classes(g)} == {"bob", "bears", "tamiyo", "courser"}
+    assert not any("chosen" in classes(g) for g in drawn.values())
+    assert badges(drawn["tamiyo"], "best") == {"loyalty": 1}
+
+
+def test_solve_svg_to_a_place_that_cannot_be_written_exits_2(tmp_path: Path) -> None:
+    target = tmp_path / "missing" / "x.svg"
+    done = _solve_cli("solver/examples/classic.json", "--svg", str(target))
+    assert done.returncode == 2
+    assert str(target) in done.stderr and "cannot write" in done.stderr and "Traceback" not in done.stderr
