@@ -26,7 +26,7 @@ import math
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -35,11 +35,11 @@ import gymnasium as gym
 import numpy as np
 
 import env
-from env.agents import matrices
+from env.agents import BoardPolicy, matrices, oracle_choice, random_choice, rule_choice
 from env.core import ProliferateEnv
 from env.scenarios import ARCHETYPES
 from solver.analysis.winprob import material_balance
-from solver.board import Board
+from solver.board import Board, BoolArray, IntArray
 from solver.rules import eligible_mask
 
 from .common import RESULTS, markdown_table, write_json
@@ -50,12 +50,10 @@ DECIDERS = ("oracle", "filter", "everything", "random")
 MAX_STEPS = 300
 Z95 = 1.959963984540054
 
-Decide = Callable[[ProliferateEnv, np.random.Generator], Any]
-
 assert env.IDS  # registers the environments
 
 
-def everything_i_control(board: Board) -> tuple[np.ndarray, np.ndarray]:
+def everything_i_control(board: Board, rng: np.random.Generator | None = None) -> tuple[BoolArray, IntArray]:
     """Every eligible permanent the proliferator controls, and the proliferator: the "grow my stuff" reflex."""
     rows = np.arange(board.n_objects)
     mine = (board.controller == board.proliferator) | (rows == board.proliferator)
@@ -63,21 +61,13 @@ def everything_i_control(board: Board) -> tuple[np.ndarray, np.ndarray]:
     return matrices(board, [chosen] * board.rounds)
 
 
-def _act(name: str) -> Decide:
-    def oracle(e: ProliferateEnv, rng: np.random.Generator) -> Any:
-        return e.oracle_action()
-
-    def rule(e: ProliferateEnv, rng: np.random.Generator) -> Any:
-        return env.RuleBasedAgent().act(e)
-
-    def everything(e: ProliferateEnv, rng: np.random.Generator) -> Any:
-        return e.action_for(*everything_i_control(e.decision_board()))
-
-    def random(e: ProliferateEnv, rng: np.random.Generator) -> Any:
-        mask = e.current_mask().astype(bool)
-        return (mask & (rng.random(len(mask)) < 0.5)).astype(np.int8)
-
-    return {"oracle": oracle, "filter": rule, "everything": everything, "random": random}[name]
+#: Each decider decides a whole resolution on the board (every round), as the env's opponents do.
+DECIDE: dict[str, BoardPolicy] = {
+    "oracle": oracle_choice,
+    "filter": rule_choice,
+    "everything": everything_i_control,
+    "random": random_choice,
+}
 
 
 @dataclass(frozen=True)
@@ -93,11 +83,17 @@ class GameResult:
     balances: tuple[float, ...]
 
 
-def play(env_id: str, archetype: str, seed: int, decider: str) -> GameResult:
-    """One game with ``decider`` in seat p0 (the environment's opponents are the rule-based filter)."""
+def play(
+    env_id: str, archetype: str, seed: int, decider: str, records: list[dict[str, Any]] | None = None
+) -> GameResult:
+    """One game with ``decider`` in seat p0 (the environment's opponents are the rule-based filter).
+
+    With ``records``, every p0 decision is appended to it as a game record (``docs/analysis.md``),
+    so ``proliferate analyze`` can review simulated games.
+    """
     made = gym.make(env_id, archetypes=(archetype,), max_episode_steps=MAX_STEPS)
     core: ProliferateEnv = made.unwrapped  # type: ignore[assignment]
-    act = _act(decider)
+    decide = DECIDE[decider]
     rng = np.random.default_rng(seed + 7919)
     _, info = made.reset(seed=seed)
     first = core.decision_board()
@@ -105,20 +101,41 @@ def play(env_id: str, archetype: str, seed: int, decider: str) -> GameResult:
     poison_start = bool(poison >= 0 and first.counts[:, poison].any())
     threshold_start = bool(len(first.thr_at) or (first.chapters > 0).any())
     balances: list[float] = []
-    result = "unfinished"
-    decisions = 0
+    name = f"{env_id.split('/')[1].removesuffix('-v0')} {archetype} seed {seed} {decider}"
     while True:
-        if info.get("round", 0) == 0:
-            balances.append(material_balance(core.decision_board(), core.policy))
-            decisions += 1
-        _, _, terminated, truncated, info = made.step(act(core, rng))
+        board = core.decision_board()
+        balances.append(material_balance(board, core.policy))
+        chosen, recipients = decide(board, rng)
+        if records is not None:
+            records.append(_record(name, len(balances), board, chosen, recipients))
+        for _ in range(board.rounds):
+            _, _, terminated, truncated, info = made.step(core.action_for(chosen, recipients))
+            if terminated or truncated:
+                break
         if terminated or truncated:
-            result = info.get("game_result", "unfinished")
+            result = str(info.get("game_result", "unfinished"))
             break
     made.close()
     return GameResult(
-        env_id, archetype, seed, decider, result, decisions, poison_start, threshold_start, tuple(balances)
+        env_id, archetype, seed, decider, result, len(balances), poison_start, threshold_start, tuple(balances)
     )
+
+
+def _record(game: str, turn: int, board: Board, chosen: BoolArray, recipients: IntArray) -> dict[str, Any]:
+    rounds = [
+        {
+            "chosen": [board.ids[i] for i in np.flatnonzero(chosen[r])],
+            "poison_recipients": {
+                board.team_names[t]: board.ids[h] for t, h in enumerate(recipients[r]) if h >= 0 and chosen[r, h]
+            },
+        }
+        for r in range(board.rounds)
+    ]
+    out: dict[str, Any] = {"game": game, "turn": turn, "decider": board.proliferator_id, "board": board.to_dict()}
+    out |= {"chosen": rounds[0]["chosen"], "poison_recipients": rounds[0]["poison_recipients"]}
+    if len(rounds) > 1:
+        out["rounds"] = rounds
+    return out
 
 
 def wilson(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
@@ -219,6 +236,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--archetypes", nargs="+", default=list(ARCHETYPES), choices=ARCHETYPES)
     parser.add_argument("--seed", type=int, default=0, help="first seed")
     parser.add_argument("--json", type=Path, default=RESULTS / "games.json", help="where to write the summary")
+    parser.add_argument("--records", type=Path, help="also write every p0 decision as game records (JSON Lines)")
     parser.add_argument(
         "--games-out", type=Path, default=RESULTS / "games.jsonl.gz", help="where to write every game (gzipped lines)"
     )
@@ -226,11 +244,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     start = time.perf_counter()
     games: list[GameResult] = []
+    records: list[dict[str, Any]] | None = [] if args.records else None
     for env_id in args.envs:
         for archetype in args.archetypes:
             for seed in range(args.seed, args.seed + args.games):
                 for decider in DECIDERS:
-                    games.append(play(env_id, archetype, seed, decider))
+                    games.append(play(env_id, archetype, seed, decider, records))
         print(f"{env_id}: {len(games)} games so far, {time.perf_counter() - start:.0f} s", file=sys.stderr)
     elapsed = time.perf_counter() - start
     summary = summarise(games)
@@ -265,6 +284,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         for g in games:
             out.write(json.dumps(asdict(g), separators=(",", ":")) + "\n")
     print(f"wrote {args.json} and {args.games_out}", file=sys.stderr)
+    if args.records and records is not None:
+        with args.records.open("w", encoding="utf-8") as out:
+            for rec in records:
+                out.write(json.dumps(rec, separators=(",", ":")) + "\n")
+        print(f"wrote {len(records)} game records to {args.records}", file=sys.stderr)
     return 0
 
 
