@@ -107,7 +107,8 @@ def play(
         balances.append(material_balance(board, core.policy))
         chosen, recipients = decide(board, rng)
         if records is not None:
-            records.append(_record(name, len(balances), board, chosen, recipients))
+            source = info.get("opportunity", {}).get("card", "")
+            records.append(_record(name, len(balances), board, chosen, recipients, source))
         for _ in range(board.rounds):
             _, _, terminated, truncated, info = made.step(core.action_for(chosen, recipients))
             if terminated or truncated:
@@ -121,7 +122,10 @@ def play(
     )
 
 
-def _record(game: str, turn: int, board: Board, chosen: BoolArray, recipients: IntArray) -> dict[str, Any]:
+def _record(
+    game: str, number: int, board: Board, chosen: BoolArray, recipients: IntArray, source: str
+) -> dict[str, Any]:
+    """A game record of one p0 decision; ``turn`` is p0's decision number (the env does not expose its turn)."""
     rounds = [
         {
             "chosen": [board.ids[i] for i in np.flatnonzero(chosen[r])],
@@ -131,7 +135,9 @@ def _record(game: str, turn: int, board: Board, chosen: BoolArray, recipients: I
         }
         for r in range(board.rounds)
     ]
-    out: dict[str, Any] = {"game": game, "turn": turn, "decider": board.proliferator_id, "board": board.to_dict()}
+    out: dict[str, Any] = {"game": game, "turn": number, "decider": board.proliferator_id, "board": board.to_dict()}
+    if source:
+        out["phase"] = f"via {source}"
     out |= {"chosen": rounds[0]["chosen"], "poison_recipients": rounds[0]["poison_recipients"]}
     if len(rounds) > 1:
         out["rounds"] = rounds

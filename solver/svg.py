@@ -111,9 +111,8 @@ def board_svg(
     width = 2 * _MARGIN + columns * _CARD_W + (columns - 1) * _GAP
     parts: list[str] = []
     y = _MARGIN
-    head = title or f"{board.variant.value.replace('_', ' ')} · {board.proliferator_id} proliferates"
-    if board.rounds > 1:
-        head += f" ×{board.rounds}"
+    times = f" ×{board.rounds}" if board.rounds > 1 else ""
+    head = title or f"{board.variant.value.replace('_', ' ')} · {board.proliferator_id} proliferates{times}"
     parts.append(
         f'<text class="title" x="{_MARGIN}" y="{y + 14}" font-size="14" font-weight="bold">{escape(head)}</text>'
     )

@@ -97,7 +97,7 @@ def test_a_game_page_steps_through_its_decisions_with_a_diagram_each(tmp_path: P
     page = _parse(tmp_path / "game-001.html")
     assert "http://" not in text.replace("http://www.w3.org/2000/svg", "") and "https://" not in text  # no CDN
     assert page.links == ["index.html", "#d1", "#d2"]
-    sections = re.findall(r'<section class="decision" id="d(\d+)" data-index="\d+" data-grade="(\w+)"( hidden)?>', text)
+    sections = re.findall(r'<section class="decision" id="decision-(\d+)" data-index="\d+" data-grade="(\w+)"( hidden)?>', text)
     assert sections == [("1", "blunder", ""), ("2", "best", " hidden")]
     diagrams = re.findall(r'<div class="diagram">(<svg .*?</svg>)</div>', text, flags=re.S)
     assert len(diagrams) == 2

@@ -191,7 +191,7 @@ VISIBLE = "[...document.querySelectorAll('section.decision')].filter(s => !s.hid
 
 def test_the_game_page_loads_without_console_errors_and_draws_the_board(report: Path, browser: Browser) -> None:
     browser.open((report / "game-001.html").as_uri())
-    assert browser.js(VISIBLE) == ["d1"]
+    assert browser.js(VISIBLE) == ["decision-1"]
     # The board of the shown decision is drawn: a laid-out SVG with one box per object.
     size = browser.js(
         "(() => { const s = document.querySelector('section.decision:not([hidden]) svg.board');"
@@ -207,17 +207,17 @@ def test_arrow_keys_and_graph_clicks_move_between_decisions(report: Path, browse
     browser.open((report / "game-001.html").as_uri())
     assert browser.js(CURRENT) == 0
     browser.key("ArrowRight", 39)
-    assert browser.js(CURRENT) == 1 and browser.js(VISIBLE) == ["d2"]
+    assert browser.js(CURRENT) == 1 and browser.js(VISIBLE) == ["decision-2"]
     assert browser.js("location.hash") == "#d2"
     browser.key("ArrowRight", 39)  # the last decision: stays
     assert browser.js(CURRENT) == 1
     browser.key("ArrowLeft", 37)
-    assert browser.js(VISIBLE) == ["d1"]
+    assert browser.js(VISIBLE) == ["decision-1"]
     browser.click("svg.value-graph rect.col[data-goto='1']")
-    assert browser.js(VISIBLE) == ["d2"]
+    assert browser.js(VISIBLE) == ["decision-2"]
     assert browser.js("document.querySelector(\"rect.col[data-goto='1']\").classList.contains('current')")
     browser.click("ol.moves a[data-goto='0']")
-    assert browser.js(VISIBLE) == ["d1"]
+    assert browser.js(VISIBLE) == ["decision-1"]
     shot = tmp_path / "page.png"
     browser.screenshot(shot)
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -226,7 +226,7 @@ def test_arrow_keys_and_graph_clicks_move_between_decisions(report: Path, browse
 
 def test_a_link_to_a_decision_opens_it(report: Path, browser: Browser) -> None:
     browser.open((report / "game-001.html").as_uri() + "#d2")
-    assert browser.js(VISIBLE) == ["d2"]
+    assert browser.js(VISIBLE) == ["decision-2"]
     browser.open((report / "index.html").as_uri())
     assert browser.js("[...document.querySelectorAll('a.step')].map(a => a.getAttribute('href'))") == [
         "game-001.html",

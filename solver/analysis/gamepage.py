@@ -8,7 +8,8 @@ grade of each decision marked, a click jumps to it) and the list of decisions; o
 right the current decision: its grade and comment, the board drawn by :mod:`solver.svg`
 with the choice made and the best choice marked, and the numbers behind the grade.  The
 left and right arrow keys step through the decisions (Home and End jump to the ends), and
-the address keeps ``#dN`` so a decision can be linked.
+the address keeps ``#dN`` so a decision can be linked (the sections are ``decision-N``, so
+the browser does not scroll the header away when it opens such a link).
 """
 
 from __future__ import annotations
@@ -143,7 +144,7 @@ def _decision(i: int, d: DecisionResult) -> str:
             "value taken / available",
             f"{_num(d.value_chosen)} / {_num(d.value_best)} points (worst {_num(d.value_worst)})",
         ),
-        ("regret", f"{_num(d.regret)} points"),
+        ("regret", f"{_num(d.regret)} point" + ("" if d.regret == 1 else "s")),
         (
             "winning chances",
             f"{d.win_chances_best:.1f}% after the best choice, {d.win_chances_chosen:.1f}% after this one",
@@ -154,7 +155,7 @@ def _decision(i: int, d: DecisionResult) -> str:
     ]
     facts = "".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>" for k, v in rows)
     return (
-        f'<section class="decision" id="d{i + 1}" data-index="{i}" data-grade="{d.grade.value}"{hidden}>\n'
+        f'<section class="decision" id="decision-{i + 1}" data-index="{i}" data-grade="{d.grade.value}"{hidden}>\n'
         f"<h2>{i + 1}. Turn {d.turn}{phase} · {html.escape(d.decider)} · "
         f'<span class="g-{d.grade.value}">{d.grade.label}{glyph}</span></h2>\n'
         f'<p class="comment">{html.escape(d.comment)}</p>\n'
