@@ -85,7 +85,7 @@ def test_the_html_report_is_well_formed_with_tables_formulas_and_a_page_per_game
     text = " ".join(page.text)
     assert "Blunder: missed lethal — also proliferate bob (poison 9 -> 10)" in text
     assert "103.1668" in text and "plain mean" in text  # the accuracy formula is on the page
-    assert "k = 0.0593" in text  # and the Win% curve with its fitted constant
+    assert "k = 0.059" in text  # and the Win% curve with its fitted constant
     assert "not valid JSON" in text  # skipped input is listed
     assert not list(tmp_path.glob(".*part"))
     assert not list(tmp_path.glob("*.png"))  # no matplotlib, no images: everything is inline SVG
@@ -97,7 +97,8 @@ def test_a_game_page_steps_through_its_decisions_with_a_diagram_each(tmp_path: P
     page = _parse(tmp_path / "game-001.html")
     assert "http://" not in text.replace("http://www.w3.org/2000/svg", "") and "https://" not in text  # no CDN
     assert page.links == ["index.html", "#d1", "#d2"]
-    sections = re.findall(r'<section class="decision" id="decision-(\d+)" data-index="\d+" data-grade="(\w+)"( hidden)?>', text)
+    section = r'<section class="decision" id="decision-(\d+)" data-index="\d+" data-grade="(\w+)"( hidden)?>'
+    sections = re.findall(section, text)
     assert sections == [("1", "blunder", ""), ("2", "best", " hidden")]
     diagrams = re.findall(r'<div class="diagram">(<svg .*?</svg>)</div>', text, flags=re.S)
     assert len(diagrams) == 2

@@ -25,11 +25,11 @@ from ..rules import Settled, team_poison
 
 __all__ = ["RESULT_CHANCES", "K", "chances_after", "material_balance", "settled_material", "win_chances"]
 
-#: Logistic slope per point of material balance, fitted by maximum likelihood on 21,841 decisions of simulated
+#: Logistic slope per point of material balance, fitted by maximum likelihood on 21,663 decisions of simulated
 #: duels and Two-Headed Giant games (``python -m benchmarks.games --games 150`` then ``python -m
-#: benchmarks.winprob_fit``: k = 0.0593, log-loss 0.610 against 0.693 for a flat 50%; output in
+#: benchmarks.winprob_fit``: k = 0.0590, log-loss 0.611 against 0.693 for a flat 50%; output in
 #: benchmarks/results/winprob_fit.json).  One point at an even board is worth 1.5 points of Win%.
-K = 0.0593
+K = 0.059
 
 #: Winning chances (%) once the game result is decided by the choice itself.
 RESULT_CHANCES: dict[str, float] = {"win": 100.0, "draw": 50.0, "loss": 0.0}
