@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from analysis_helpers import ROOT, creature, duel, record
+from analysis_helpers import ARENA_NEW, ROOT, creature, duel, record
 
 from solver.analysis.cards import (
     CardDatabase,
@@ -171,3 +171,28 @@ def test_a_bad_cards_path_exits_2_naming_the_option(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "--cards" in done.stderr and "no such file" in done.stderr and "Traceback" not in done.stderr
     assert done.stdout == ""
+
+
+def test_an_arena_log_analysed_with_cards_shows_card_names(tmp_path: Path) -> None:
+    db = make_database(
+        tmp_path / "Raw_CardDatabase_abc.mtga",
+        {
+            1001: ("Grizzly Bears", "Creature", "Bear"),
+            1002: ("Tamiyo, Field Researcher", "Legendary Planeswalker", "Tamiyo"),
+        },
+    )
+    out = tmp_path / "out"
+    args = ["analyze", "--from", "arena", str(ARENA_NEW), "--cards", str(db), "--report", str(out), "--workers", "1"]
+    done = subprocess.run(
+        [sys.executable, "-m", "solver", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    page = (out / "game-001.html").read_text(encoding="utf-8")
+    assert "Grizzly Bears (292)" in page  # in the chosen/best lines
+    assert "Legendary Planeswalker — Tamiyo" in page  # the type line on the drawn card
+    assert "grpId 1003" in page  # a card the database lacks keeps its id
