@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from html import escape
 
-from .board import Board, CardType
+from .board import Board, CardType, Variant
 from .rules import Choice, apply_proliferate
 
 __all__ = ["BEST_COLOUR", "CHOSEN_COLOUR", "board_svg", "choice_svg"]
@@ -254,7 +254,8 @@ def _counter_line(board: Board, row: int, k: int, x: int, y: int, marks: _Marks)
     kind = board.kinds[k]
     count = int(board.counts[row, k])
     obj_id = board.ids[row]
-    label = _clip(f"{kind} {count}", 14)
+    shared = kind == "poison" and row < board.n_players and board.variant is Variant.TWO_HEADED_GIANT
+    label = _clip(f"{'team ' if shared else ''}{kind} {count}", 14)  # 2HG poison is the team's (810.10)
     out = [
         f'<text class="counter" data-kind="{escape(kind, quote=True)}" data-count="{count}" x="{x + 8}" y="{y}" '
         f'font-size="12">{escape(label)}</text>'

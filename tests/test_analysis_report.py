@@ -81,7 +81,8 @@ def _parse(path: Path) -> _WellFormed:
 def test_the_html_report_is_well_formed_with_tables_formulas_and_a_page_per_game(tmp_path: Path) -> None:
     _feed([HtmlReport(tmp_path, Thresholds(), [str(NATIVE)])])
     page = _parse(tmp_path / "index.html")
-    assert page.links == ["game-001.html", "game-002.html"]
+    # Each game's name in the Games table (one row per player) and its section both link to its page.
+    assert page.links == ["game-001.html"] * 2 + ["game-002.html"] * 2 + ["game-001.html", "game-002.html"]
     text = " ".join(page.text)
     assert "Blunder: missed lethal — also proliferate bob (poison 9 -> 10)" in text
     assert "103.1668" in text and "plain mean" in text  # the accuracy formula is on the page

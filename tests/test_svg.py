@@ -191,3 +191,13 @@ def test_solve_svg_to_a_place_that_cannot_be_written_exits_2(tmp_path: Path) -> 
     done = _solve_cli("solver/examples/classic.json", "--svg", str(target))
     assert done.returncode == 2
     assert str(target) in done.stderr and "cannot write" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_two_headed_giant_poison_is_labelled_as_the_teams() -> None:
+    board = solver.load_board("solver/examples/two_headed_giant_lethal.json")
+    drawn = objects(parse(board_svg(board)))
+    heads = [p for p in range(board.n_players) if board.counters(board.ids[p]).get("poison")]
+    assert heads
+    for p in heads:
+        shown = texts(drawn[board.ids[p]], "counter")
+        assert any(t.startswith("team poison") for t in shown)  # shared by the team (810.10)

@@ -216,6 +216,8 @@ class HtmlReport:
         self.sections = 0
         self.pages = 0
         self.page_note = ""
+        #: The first page written for each game (by game key), linked from the Games table.
+        self.page_of: dict[str, str] = {}
 
     def decision(self, result: DecisionResult) -> None:
         if self.segment and game_key(self.segment[-1].game) != game_key(result.game):
@@ -233,6 +235,7 @@ class HtmlReport:
             name = f"game-{self.sections:03d}.html"
             (self.dir / name).write_text(game_page(decisions), encoding="utf-8")
             self.pages += 1
+            self.page_of.setdefault(game_key(decisions[0].game), name)
             link = f' <a class="step" href="{name}">step through the decisions →</a>'
         elif not self.page_note:
             self.page_note = f"step-through pages are written for the first {MAX_PAGES} games only"
@@ -283,10 +286,10 @@ class HtmlReport:
             if self.page_note:
                 out.write(f'<p class="meta">Note: {html.escape(self.page_note)}.</p>\n')
             out.write("<h2>Players</h2>\n")
-            self.summary_table(out, [("", pid, t) for pid, t in summary.players.items()], with_game=False)
+            self.summary_table(out, [("", pid, t, None) for pid, t in summary.players.items()], with_game=False)
             out.write("<h2>Games</h2>\n")
             rows = [
-                (str(summary.game_labels[key]), pid, t)
+                (str(summary.game_labels[key]), pid, t, self.page_of.get(key))
                 for key, game in summary.games.items()
                 for pid, t in game.players.items()
             ]
@@ -311,13 +314,15 @@ class HtmlReport:
         self.spool_path.unlink()
 
     @staticmethod
-    def summary_table(out: TextIO, rows: list[tuple[str, str, Tally]], *, with_game: bool) -> None:
+    def summary_table(out: TextIO, rows: list[tuple[str, str, Tally, str | None]], *, with_game: bool) -> None:
+        """Per-player rows; with ``with_game``, a game column whose name links to the game's page when it has one."""
         head = ["game"] if with_game else []
         head += ["player", "decisions", "accuracy %", "best", "good", "?! inaccuracy", "? mistake", "?? blunder"]
         head += ["total regret", "mean regret"]
         out.write("<table>\n<tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>\n")
-        for game, pid, tally in rows:
-            cells = ([f"<td>{html.escape(game)}</td>"] if with_game else []) + [f"<td>{html.escape(pid)}</td>"]
+        for game, pid, tally, page in rows:
+            name = f'<a href="{html.escape(page)}">{html.escape(game)}</a>' if page else html.escape(game)
+            cells = ([f"<td>{name}</td>"] if with_game else []) + [f"<td>{html.escape(pid)}</td>"]
             cells += [f'<td class="n">{html.escape(v)}</td>' for v in _tally_cells(tally)]
             out.write("<tr>" + "".join(cells) + "</tr>\n")
         out.write("</table>\n")
