@@ -73,7 +73,7 @@ class Threshold:
 class Effect:
     """A card's effect in play, by the card's printed name (see :data:`solver.cards.CARDS`).
 
-    ``level`` is a card parameter: Innkeeper's Talent's Class level (the only card that reads it).
+    ``level`` is a card parameter (:class:`solver.cards.Parameter`), read only by the card declaring it.
     """
 
     card: str
@@ -423,10 +423,7 @@ class Board:
 
     @cached_property
     def rounds(self) -> int:
-        """Proliferates performed: ``proliferates``, times the factor of each card the proliferator controls.
-
-        Only Tekuthal, Inquiry Dominus has one (2) among the cards in :data:`solver.cards.CARDS`.
-        """
+        """Proliferates performed: ``proliferates`` times the factor of each card the proliferator controls."""
         factor = 1
         for effect in self.effects:
             if effect.controller == self.proliferator_id:

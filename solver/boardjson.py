@@ -33,8 +33,10 @@ from .validation import (
     int_in_range,
     is_int,
     is_list,
+    is_text,
     join,
     keyed,
+    text,
     unknown_fields,
 )
 
@@ -424,7 +426,7 @@ class _Loader:
         n_before = len(self.problems)
         get = raw.get
         pid = get("id")
-        if type(pid) is str and pid and pid not in self.ids:
+        if type(pid) is str and pid and pid not in self.ids and is_text(pid):
             self.ids[pid] = path
         else:
             pid = self.new_id(raw, path)
@@ -432,7 +434,7 @@ class _Loader:
         if type(controller) is not str or controller not in self.player_ids:
             controller = self.player_ref(raw, "controller", path)
         name = get("name", "")
-        if type(name) is not str:
+        if type(name) is not str or not is_text(name):
             name = self.string(raw, "name", path)
         types = self.types(raw, path)
         is_creature = types is not None and "creature" in types
@@ -725,7 +727,7 @@ class _Loader:
     def string(self, raw: Mapping[str, Any], key: str, path: str) -> str | None:
         value = raw[key]
         if isinstance(value, str):
-            return value
+            return value if text(value, join(path, key), self.problems) else None
         self.problem(join(path, key), "must be a string")
         return None
 
@@ -740,6 +742,8 @@ class _Loader:
         for i, item in enumerate(value):
             if not isinstance(item, str):
                 self.problem(f"{kpath}[{i}]", "must be a string")
+            else:
+                text(item, f"{kpath}[{i}]", self.problems)
         return tuple(item for item in value if isinstance(item, str))
 
     def int_field(

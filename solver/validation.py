@@ -30,10 +30,12 @@ __all__ = [
     "int_in_range",
     "is_int",
     "is_list",
+    "is_text",
     "join",
     "json_type",
     "keyed",
     "recipients",
+    "text",
     "unique_ids",
     "unknown_fields",
 ]
@@ -155,9 +157,22 @@ def finite_number(value: object, path: str, bound: float, problems: Problems) ->
 def id_string(value: object, path: str, problems: Problems, what: str = "") -> str | None:
     """A non-empty string (an id or a name), else None with the problem recorded."""
     if isinstance(value, str) and value:
-        return value
+        return value if text(value, path, problems) else None
     problems.add(path, f"must be a non-empty string{f' ({what})' if what else ''}")
     return None
+
+
+def is_text(value: str) -> bool:
+    """Valid Unicode text: no lone surrogate (JSON can escape one; no output could carry it)."""
+    return value.isascii() or not _has_surrogate(value)
+
+
+def text(value: str, path: str, problems: Problems) -> bool:
+    """Whether a string is valid Unicode text, recording the problem if not."""
+    if is_text(value):
+        return True
+    problems.add(path, "must be valid Unicode text (it contains a lone surrogate escape such as \\ud800)")
+    return False
 
 
 def unique_ids(value: object, path: str, problems: Problems, what: str = "an id") -> tuple[str, ...] | None:
