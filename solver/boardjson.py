@@ -392,6 +392,8 @@ class _Loader:
             teams.setdefault(head.player.team, []).append(head)
         if len(teams) < 2 and len(heads) == n_raw:
             self.problem("players", "two_headed_giant needs at least 2 teams (810.1)")
+        if len(teams) > limits.MAX_SEATS:
+            self.problem("players", f"{len(teams)} teams; the limit is {limits.MAX_SEATS}")
         for team, members in teams.items():
             if len(members) < 2:
                 self.problem(
