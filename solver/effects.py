@@ -124,10 +124,7 @@ def gains(board: Board) -> IntArray:
     keys, inverse = np.unique(np.stack([flat_key, flat_more.astype(np.int64)]), axis=1, return_inverse=True)
     mask = (1 << _KEY_BITS) - 1
     counts = np.array(
-        [
-            best_count([(int(k) >> (_KEY_BITS * i)) & mask for i in range(len(_OPS))], bool(m))
-            for k, m in keys.T
-        ],
+        [best_count([(int(k) >> (_KEY_BITS * i)) & mask for i in range(len(_OPS))], bool(m)) for k, m in keys.T],
         dtype=np.int64,
     )
     flat = out.ravel()
