@@ -62,11 +62,12 @@ def best_count(uses: Sequence[int], want_more: bool) -> int:
     plus, double, minus, halve, ban = uses
     if ban:
         return 0
-    return _best(plus, double, minus, halve, want_more)
+    return _table(plus, double, minus, halve, want_more)[(plus, double, minus, halve)]
 
 
-@lru_cache(maxsize=4096)
-def _best(plus: int, double: int, minus: int, halve: int, want_more: bool) -> int:
+@lru_cache(maxsize=64)
+def _table(plus: int, double: int, minus: int, halve: int, want_more: bool) -> dict[tuple[int, ...], int]:
+    """The best count for every sub-multiset of these operations: one table answers every cell of a board."""
     pick = max if want_more else min
     used = (plus, double, minus, halve)
     table: dict[tuple[int, ...], int] = {(0, 0, 0, 0): 1}
@@ -78,7 +79,7 @@ def _best(plus: int, double: int, minus: int, halve: int, want_more: bool) -> in
                     before = table[(*state[:i], state[i] - 1, *state[i + 1 :])]
                     options.append(apply_op(op, before) if before else 0)
             table[state] = pick(options)
-    return table[used]
+    return table
 
 
 def _states(used: tuple[int, ...], total: int) -> list[tuple[int, ...]]:
@@ -123,10 +124,10 @@ def gains(board: Board) -> IntArray:
     flat_more = want_more.ravel()[cells]
     keys, inverse = np.unique(np.stack([flat_key, flat_more.astype(np.int64)]), axis=1, return_inverse=True)
     mask = (1 << _KEY_BITS) - 1
-    counts = np.array(
-        [best_count([(int(k) >> (_KEY_BITS * i)) & mask for i in range(len(_OPS))], bool(m)) for k, m in keys.T],
-        dtype=np.int64,
-    )
+    uses = [([(int(k) >> (_KEY_BITS * i)) & mask for i in range(len(_OPS))], bool(m)) for k, m in keys.T]
+    top = [max(u[i] for u, _ in uses) for i in range(4)]
+    tables = {more: _table(*top, more) for more in {m for _, m in uses}}
+    counts = np.array([0 if u[4] else tables[m][tuple(u[:4])] for u, m in uses], dtype=np.int64)
     flat = out.ravel()
     flat[cells] = counts[inverse.ravel()]
     return flat.reshape(out.shape)
