@@ -10,6 +10,7 @@ loader writes (``dump_board``) is valid against the schema.
 from __future__ import annotations
 
 import json
+import math
 import re
 from importlib import resources
 from typing import Any
@@ -63,8 +64,11 @@ def _schema_expressible(doc: Any, problem: Problem) -> bool:
     if any(fragment in problem.message for fragment in _BEYOND_A_SCHEMA):
         return False
     value = _value_at(doc, problem.path)
-    # JSON Schema's "integer" includes 2.0; the loader's does not (docs/board-format.md#numbers).
-    return not (isinstance(value, float) and value.is_integer())
+    if isinstance(value, float):
+        # JSON Schema's "integer" includes 2.0; the loader's does not (docs/board-format.md#numbers).
+        # NaN is not JSON at all (Python's json reads it), and compares false with any bound.
+        return not (value.is_integer() or math.isnan(value))
+    return True
 
 
 @_FUZZ
