@@ -49,7 +49,10 @@ def _boards(quick: bool) -> list[tuple[str, Any]]:
         from benchmarks.boards import BoardSpec, generate
 
         out.append(("100,000-object benchmark board (20 kinds)", generate(BoardSpec(100_000))))
-        out.append((f"{limits.MAX_OBJECTS:,} objects x 4 kinds", _wide(limits.MAX_OBJECTS, 4, 2)))
+        kinds = limits.MAX_CELLS // limits.MAX_OBJECTS
+        out.append(
+            (f"{limits.MAX_OBJECTS:,} objects x {kinds} kinds (both limits)", _wide(limits.MAX_OBJECTS, kinds, 2))
+        )
     return out
 
 

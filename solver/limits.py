@@ -46,8 +46,8 @@ __all__ = [
     "magnitude_rows",
 ]
 
-#: Players and permanents on one board.
-MAX_OBJECTS: Final = 1_000_000
+#: Players and permanents on one board (about 1.5 kB each while loading and solving, JSON included).
+MAX_OBJECTS: Final = 250_000
 #: Distinct counter kinds on one board (after normalisation).
 MAX_KINDS: Final = 1_000
 #: Cells of the dense counts matrix: objects x distinct kinds (about 90 bytes each while solving).

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import copy
 import json
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from importlib import resources
@@ -728,3 +730,24 @@ def test_any_integer_count_loads_or_is_refused_at_its_path(count: int) -> None:
     else:
         assert 0 <= count <= limits.MAX_COUNT
         assert loaded.counters("bears").get("+1/+1", 0) == count
+
+
+@pytest.mark.parametrize(
+    ("change", "fragment"),
+    [
+        (lambda b: b.update(effects=[{"card": "Doubling Season", "controller": "alice"}] * 40), "magnitude limit"),
+        (lambda b: b.update(players=[{"id": f"p{i}"} for i in range(100_000)]), "players: 100000 players"),
+        (lambda b: b["permanents"][0].update(value=1e17), "permanents[0].value: must be within"),
+    ],
+)
+def test_the_command_refuses_a_board_past_a_limit_with_status_2(
+    tmp_path: Path, change: Callable[[dict[str, Any]], object], fragment: str
+) -> None:
+    path = tmp_path / "board.json"
+    path.write_text(json.dumps(broken(change)), "utf-8")
+    result = subprocess.run(
+        [sys.executable, "-m", "solver", "solve", str(path)], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert result.returncode == 2
+    assert fragment in result.stderr
+    assert "Traceback" not in result.stderr
