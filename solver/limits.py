@@ -89,11 +89,12 @@ def magnitude_rows(board: Board) -> FloatArray:
     ``value``, else 1 + (|power| + |toughness|) / 2 for a creature); a Saga's worth and 1.5
     per chapter; the amounts of its numeric thresholds.  Float, so it cannot overflow.
     """
-    after = board.counts.astype(np.float64) + board.rounds * board.gain.astype(np.float64)
-    weights = np.ones(board.counts.shape, dtype=np.float64)
+    out: FloatArray = board.counts.sum(axis=1, dtype=np.float64)
+    out += board.rounds * board.gain.sum(axis=1, dtype=np.float64)
     if len(board.cv_object):
-        np.maximum.at(weights, (board.cv_object, board.cv_kind), np.abs(board.cv_value))
-    out: FloatArray = (after * weights).sum(axis=1)
+        cells = (board.cv_object, board.cv_kind)
+        after = board.counts[cells].astype(np.float64) + board.rounds * board.gain[cells].astype(np.float64)
+        np.add.at(out, board.cv_object, after * np.maximum(np.abs(board.cv_value) - 1.0, 0.0))
     creature = (board.types & int(CardType.CREATURE)) != 0
     default = np.where(creature, 1.0 + (np.abs(board.power) + np.abs(board.toughness)) / 2, 0.0)
     out += np.where(np.isnan(board.value), default, np.abs(board.value))

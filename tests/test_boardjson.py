@@ -751,3 +751,12 @@ def test_the_command_refuses_a_board_past_a_limit_with_status_2(
     assert result.returncode == 2
     assert fragment in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_counter_value_override_counts_in_the_magnitude() -> None:
+    """+1/+1 counters worth 10^6 points each; Doubling Season makes one proliferate add 2."""
+    worth = limits.MAX_MAGNITUDE // 10
+    board = broken(lambda b: b["permanents"][0].update(counters={"+1/+1": 7}, counter_values={"+1/+1": worth}))
+    load_board(board)  # 9 x 10^6 after the proliferate, plus a little
+    board["permanents"][0]["counters"]["+1/+1"] = 9
+    assert "magnitude limit" in _only_problem(board).message
