@@ -74,7 +74,7 @@ _TYPES: dict[str, str] = {name: name for name in CARD_TYPE_NAMES} | {"tribal": "
 _TYPE_LIST = ", ".join(sorted(CARD_TYPE_NAMES))
 _VARIANTS = {v.value: v for v in Variant}
 _MAX_PROLIFERATES = limits.MAX_PROLIFERATES
-#: Bound on counts and on signed integers (life, P/T): see :mod:`solver.limits`.
+#: Bound on counts: see :mod:`solver.limits`.
 _MAX_INT = limits.MAX_COUNT
 #: Stands for a field that is absent, as distinct from one set to null.
 _ABSENT: Any = object()
@@ -757,20 +757,21 @@ class _Loader:
         required: bool = False,
         why: str = "",
     ) -> int | None:
-        """An optional int field bounded below by ``low`` (None: signed) and above by ``_MAX_INT``.
+        """An optional int field: a count from ``low`` to ``MAX_COUNT``, or (``low`` None) a signed integer.
 
         None when absent or invalid; the problem, if any, is reported.
         """
         value = raw.get(key, _ABSENT)
         if value is _ABSENT and not required:
             return None
-        if type(value) is int and (-_MAX_INT if low is None else low) <= value <= _MAX_INT:
+        high = limits.MAX_SIGNED if low is None else limits.MAX_COUNT
+        if type(value) is int and (-high if low is None else low) <= value <= high:
             return value
         kpath = join(path, key)
         if value is _ABSENT:
             self.problem(kpath, f"required {why}" if why else "required")
             return None
-        return int_in_range(value, kpath, low, _MAX_INT, self.problems)
+        return int_in_range(value, kpath, low, high, self.problems)
 
     def number(self, value: object, path: str) -> float | None:
         return finite_number(value, path, limits.MAX_POINTS, self.problems)
