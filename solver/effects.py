@@ -31,6 +31,8 @@ __all__ = ["SUPPORTED_CARDS", "apply_op", "best_count", "canonical_card", "gains
 #: Operations in a fixed order; a cell's key packs how many of each apply, ``_KEY_BITS`` bits each.
 _OPS = tuple(Op)
 _KEY_BITS = 12
+#: Counters one proliferate may put on one object (the loader's limits keep boards far below it).
+_TOO_MANY = 2**62
 
 
 def apply_op(op: Op, count: int) -> int:
@@ -127,7 +129,10 @@ def gains(board: Board) -> IntArray:
     uses = [([(int(k) >> (_KEY_BITS * i)) & mask for i in range(len(_OPS))], bool(m)) for k, m in keys.T]
     top = [max(u[i] for u, _ in uses) for i in range(4)]
     tables = {more: _table(*top, more) for more in {m for _, m in uses}}
-    counts = np.array([0 if u[4] else tables[m][tuple(u[:4])] for u, m in uses], dtype=np.int64)
+    values = [0 if u[4] else tables[m][tuple(u[:4])] for u, m in uses]
+    if max(values) >= _TOO_MANY:
+        raise ValueError(f"replacement effects put {max(values)} counters in one proliferate; int64 holds < 2**62")
+    counts = np.array(values, dtype=np.int64)
     flat = out.ravel()
     flat[cells] = counts[inverse.ravel()]
     return flat.reshape(out.shape)

@@ -349,3 +349,10 @@ def test_616_1_thirty_doublers_against_thirty_halvers_through_the_loader() -> No
     assert _gain(board, "liliana", "loyalty") == 0  # halved first: Doubling Season is not bob's
     assert _gain(board, "bob", "poison") == 0  # bob wants fewer poison counters
     assert solve(board).value >= 0
+
+
+def test_more_counters_than_int64_holds_is_a_clear_error() -> None:
+    """Boards built in Python skip the loader's limits: 70 doublers must not wrap around silently."""
+    board = load_board(resources.files("solver.examples").joinpath("classic.json").read_text("utf-8"))
+    with pytest.raises(ValueError, match="int64"):
+        _ = board.with_effects([Effect("Doubling Season", "alice")] * 70).gain
