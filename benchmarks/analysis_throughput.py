@@ -27,7 +27,7 @@ from typing import Any
 
 from benchmarks.boards import BoardSpec, generate
 from benchmarks.common import markdown_table, write_json
-from solver.analysis.analyze import DecisionResult, Item, Summary, analyse_items
+from solver.analysis.analyze import DecisionResult, Item, Summary, analyze_items
 from solver.analysis.records import LineProblem, iter_lines
 
 DISTINCT_BOARDS = 400
@@ -76,7 +76,7 @@ def run(path: Path, workers: int) -> tuple[float, int, int, str]:
     digest = hashlib.sha256()
     summary, problems = Summary(), 0
     start = time.perf_counter()
-    for result in analyse_items(items(path), workers=workers):
+    for result in analyze_items(items(path), workers=workers):
         if isinstance(result, DecisionResult):
             summary.add(result)
             digest.update(f"{result.index}:{result.regret}:{result.grade}:{result.comment}".encode())

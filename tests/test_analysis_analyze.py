@@ -11,7 +11,7 @@ import pytest
 from analysis_helpers import creature, duel, record
 
 import solver
-from solver.analysis.analyze import DecisionResult, Summary, analyse_items, analyse_record
+from solver.analysis.analyze import DecisionResult, Summary, analyze_items, analyze_record
 from solver.analysis.grading import Grade
 from solver.analysis.records import LineProblem, parse_record
 
@@ -35,7 +35,7 @@ def _two_bears() -> dict[str, Any]:
 
 
 def test_an_optimal_record_has_zero_regret_and_grades_best() -> None:
-    result = analyse_record(parse_record(record(_two_bears(), ["a", "b"])))
+    result = analyze_record(parse_record(record(_two_bears(), ["a", "b"])))
     assert result.regret == 0.0
     assert result.regret_norm == 0.0
     assert result.grade is Grade.BEST
@@ -45,7 +45,7 @@ def test_an_optimal_record_has_zero_regret_and_grades_best() -> None:
 
 def test_a_suboptimal_record_has_exactly_the_known_gap() -> None:
     # One +1/+1 counter on your own creature is worth 1 point; leaving out one of two costs exactly 1.
-    result = analyse_record(parse_record(record(_two_bears(), ["a"])))
+    result = analyze_record(parse_record(record(_two_bears(), ["a"])))
     assert result.value_best == 2.0 and result.value_chosen == 1.0 and result.value_worst == 0.0
     assert result.regret == 1.0
     assert result.regret_norm == pytest.approx(0.5)
@@ -58,7 +58,7 @@ def test_a_suboptimal_record_has_exactly_the_known_gap() -> None:
 
 def test_missed_poison_lethal_is_a_blunder_with_the_plain_words_comment() -> None:
     board = duel("alice", {}, {"poison": 9}, [creature("bears", "alice", {"+1/+1": 1})])
-    result = analyse_record(parse_record(record(board, ["bears"])))
+    result = analyze_record(parse_record(record(board, ["bears"])))
     assert result.grade is Grade.BLUNDER  # 704.5c: ten poison loses the game
     assert result.result_best == "win" and result.result_chosen == "none"
     assert result.comment == "Blunder: missed lethal — also proliferate bob (poison 9 -> 10)"
@@ -66,7 +66,7 @@ def test_missed_poison_lethal_is_a_blunder_with_the_plain_words_comment() -> Non
 
 def test_a_self_inflicted_loss_is_a_blunder() -> None:
     board = duel("alice", {"poison": 9, "energy": 4}, {}, [])
-    result = analyse_record(parse_record(record(board, ["alice"])))
+    result = analyze_record(parse_record(record(board, ["alice"])))
     assert result.grade is Grade.BLUNDER  # 701.34a: the energy cannot be had without the poison
     assert result.comment.startswith("Blunder: self-inflicted loss — don't proliferate alice (poison 9 -> 10")
 
@@ -78,7 +78,7 @@ def test_values_agree_with_the_public_solver_api(name: str) -> None:
     rng = random.Random(name)
     ids = list(solver.eligible(board))
     chosen = [i for i in ids if rng.random() < 0.5 and i in {p.id for p in board.permanents}]
-    result = analyse_record(parse_record(record(data, chosen)))
+    result = analyze_record(parse_record(record(data, chosen)))
     score = solver.score(board, solver.Choice.of(chosen, rounds=board.rounds))
     assert result.value_chosen == pytest.approx(score.value)
     assert result.value_best == pytest.approx(solver.solve(board).value)
@@ -157,8 +157,8 @@ def _items(n: int) -> list[tuple[str, int, str]]:
 
 def test_two_workers_give_exactly_what_one_worker_gives() -> None:
     items = _items(90)
-    one = list(analyse_items(items, workers=1, chunk_size=8))
-    two = list(analyse_items(items, workers=2, chunk_size=8))
+    one = list(analyze_items(items, workers=1, chunk_size=8))
+    two = list(analyze_items(items, workers=2, chunk_size=8))
     assert one == two
     assert [r.index for r in one if isinstance(r, DecisionResult)] == list(range(90))
     assert sum(isinstance(r, LineProblem) for r in one) == 1
