@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-import importlib.util
 import logging
 import os
 from collections.abc import Iterator, Sequence
@@ -35,7 +34,11 @@ INSTALL_HINT = "needs Ray: pip install 'proliferate[ray]'"
 
 def ray_missing() -> str | None:
     """Why Ray cannot be used here (not installed), or None."""
-    return None if importlib.util.find_spec("ray") is not None else INSTALL_HINT
+    try:
+        importlib.import_module("ray")
+    except ImportError:
+        return INSTALL_HINT
+    return None
 
 
 class _RayPending:
