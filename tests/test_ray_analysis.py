@@ -102,12 +102,13 @@ def test_a_corrupt_input_among_good_ones_is_reported_and_the_rest_judged(
     assert [r.index for r in decisions] == list(range(len(decisions)))
 
 
-def test_a_failed_task_costs_its_own_lines_only(cluster: str) -> None:
-    @ray.remote  # type: ignore[misc]
-    def crash() -> Any:
-        raise MemoryError("killed")
+def _crash() -> None:
+    raise MemoryError("killed")
 
+
+def test_a_failed_task_costs_its_own_lines_only(cluster: str) -> None:
     job = Job([("f.jsonl", 7, "{}"), ("f.jsonl", 8, "{}")], None, Thresholds())
+    crash: Any = ray.remote(_crash)
     lost = _RayPending(ray, crash.remote(), job).result()
     assert [(p.source, p.line) for p in lost if isinstance(p, LineProblem)] == [("f.jsonl", 7), ("f.jsonl", 8)]
     assert all(isinstance(p, LineProblem) and p.message.startswith("worker failed: ") for p in lost)
