@@ -80,7 +80,7 @@ def ray_runner(address: str | None = None, *, workers: int | None = None) -> Ite
     ray: Any = importlib.import_module("ray")  # the optional extra: imported only when a run asks for it
     started = False
     if not ray.is_initialized():
-        options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.WARNING}
+        options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.ERROR}
         target = address or os.environ.get("RAY_ADDRESS") or None
         if target:
             package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
