@@ -182,17 +182,19 @@ def illegal_share(env_name: str, algo: Any, episodes: int, seed: int) -> float:
 
     modules = algo.get_module() if env_name not in MULTI_AGENT else algo.get_module("shared")
     made = make_env({"env": env_name})
+    multi = env_name in MULTI_AGENT
     chosen = illegal = 0
     for episode in range(episodes):
         obs, _ = made.reset(seed=seed + episode)
         for _ in range(500):
             if not obs:
                 break
-            agent, single = next(iter(obs.items())) if env_name in MULTI_AGENT else (None, obs)
+            # Multi-agent: observations also come for seats that just left the game; the acting seat is the AEC's.
+            agent, single = (made.env.agent_selection, obs[made.env.agent_selection]) if multi else (None, obs)
             batch = {Columns.OBS: {k: torch.as_tensor(v)[None] for k, v in single.items()}}
             logits = modules.forward_inference(batch)[Columns.ACTION_DIST_INPUTS][0].detach().numpy()
             mask = single["action_mask"]
-            if env_name in MULTI_AGENT:
+            if multi:
                 pairs = logits.reshape(-1, 2)
                 action: Any = (pairs[:, 1] > pairs[:, 0]).astype(np.int64)
                 picked = action.astype(bool)

@@ -43,14 +43,24 @@ def test_the_single_agent_view_keeps_the_env_mask_and_its_actions() -> None:
     assert info["illegal_bits"] == 0
 
 
-def test_the_multi_agent_view_masks_every_seat_but_the_acting_one() -> None:
-    made = make_env({"env": "2hg"})
+@pytest.mark.parametrize("name", ["2hg", "ffa"])
+def test_the_multi_agent_view_masks_every_seat_but_the_acting_one(name: str) -> None:
+    made = make_env({"env": name})
     obs, _ = made.reset(seed=1)
-    ((agent, first),) = obs.items()
-    assert made.observation_space[agent].contains(first)
-    pairs = first["action_mask"].reshape(-1, 2)
-    assert pairs[:, 0].all() and pairs[:, 1].any()  # bits off always legal; some bit on is legal for the actor
-    assert made.action_space[agent] == spaces.MultiDiscrete(np.full(len(pairs), 2))
+    illegal = steps = 0
+    while obs and steps < 400:
+        agent = made.env.agent_selection  # seats that just left the game get a last observation too
+        first = obs[agent]
+        assert made.observation_space[agent].contains(first)
+        pairs = first["action_mask"].reshape(-1, 2)
+        assert pairs[:, 0].all()  # "off" is always legal
+        assert made.action_space[agent] == spaces.MultiDiscrete(np.full(len(pairs), 2))
+        obs, _, terminated, truncated, _ = made.step({agent: (pairs[:, 1] > 0).astype(np.int64)})
+        illegal += made.env.unwrapped.infos.get(agent, {}).get("illegal_bits", 0)
+        steps += 1
+        if terminated["__all__"] or truncated["__all__"]:
+            break
+    assert steps > 3 and illegal == 0
 
 
 @pytest.mark.parametrize("name", ["proliferate/Duel-v0", "2hg"])
