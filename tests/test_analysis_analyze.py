@@ -4,16 +4,33 @@ from __future__ import annotations
 
 import json
 import random
+import tempfile
+from collections.abc import Sequence
 from importlib.resources import files
+from pathlib import Path
 from typing import Any
 
 import pytest
 from analysis_helpers import creature, duel, record
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import solver
-from solver.analysis.analyze import DecisionResult, Summary, analyze_items, analyze_record
-from solver.analysis.grading import Grade
-from solver.analysis.records import LineProblem, parse_record
+from solver.analysis import analyze as analyze_module
+from solver.analysis.analyze import (
+    DecisionResult,
+    Job,
+    Judgement,
+    Summary,
+    analyze_chunk,
+    analyze_items,
+    analyze_record,
+)
+from solver.analysis.grading import Grade, Thresholds
+from solver.analysis.inputs import Reader, expand
+from solver.analysis.records import LineProblem, RecordError, parse_record
+from solver.errors import Problem
+from solver.objective import Objective
 
 EXAMPLES = (
     "classic",
@@ -162,3 +179,54 @@ def test_two_workers_give_exactly_what_one_worker_gives() -> None:
     assert one == two
     assert [r.index for r in one if isinstance(r, DecisionResult)] == list(range(90))
     assert sum(isinstance(r, LineProblem) for r in one) == 1
+
+
+_GOOD = json.dumps(record(_two_bears(), ["a"]))
+_KINDS = {
+    "good": _GOOD,
+    "not json": "{",
+    "three problems": json.dumps({"game": None, "turn": "x", "decider": 1, "board": {}, "chosen": []}),
+    "illegal choice": json.dumps(record(_two_bears(), ["alice"])),
+    "blank": "   ",
+}
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.sampled_from(sorted(_KINDS)), max_size=14), st.integers(1, 4))
+def test_lines_read_are_decisions_plus_skipped_lines_whatever_the_mix(kinds: list[str], chunk: int) -> None:
+    """The counts reconcile (docs/analysis.md, Outputs) and problems are counted apart from lines."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "mix.jsonl"
+        path.write_text("\n".join(_KINDS[k] for k in kinds) + "\n")
+        found, unmatched = expand([str(path)])
+        reader, summary = Reader(found, unmatched), Summary()
+        for result in analyze_items(reader, chunk_size=chunk):
+            if isinstance(result, LineProblem):
+                summary.skip(result)
+            else:
+                summary.add(result)
+    summary.lines = reader.lines
+    assert summary.lines == sum(k != "blank" for k in kinds)
+    assert summary.decisions == kinds.count("good")
+    assert summary.lines == summary.decisions + summary.skipped_lines
+    assert summary.problems >= summary.skipped_lines + 2 * kinds.count("three problems")
+
+
+def test_a_chunk_is_decided_in_one_call_and_a_board_it_cannot_take_stays_in_its_place(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls: list[int] = []
+    real = analyze_module.decide
+
+    def counting(objectives: Sequence[Objective]) -> list[Judgement | RecordError]:
+        calls.append(len(objectives))
+        out = real(objectives)
+        out[1] = RecordError([Problem("board", "cannot analyse: too many seats")])
+        return out
+
+    monkeypatch.setattr(analyze_module, "decide", counting)
+    job = Job([("f", i, _GOOD) for i in (1, 2, 3)], None, Thresholds())
+    results = analyze_chunk(job)
+    assert calls == [3]
+    assert [type(r).__name__ for r in results] == ["DecisionResult", "LineProblem", "DecisionResult"]
+    assert results[1] == LineProblem("f", 2, "board", "cannot analyse: too many seats")

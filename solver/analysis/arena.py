@@ -88,7 +88,7 @@ class ImportStats:
         return [f"{n} × {what} (first at line {self.first_line[what]})" for what, n in self.warnings.most_common()]
 
     def failure(self) -> str | None:
-        """Why the log as a whole gave nothing to analyze (unreadable, or not an Arena log), else None."""
+        """Why the log as a whole gave nothing to analyse (unreadable, or not an Arena log), else None."""
         if self.unreadable is not None:
             return self.unreadable
         if not self.messages:

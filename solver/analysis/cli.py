@@ -62,7 +62,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--workers",
         type=int,
         metavar="N",
-        help="processes to analyze with (default: every available core); with --ray, Ray tasks at once "
+        help="processes to analyse with (default: every available core); with --ray, Ray tasks at once "
         "(default: the cluster's CPUs)",
     )
     analyze.add_argument(
@@ -270,7 +270,7 @@ def run_import_arena(args: argparse.Namespace) -> int:
     _arena_summary(args.log, stats)
     if stats.records == 0:
         failure = stats.failure()
-        return _error(args.log, failure or "no proliferate decision found: nothing to analyze")
+        return _error(args.log, failure or "no proliferate decision found: nothing to analyse")
     if stats.unreadable is not None:
         _warn(f"{args.log}: {stats.unreadable}")
     return 0
