@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 __all__ = ["main", "register", "run_analyze", "run_import_arena"]
 
 PROG = "proliferate"
-#: ``--from`` values (kept here so ``proliferate --help`` imports nothing heavy; :mod:`.inputs` checks them).
+#: ``--from`` values; ``auto`` tells each input's format by its first bytes (:func:`.inputs.sniff`).
 FORMATS = ("auto", "native", "arena")
 #: Inputs at least this large get a progress bar on stderr (when it is a terminal).
 PROGRESS_BYTES = 1 << 20

@@ -21,6 +21,7 @@ import os
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from ..policy import Policy
 from .analyze import CHUNK_SIZE, DecisionResult, Job, analyze_chunk, analyze_items
 from .arena import ImportStats
 from .grading import Thresholds
@@ -100,7 +101,7 @@ def analyze_ray(
     inputs: Sequence[str],
     address: str | None = None,
     *,
-    policy: Any = None,
+    policy: Policy | None = None,
     thresholds: Thresholds | None = None,
     source_format: str = "auto",
     workers: int | None = None,

@@ -19,13 +19,12 @@ from typing import Literal
 
 from .analyze import Item
 from .arena import ImportStats, import_log
+from .cli import FORMATS  # the ``--from`` values: kept where the parser is built, which must import nothing heavy
 from .records import LineProblem, iter_lines
 
 __all__ = ["FORMATS", "SUFFIXES", "Input", "Reader", "expand", "sniff"]
 
 Format = Literal["native", "arena"]
-#: ``--from`` values: ``auto`` tells each input's format by its first bytes (:func:`sniff`).
-FORMATS = ("auto", "native", "arena")
 #: Names a directory is searched for (each may end in ``.gz``); a file named explicitly is read whatever its name.
 SUFFIXES = (".jsonl", ".ndjson", ".log")
 #: An Arena log says one of these within its first :data:`SNIFF_BYTES`; a records file never does.
