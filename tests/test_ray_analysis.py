@@ -6,6 +6,7 @@ import gzip
 import json
 import random
 import shutil
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -113,3 +114,15 @@ def test_a_failed_task_costs_its_own_lines_only(cluster: str) -> None:
     assert [(p.source, p.line) for p in lost if isinstance(p, LineProblem)] == [("f.jsonl", 7), ("f.jsonl", 8)]
     assert all(isinstance(p, LineProblem) and p.message.startswith("worker failed: ") for p in lost)
     assert RayRunner(ray, workers=2).submit(job).result() == analyze_chunk(job)  # the same chunk, judged
+
+
+def test_an_address_that_does_not_answer_exits_2_in_seconds(tmp_path: Path) -> None:
+    with socket.socket() as probe:  # a loopback port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    for address in (f"127.0.0.1:{port}", f"ray://127.0.0.1:{port}"):
+        done = _cli(str(NATIVE), "--json", "--report", str(tmp_path / "r"), "--ray", address)
+        assert done.returncode == 2
+        assert f"proliferate: error: --ray: cannot reach the Ray cluster at {address}" in done.stderr
+        assert done.stdout == "" and not (tmp_path / "r").exists()  # nothing half-written
+        assert "Traceback" not in done.stderr

@@ -160,18 +160,23 @@ def run_analyze(args: argparse.Namespace) -> int:
         missing = ray_missing()
         if missing is not None:
             return _error("--ray", missing)
-    inputs, unmatched = expand(args.records, args.source_format)
-    reader = Reader(inputs, unmatched, on_arena=_arena_summary)
-    sinks: list[Sink] = [
-        JsonReport(sys.stdout, thresholds, args.records) if args.json else TextReport(sys.stdout, thresholds)
-    ]
-    if args.report:
+    with contextlib.ExitStack() as stack:
         try:
-            sinks.append(HtmlReport(args.report, thresholds, args.records))
-        except OSError as exc:
-            return _error(args.report, f"cannot write the report: {exc.strerror or exc}")
-    summary, problems = Summary(), ProblemLog()
-    with _runner(args) as runner, _progress(reader.paths) as bar:
+            runner = stack.enter_context(_runner(args))
+        except RuntimeError as exc:  # distributed.RayStartError: an address that does not answer, ...
+            return _error("--ray", str(exc))
+        inputs, unmatched = expand(args.records, args.source_format)
+        reader = Reader(inputs, unmatched, on_arena=_arena_summary)
+        sinks: list[Sink] = [
+            JsonReport(sys.stdout, thresholds, args.records) if args.json else TextReport(sys.stdout, thresholds)
+        ]
+        if args.report:
+            try:
+                sinks.append(HtmlReport(args.report, thresholds, args.records))
+            except OSError as exc:
+                return _error(args.report, f"cannot write the report: {exc.strerror or exc}")
+        summary, problems = Summary(), ProblemLog()
+        bar = stack.enter_context(_progress(reader.paths))
         workers = args.workers or (runner.workers if runner is not None else _default_workers())
         for result in analyze_items(reader, workers=workers, policy=policy, thresholds=thresholds, runner=runner):
             if isinstance(result, LineProblem):

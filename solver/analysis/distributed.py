@@ -18,6 +18,7 @@ import contextlib
 import importlib
 import logging
 import os
+import socket
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -28,9 +29,15 @@ from .grading import Thresholds
 from .inputs import Reader, expand
 from .records import LineProblem
 
-__all__ = ["INSTALL_HINT", "RayRunner", "analyze_ray", "ray_missing", "ray_runner"]
+__all__ = ["INSTALL_HINT", "RayRunner", "RayStartError", "analyze_ray", "ray_missing", "ray_runner"]
 
 INSTALL_HINT = "needs Ray: pip install 'proliferate[ray]'"
+#: Seconds to wait for a cluster's port before giving up (Ray itself retries for minutes).
+CONNECT_TIMEOUT = 5.0
+
+
+class RayStartError(RuntimeError):
+    """Ray could not be started or joined: an address that does not answer, a version mismatch, ..."""
 
 
 def ray_missing() -> str | None:
@@ -83,11 +90,18 @@ def ray_runner(address: str | None = None, *, workers: int | None = None) -> Ite
     if not ray.is_initialized():
         options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.ERROR}
         target = address or os.environ.get("RAY_ADDRESS") or None
-        if target:
-            package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-            ray.init(address=target, runtime_env={"py_modules": [package]}, **options)
-        else:
-            ray.init(num_cpus=workers, **options)
+        try:
+            if target:
+                _check_reachable(target)
+                package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+                ray.init(address=target, runtime_env={"py_modules": [package]}, **options)
+            else:
+                ray.init(num_cpus=workers, **options)
+        except RayStartError:
+            raise
+        except Exception as exc:  # Ray raises ConnectionError, ValueError, RuntimeError... with a readable message
+            where = f"cannot join the Ray cluster at {target}" if target else "cannot start a local Ray"
+            raise RayStartError(f"{where}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from exc
         started = True
     try:
         cpus = int(ray.cluster_resources().get("CPU", 1))
@@ -95,6 +109,17 @@ def ray_runner(address: str | None = None, *, workers: int | None = None) -> Ite
     finally:
         if started:
             ray.shutdown()
+
+
+def _check_reachable(address: str) -> None:
+    """Fail in seconds, not minutes, when a ``host:port`` or ``ray://host:port`` address does not answer."""
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not (host and port.isdigit()):
+        return  # "auto", "local" and other forms Ray resolves itself
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT).close()
+    except OSError as exc:
+        raise RayStartError(f"cannot reach the Ray cluster at {address}: {exc.strerror or exc}") from None
 
 
 def analyze_ray(
