@@ -114,7 +114,7 @@ def ray_runner(address: str | None = None, *, workers: int | None = None) -> Ite
 def _check_reachable(address: str) -> None:
     """Fail in seconds, not minutes, when a ``host:port`` or ``ray://host:port`` address does not answer."""
     host, _, port = address.removeprefix("ray://").rpartition(":")
-    if not (host and port.isdigit()):
+    if not (host and port.isdigit()) or "/" in host:
         return  # "auto", "local" and other forms Ray resolves itself
     try:
         socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT).close()
