@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from analysis_helpers import creature, duel, record
 
-from solver.analysis.analyze import analyse_record
+from solver.analysis.analyze import analyze_record
 from solver.analysis.grading import (
     FORMULAS,
     Grade,
@@ -85,7 +85,7 @@ def _slip(points_taken: int, of: int, my_extra: int = 0) -> Grade:
     mine += [creature(f"x{i}", "alice", {}, 5, 5) for i in range(my_extra)]
     board = duel("alice", {}, {}, mine)
     chosen = [f"c{i}" for i in range(points_taken)]
-    return analyse_record(parse_record(record(board, chosen))).grade
+    return analyze_record(parse_record(record(board, chosen))).grade
 
 
 def test_grades_match_the_stakes() -> None:
@@ -100,7 +100,7 @@ def test_grades_match_the_stakes() -> None:
 
 def test_missed_lethal_stays_a_blunder_with_win_chances_100_for_the_best() -> None:
     board = duel("alice", {}, {"poison": 9}, [creature("bears", "alice", {"+1/+1": 1})])
-    result = analyse_record(parse_record(record(board, ["bears"])))
+    result = analyze_record(parse_record(record(board, ["bears"])))
     assert result.grade is Grade.BLUNDER
     assert result.win_chances_best == 100.0 and result.win_chances_chosen < 100.0
 

@@ -13,7 +13,7 @@ import pytest
 from analysis_helpers import NATIVE
 
 from solver.analysis import report
-from solver.analysis.analyze import DecisionResult, Summary, analyse_items
+from solver.analysis.analyze import DecisionResult, Summary, analyze_items
 from solver.analysis.gamepage import value_graph
 from solver.analysis.grading import Thresholds, decision_accuracy
 from solver.analysis.records import LineProblem
@@ -58,7 +58,7 @@ def _items() -> list[tuple[str, int, str]]:
 
 def _feed(sinks: list[Sink]) -> tuple[Summary, ProblemLog]:
     summary, problems = Summary(), ProblemLog()
-    for result in analyse_items(_items()):
+    for result in analyze_items(_items()):
         if isinstance(result, LineProblem):
             problems.add(result)
             continue
@@ -121,7 +121,7 @@ def test_a_game_page_steps_through_its_decisions_with_a_diagram_each(tmp_path: P
 
 
 def test_the_value_graph_keeps_a_game_result_and_a_point_on_one_scale() -> None:
-    results = [r for r in analyse_items(_items()) if isinstance(r, DecisionResult)]
+    results = [r for r in analyze_items(_items()) if isinstance(r, DecisionResult)]
     svg = value_graph(results)
     root = ET.fromstring(svg)
     lines = {p.get("class"): p.get("points") for p in root.iter("{http://www.w3.org/2000/svg}polyline")}
@@ -168,6 +168,6 @@ def test_the_terminal_table_has_a_row_per_decision_and_the_summaries() -> None:
 
 def test_results_are_plain_data() -> None:
     results = [
-        r for r in analyse_items([("x", 1, NATIVE.read_text().splitlines()[0])]) if isinstance(r, DecisionResult)
+        r for r in analyze_items([("x", 1, NATIVE.read_text().splitlines()[0])]) if isinstance(r, DecisionResult)
     ]
     assert json.loads(json.dumps(results[0].to_json()))["comment"].startswith("Blunder")

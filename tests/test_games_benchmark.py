@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from benchmarks.games import DECIDERS, play, summarise, wilson
-from solver.analysis.analyze import DecisionResult, analyse_items
+from solver.analysis.analyze import DecisionResult, analyze_items
 from solver.analysis.grading import Grade
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -33,7 +33,7 @@ def test_same_seed_same_game_and_the_oracle_reviews_as_best() -> None:
     assert first == again
     assert first.decisions == len(records) == len(first.balances) > 0
     items = [("sim", i + 1, rec) for i, rec in enumerate(records)]
-    results = [r for r in analyse_items(items) if isinstance(r, DecisionResult)]
+    results = [r for r in analyze_items(items) if isinstance(r, DecisionResult)]
     assert len(results) == len(records)
     assert all(r.grade is Grade.BEST and r.regret == 0.0 for r in results)  # the oracle is the solver's optimum
 
@@ -75,6 +75,6 @@ def test_multiplayer_records_are_legal_choices(env_id: str) -> None:
     for decider in ("random", "everything"):
         play(env_id, "infect", 1, decider, records)
     items = [("sim", i + 1, rec) for i, rec in enumerate(records)]
-    results = list(analyse_items(items))
+    results = list(analyze_items(items))
     assert all(isinstance(r, DecisionResult) for r in results)  # no record was rejected as illegal
     assert np.isfinite([r.regret for r in results if isinstance(r, DecisionResult)]).all()
