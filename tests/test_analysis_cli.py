@@ -36,7 +36,7 @@ def test_analyze_reads_an_arena_log_and_writes_a_report(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     doc = json.loads(done.stdout)
     assert doc["decisions"][0]["chosen"]["chosen"] == ["292"]
-    assert (tmp_path / "index.html").exists() and (tmp_path / "game-001.png").exists()
+    assert (tmp_path / "index.html").exists() and (tmp_path / "game-001.html").exists()
 
 
 def test_bad_input_exits_2_with_the_place_and_no_traceback(tmp_path: Path) -> None:

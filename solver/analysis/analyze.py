@@ -42,6 +42,7 @@ from .grading import (
     normalised_regret,
 )
 from .records import LineProblem, Record, RecordError, parse_line, parse_record, resolve
+from .winprob import chances_after
 
 __all__ = [
     "ChunkRunner",
@@ -90,6 +91,11 @@ class DecisionResult:
     result_chosen: str
     result_best: str
     comment: str
+    win_chances_best: float = 50.0
+    win_chances_chosen: float = 50.0
+    #: The record's board JSON and meta, for the report's drawing (not in :meth:`to_json`).
+    board: Mapping[str, Any] | None = None
+    meta: Mapping[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -113,6 +119,8 @@ class DecisionResult:
             "result_chosen": self.result_chosen,
             "result_best": self.result_best,
             "comment": self.comment,
+            "win_chances_best": self.win_chances_best,
+            "win_chances_chosen": self.win_chances_chosen,
         }
 
 
@@ -185,12 +193,17 @@ def judge(
     value_best, value_worst = best_milli / MILLI, judgement.worst_milli / MILLI
     spread = value_best - value_worst if game_blunder else material_spread(objective)
     norm = normalised_regret(regret, spread)
-    graded = grade(regret, norm, thresholds, game_blunder)
+    chances = (
+        chances_after(objective, best_out.settled, result_best),
+        chances_after(objective, chosen_out.settled, result_chosen),
+    )
+    drop = max(0.0, chances[0] - chances[1])
+    graded = grade(regret, drop, thresholds, game_blunder)
     same = bool(np.array_equal(chosen_m.sum(axis=0), best_m.sum(axis=0))) and np.array_equal(chosen_r, best_r)
     text = comment(
         graded,
         regret,
-        norm,
+        chances,
         _game_reason(result_chosen, result_best) if game_blunder else None,
         differences(board, choice, chosen_out, best_choice, best_out),
         same,
@@ -211,11 +224,15 @@ def judge(
         value_worst=value_worst,
         regret=regret,
         regret_norm=norm,
-        accuracy=decision_accuracy(norm),
+        accuracy=decision_accuracy(regret, drop),
         grade=graded,
         result_chosen=result_chosen,
         result_best=result_best,
         comment=text,
+        win_chances_best=chances[0],
+        win_chances_chosen=chances[1],
+        board=record.board,
+        meta=record.meta,
     )
 
 

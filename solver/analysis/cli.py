@@ -76,9 +76,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     analyze.add_argument(
         "--thresholds",
         metavar="SPEC",
-        help="grade thresholds on normalised regret, e.g. inaccuracy=0.05,mistake=0.1,blunder=0.2 (the defaults)",
+        help="grade thresholds on the drop in winning chances (Win%% points), e.g. inaccuracy=10,mistake=20,blunder=30 "
+        "(the defaults)",
     )
     analyze.add_argument("--policy", metavar="FILE", help="TOML file of objective weights (docs/objective.md)")
+    analyze.add_argument(
+        "--cards",
+        metavar="PATH",
+        help="Arena card database (Raw_CardDatabase_*.mtga) for card names; default: the installed client's, if found",
+    )
     analyze.set_defaults(handler=run_analyze)
 
     importer = subparsers.add_parser(
@@ -160,6 +166,12 @@ def run_analyze(args: argparse.Namespace) -> int:
         missing = ray_missing()
         if missing is not None:
             return _error("--ray", missing)
+    from .cards import CardDatabaseError, name_items, open_cards
+
+    try:
+        cards = open_cards(args.cards)
+    except CardDatabaseError as exc:
+        return _error("--cards", str(exc))
     with contextlib.ExitStack() as stack:
         try:
             runner = stack.enter_context(_runner(args))
@@ -178,7 +190,8 @@ def run_analyze(args: argparse.Namespace) -> int:
         summary, problems = Summary(), ProblemLog()
         bar = stack.enter_context(_progress(reader.paths))
         workers = args.workers or (runner.workers if runner is not None else _default_workers())
-        for result in analyze_items(reader, workers=workers, policy=policy, thresholds=thresholds, runner=runner):
+        items = reader if cards is None else name_items(reader, cards)
+        for result in analyze_items(items, workers=workers, policy=policy, thresholds=thresholds, runner=runner):
             if isinstance(result, LineProblem):
                 _warn(str(result))
                 problems.add(result)
