@@ -1,4 +1,4 @@
-"""``solve``, ``score``, ``top_k`` and ``explain_choice``: the decision API that the CLI, the server, the analysis and the env use.
+"""The decision API that the CLI, the server, the analysis and the env use: ``solve``, ``score``, ``top_k``.
 
 ``method="auto"`` takes the exact fast path (:mod:`solver.fast`) whenever there are no extra
 constraints -- it is exact for the objective by construction -- and CP-SAT
@@ -307,9 +307,7 @@ def _fallback(objective: Objective, constraints: Constraints, fast_hint: Assignm
     if fast_hint is not None:
         chosen, recipients = objective.matrix_of(*fast_hint)
         bound = float(objective.score_matrix(chosen, recipients))
-    return _Optimum(
-        *objective.matrix_of(times, tuple(team_options), layout), Status.FEASIBLE, bound, Method.CPSAT
-    )
+    return _Optimum(*objective.matrix_of(times, tuple(team_options), layout), Status.FEASIBLE, bound, Method.CPSAT)
 
 
 # ---------------------------------------------------------------------------- conversions
