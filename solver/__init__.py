@@ -11,7 +11,8 @@ from .decision import Alternative, Decision, ExplanationRow
 from .errors import BoardError, IllegalChoice, Infeasible, Problem
 from .policy import Policy, PolicyError
 from .rules import Choice, Outcome, Round, apply_proliferate, eligible
-from .solve import Score, score, solve, worst_value
+from .solve import Score, explain_choice, score, solve, top_k, worst_value
+from .status import GameResult, Method, Status
 
 __version__ = "0.1.0"
 
@@ -24,8 +25,10 @@ __all__ = [
     "Decision",
     "Effect",
     "ExplanationRow",
+    "GameResult",
     "IllegalChoice",
     "Infeasible",
+    "Method",
     "Outcome",
     "Permanent",
     "Player",
@@ -34,14 +37,17 @@ __all__ = [
     "Problem",
     "Round",
     "Score",
+    "Status",
     "Threshold",
     "Variant",
     "__version__",
     "apply_proliferate",
     "dump_board",
     "eligible",
+    "explain_choice",
     "load_board",
     "score",
     "solve",
+    "top_k",
     "worst_value",
 ]

@@ -8,19 +8,31 @@ scores.  It is immutable and cheap to build, so callers make one per opinion.
 
 from __future__ import annotations
 
+import difflib
 import math
 import os
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import Any
 
-from .catalogue import default_spec
+from .catalogue import CATALOGUE, default_spec
 from .errors import Problem
-from .kinds import KindError, canonical_kind
+from .kinds import KEYWORD_KINDS, PLAYER_KINDS, KindError, canonical_kind, pt_delta
 
-__all__ = ["Policy", "PolicyError"]
+__all__ = ["MAX_GAME_SCORE", "MAX_GAME_WEIGHT", "MAX_WEIGHT", "Policy", "PolicyError"]
+
+#: Largest magnitude of a counter weight or an object value (``[weights]``, ``[values]``), in points.
+#: With the board's own limits it keeps every sum of milli-points far inside 64-bit integers.
+MAX_WEIGHT = 1_000_000.0
+#: Largest magnitude of a game score (``game.win``, ``draw``, ``loss``, ``elimination``).
+MAX_GAME_SCORE = 1_000.0
+#: Largest ``game.weight``, in points per unit of game score.
+MAX_GAME_WEIGHT = 1_000_000_000.0
+
+#: Kinds with a known meaning; a policy kind close to one of these but not equal is a typo.
+_KNOWN_KINDS = tuple(sorted(set(CATALOGUE) | KEYWORD_KINDS | PLAYER_KINDS))
 
 
 class PolicyError(ValueError):
@@ -88,9 +100,13 @@ class Policy:
                 if isinstance(val, bool) or not isinstance(val, int | float) or not math.isfinite(val):
                     problems.append(Problem(path, "must be a finite number"))
                     continue
+                limit = MAX_WEIGHT if table != "game" else MAX_GAME_WEIGHT if key == "weight" else MAX_GAME_SCORE
+                if abs(val) > limit:
+                    problems.append(Problem(path, f"must be from {-limit:g} to {limit:g}"))
+                    continue
                 if table == "weights":
                     try:
-                        kwargs.setdefault("weights", {})[canonical_kind(key)] = float(val)
+                        kwargs.setdefault("weights", {})[_policy_kind(key)] = float(val)
                     except KindError as exc:
                         problems.append(Problem(path, str(exc)))
                 elif key not in known[table]:
@@ -107,13 +123,22 @@ class Policy:
 
     @classmethod
     def from_toml(cls, path: str | os.PathLike[str]) -> Policy:
+        """Read a TOML policy file; PolicyError (never another exception) for an unreadable or invalid one.
+
+        >>> Policy.from_toml("solver/examples/policy.toml").win
+        1.0
+        """
         try:
             with open(path, "rb") as handle:
                 data = tomllib.load(handle)
         except OSError as exc:
             raise PolicyError([Problem("", f"cannot read policy file {os.fspath(path)!r}: {exc.strerror}")]) from exc
+        except UnicodeDecodeError as exc:
+            raise PolicyError([Problem("", f"not UTF-8 text (byte {exc.start})")]) from None
         except tomllib.TOMLDecodeError as exc:
             raise PolicyError([Problem("", f"not valid TOML: {exc}")]) from exc
+        except RecursionError:
+            raise PolicyError([Problem("", "not valid TOML: nested too deeply")]) from None
         return cls.from_dict(data)
 
     def check(self) -> None:
@@ -129,10 +154,13 @@ class Policy:
             raise PolicyError(problems)
 
     def with_weights(self, **weights: float) -> Policy:
-        """A copy with some kind weights changed (keyword names use ``_`` for spaces)."""
-        merged = dict(self.weights)
-        merged.update({canonical_kind(k.replace("_", " ")): v for k, v in weights.items()})
-        return replace(self, weights=MappingProxyType(merged))
+        """A copy with some kind weights changed (keyword names use ``_`` for spaces).
+
+        >>> Policy().with_weights(loyalty=2, first_strike=0.5).weights["first strike"]
+        0.5
+        """
+        merged = {**self.weights, **{k.replace("_", " "): v for k, v in weights.items()}}
+        return Policy.from_dict({**self.to_dict(), "weights": merged})
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -146,6 +174,23 @@ class Policy:
             "values": {key: getattr(self, key) for key in _VALUE_KEYS},
             "weights": dict(self.weights),
         }
+
+
+def _policy_kind(name: str) -> str:
+    """The canonical kind of a policy weight; a near miss of a known kind is an error naming it.
+
+    Kinds are an open vocabulary (122.1), so a kind nobody knows (``"slime"``, ``"arena:12"``)
+    is accepted; one that is a letter or two away from a known kind (``"loyality"``) is almost
+    certainly a typo that would otherwise silently change nothing.
+    """
+    kind = canonical_kind(name)
+    if kind in _KNOWN_KINDS or pt_delta(kind) is not None or kind.startswith("arena:"):
+        return kind
+    near = difflib.get_close_matches(kind, _KNOWN_KINDS, n=3, cutoff=0.8)
+    if near:
+        names = " or ".join(repr(n) for n in near)
+        raise KindError(f"unknown counter kind {kind!r}; did you mean {names}?")
+    return kind
 
 
 _VALUE_KEYS = tuple(f.name for f in fields(Policy) if f.name in ("creature_base", "saga_chapter", "saga_value"))
