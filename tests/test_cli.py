@@ -312,7 +312,7 @@ def test_cli_doc_covers_every_solve_and_demo_option() -> None:
 
 def test_render_marks_an_unproven_answer_with_its_bound() -> None:
     decision = solver.solve(read_example("classic"))
-    unproven = dataclasses.replace(decision, status="FEASIBLE", bound=5.5)
+    unproven = dataclasses.replace(decision, status=solver.Status.FEASIBLE, bound=5.5)
     assert "(OPTIMAL: proven optimal;" in render_decision(decision)
     assert "(FEASIBLE: not proven optimal, bound +5.5;" in render_decision(unproven)
 
