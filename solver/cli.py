@@ -99,7 +99,10 @@ def _add_solve(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     sub.add_argument("--policy", metavar="FILE", help="TOML file of objective weights (docs/objective.md)")
     sub.add_argument("--top", metavar="K", type=_positive_int, default=1, help="also list the K best distinct choices")
     sub.add_argument(
-        "--time-limit", metavar="SECONDS", type=_positive_float, help="time limit for CP-SAT (answer may be FEASIBLE)"
+        "--time-limit",
+        metavar="SECONDS",
+        type=_positive_float,
+        help="time limit for the whole solve, --top included (the best found by then; may be FEASIBLE)",
     )
     sub.add_argument(
         "--method", choices=("auto", "fast", "cpsat", "brute"), default="auto", help="solver path (default: auto)"
@@ -154,6 +157,10 @@ def _read_board(source: str) -> Board:
         data: Any = json.loads(text)
     except json.JSONDecodeError as exc:
         raise BoardError([Problem("", f"not valid JSON: line {exc.lineno} column {exc.colno}: {exc.msg}")]) from None
+    except RecursionError:
+        raise BoardError([Problem("", "not valid JSON: nested too deeply")]) from None
+    except ValueError as exc:  # an integer too long to convert
+        raise BoardError([Problem("", f"not valid JSON: {exc}")]) from None
     if not isinstance(data, dict):
         raise BoardError([Problem("", "must be an object (the board)")])
     return load_board(data)
