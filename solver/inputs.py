@@ -33,7 +33,7 @@ _POLICY = "a Policy, a mapping shaped like the policy file, a path to a TOML fil
 def as_board(board: object) -> Board:
     """The board given in any accepted form; BoardError for a bad board, TypeError for anything else.
 
-    >>> as_board({"players": [{"id": "me"}, {"id": "you"}], "proliferator": "me"}).n_players
+    >>> as_board({"variant": "duel", "players": [{"id": "me"}, {"id": "you"}], "proliferator": "me"}).n_players
     2
     """
     if isinstance(board, Board):
@@ -67,9 +67,9 @@ def as_choice(choice: object, board: Board) -> Choice:
     the same choice in every proliferate of the board; ``{"rounds": [...]}`` gives one per
     proliferate.  Whether the choice is legal is checked when it is scored.
 
-    >>> board = as_board({"players": [{"id": "me"}, {"id": "you", "counters": {"poison": 1}}], "proliferator": "me"})
-    >>> as_choice(["you"], board).rounds[0].chosen
-    ('you',)
+    >>> board = as_board("solver/examples/classic.json")
+    >>> as_choice(["bob"], board).rounds[0].chosen
+    ('bob',)
     """
     if isinstance(choice, Choice):
         return choice
