@@ -33,9 +33,10 @@ def test_repr_is_short_and_str_is_the_cli_rendering() -> None:
 
 def test_status_method_and_result_are_enums_with_the_old_strings() -> None:
     decision = solver.solve(THG)
-    assert decision.status is solver.Status.OPTIMAL and decision.status == "OPTIMAL"
-    assert decision.method is solver.Method.FAST and decision.method == "fast"
-    assert decision.game_result is solver.GameResult.WIN and decision.game_result == "win"
+    assert (decision.status, decision.method, decision.game_result) == ("OPTIMAL", "fast", "win")
+    assert decision.status is solver.Status.OPTIMAL
+    assert decision.method is solver.Method.FAST
+    assert decision.game_result is solver.GameResult.WIN
     data = decision.to_json()
     assert (type(data["status"]), type(data["method"]), type(data["game_result"])) == (str, str, str)
     assert json.loads(json.dumps(data))["status"] == "OPTIMAL"
