@@ -11,6 +11,8 @@ from benchmarks.boards import BoardSpec, generate
 BIG = BoardSpec(size=2000, variant="free_for_all", proliferates=2, extras=True, seed=1)
 #: Slack for what cannot be interrupted (building one model, scoring the answer) on a shared, busy machine.
 MARGIN = 0.4
+#: How soon a request must be answered after a cancel; the cancelled work alone would take many seconds.
+AFTER_CANCEL = 1.0
 
 
 @cache

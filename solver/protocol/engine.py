@@ -284,6 +284,8 @@ class Session:
         except solver.BoardError as exc:
             data = {"problems": problems_json(exc.problems, "board")}
             raise ProtocolError("invalid_board", f"board: {exc.problems[0]}", data) from exc
+        if job.answered:  # cancelled or expired while the board loaded
+            return None
         choices = [_choice(item, board, f"evaluate[{i}]") for i, item in enumerate(request.evaluate)]
         top_k = request.top_k or settings.top_k
         time_ms = request.time_ms or settings.time_ms
