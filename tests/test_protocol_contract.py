@@ -89,9 +89,10 @@ def test_the_stdio_server_survives_a_surrogate_and_exits_at_end_of_input() -> No
     assert [(r["id"], r.get("code", r["type"])) for r in replies] == [(None, "invalid_request"), (2, "pong")]
 
 
-@pytest.mark.parametrize(
-    "rid", ["1" * 5000, "9007199254740992", "-9007199254740992", '"' + "x" * 257 + '"'], ids=["5000 digits", "2^53", "-2^53", "long string"]
-)  # fmt: skip
+OUT_OF_BOUNDS = {"5000 digits": "1" * 5000, "2^53": str(2**53), "-2^53": str(-(2**53)), "long": '"' + "x" * 257 + '"'}
+
+
+@pytest.mark.parametrize("rid", list(OUT_OF_BOUNDS.values()), ids=list(OUT_OF_BOUNDS))
 def test_ids_out_of_bounds_are_invalid_requests(rid: str) -> None:
     (reply,) = session_replies(b'{"type":"ping","id":' + rid.encode() + b"}")
     assert (reply["id"], reply["code"]) == (None, "invalid_request")
@@ -128,7 +129,7 @@ def test_every_request_type_has_one_parser_and_one_handler() -> None:
     classes = set(get_args(Request))
     assert set(engine_module._HANDLERS) == classes
     assert tuple(PARSERS) == KNOWN_TYPES
-    minimal = {
+    minimal: dict[str, dict[str, Any]] = {
         "hello": {"protocol": "proliferate-jsonl/1"},
         "solve": {"board": CLASSIC},
         "cancel": {"target": 1},
