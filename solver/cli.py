@@ -16,6 +16,7 @@ import json
 import math
 import os
 import sys
+import time
 import traceback
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -114,6 +115,7 @@ def _add_solve(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def _solve(args: argparse.Namespace) -> int:
+    started = time.perf_counter()
     where = "<stdin>" if args.board == "-" else args.board
     try:
         board = _read_board(args.board)
@@ -130,7 +132,10 @@ def _solve(args: argparse.Namespace) -> int:
             board,
             policy,
             top_k=args.top,
-            time_limit=args.time_limit,
+            # The limit bounds the command's work: reading the board and the policy count against it.
+            time_limit=None
+            if args.time_limit is None
+            else max(args.time_limit - (time.perf_counter() - started), 1e-3),
             method=args.method,
             max_chosen=args.max_chosen,
             must_include=args.include or (),
