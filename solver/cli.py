@@ -127,15 +127,15 @@ def _solve(args: argparse.Namespace) -> int:
             policy = Policy.from_toml(args.policy)
         except PolicyError as exc:
             return _bad_input(args.policy, exc.problems)
+    time_limit = args.time_limit
+    if time_limit is not None:  # the limit bounds the command's work: reading the board and policy count
+        time_limit = max(time_limit - (time.perf_counter() - started), 1e-3)
     try:
         decision = solve(
             board,
             policy,
             top_k=args.top,
-            # The limit bounds the command's work: reading the board and the policy count against it.
-            time_limit=None
-            if args.time_limit is None
-            else max(args.time_limit - (time.perf_counter() - started), 1e-3),
+            time_limit=time_limit,
             method=args.method,
             max_chosen=args.max_chosen,
             must_include=args.include or (),

@@ -19,7 +19,7 @@ CLASSIC = ROOT / "solver" / "examples" / "classic.json"
 
 
 def java_source() -> str:
-    blocks = re.findall(r"```java\n(.*?)```", DOC.read_text(encoding="utf-8"), flags=re.DOTALL)
+    blocks: list[str] = re.findall(r"```java\n(.*?)```", DOC.read_text(encoding="utf-8"), flags=re.DOTALL)
     assert len(blocks) == 1, "docs/protocol.md should hold exactly one Java example"
     return blocks[0]
 
