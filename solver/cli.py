@@ -26,7 +26,7 @@ from .board import Board
 from .boardjson import load_board
 from .errors import BoardError, Problem
 from .policy import Policy, PolicyError
-from .render import render_board, render_decision
+from .render import render_board
 from .solve import solve
 
 __all__ = ["build_parser", "example_names", "main", "read_example"]
@@ -146,7 +146,7 @@ def _solve(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(decision.to_json()))
     else:
-        print(render_decision(decision), end="")
+        print(decision, end="")  # str(decision) is the readable rendering
     return 0
 
 
@@ -215,7 +215,7 @@ def _demo(args: argparse.Namespace) -> int:
     print()
     print(render_board(board))
     print()
-    print(render_decision(solve(board)), end="")
+    print(solve(board), end="")
     return 0
 
 

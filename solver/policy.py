@@ -65,6 +65,21 @@ class Policy:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "weights", MappingProxyType(dict(self.weights)))
+        problems = [
+            Problem(path, why) for path, value, limit in self._numbers() if (why := _out_of_range(value, limit))
+        ]
+        if problems:
+            raise PolicyError(problems)
+
+    def _numbers(self) -> list[tuple[str, float, float]]:
+        """Every number that enters the objective, with its key path and its largest magnitude."""
+        numbers = [
+            (f"game.{key}", getattr(self, key), MAX_GAME_SCORE) for key in ("win", "draw", "loss", "elimination")
+        ]
+        numbers.append(("game.weight", self.game_weight, MAX_GAME_WEIGHT))
+        numbers += [(f"values.{key}", getattr(self, key), MAX_WEIGHT) for key in _VALUE_KEYS]
+        numbers += [(f'weights["{kind}"]', value, MAX_WEIGHT) for kind, value in self.weights.items()]
+        return numbers
 
     def __reduce__(self) -> tuple[Any, tuple[dict[str, Any]]]:
         """Pickle through the TOML-shaped dict (worker processes get the same policy)."""
@@ -101,8 +116,8 @@ class Policy:
                     problems.append(Problem(path, "must be a finite number"))
                     continue
                 limit = MAX_WEIGHT if table != "game" else MAX_GAME_WEIGHT if key == "weight" else MAX_GAME_SCORE
-                if abs(val) > limit:
-                    problems.append(Problem(path, f"must be from {-limit:g} to {limit:g}"))
+                if why := _out_of_range(val, limit):
+                    problems.append(Problem(path, why))
                     continue
                 if table == "weights":
                     try:
@@ -174,6 +189,15 @@ class Policy:
             "values": {key: getattr(self, key) for key in _VALUE_KEYS},
             "weights": dict(self.weights),
         }
+
+
+def _out_of_range(value: object, limit: float) -> str | None:
+    """Why a policy number cannot be used (not a finite number, or past ``limit``), or None."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return "must be a finite number"
+    if abs(value) > limit:
+        return f"must be from {-limit:g} to {limit:g}"
+    return None
 
 
 def _policy_kind(name: str) -> str:
