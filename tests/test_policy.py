@@ -164,7 +164,7 @@ def test_unreadable_policy_files_are_policy_errors(tmp_path: Path, content: byte
 
 
 def test_the_constructor_bounds_numbers_too() -> None:
-    with pytest.raises(PolicyError, match="game.weight: must be from"):
+    with pytest.raises(PolicyError, match=r"game\.weight: must be from"):
         Policy(game_weight=1e300)
     with pytest.raises(PolicyError, match="finite"):
         Policy(weights={"loyalty": float("nan")})
