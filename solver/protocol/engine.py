@@ -225,6 +225,7 @@ class Session:
                 "evaluate": True,
                 "cancel": True,
                 "time_ms": True,
+                "fields": True,
                 "stream": False,
                 "max_objects": self.settings.max_objects,
                 "max_line_bytes": self.settings.max_line_bytes,
