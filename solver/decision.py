@@ -21,7 +21,7 @@ from .rules import Choice, Outcome, Round
 from .status import GameResult, Method, Status
 
 if TYPE_CHECKING:
-    from .inputs import PolicyLike
+    from .inputs import BoardLike, PolicyLike
 
 __all__ = [
     "JSON_FIELDS",
@@ -221,13 +221,19 @@ class Decision:
         return {key: getattr(self, key)}
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any], board: object, policy: PolicyLike = None) -> Decision:
+    def from_json(cls, data: Mapping[str, Any], board: BoardLike, policy: PolicyLike = None) -> Decision:
         """A decision from its JSON form (``to_json``, a protocol ``result``), for the board it answers.
 
         ``chosen`` or ``rounds``, ``value``, ``status``, ``bound`` and ``method`` are required;
         the parts left out (with the protocol's ``fields``) are derived again from the board,
         the policy and the choice, by the same rules.  Raises ValueError naming a missing or
         malformed key.
+
+        >>> import solver
+        >>> board = "solver/examples/classic.json"
+        >>> data = solver.solve(board).to_json(["rounds", "value", "status", "bound", "method"])
+        >>> Decision.from_json(data, board).explanation[0].id
+        'bob'
         """
         from .inputs import as_board, as_policy
         from .solve import derive_choice

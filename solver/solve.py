@@ -95,6 +95,8 @@ def solve(
         TypeError: board, policy or cancel of a type not listed above.
         ValueError: bad ``top_k``, ``time_limit``, ``method`` or constraint ids.
         Infeasible: no legal choice satisfies the constraints.
+        SearchStopped: only with constraints, when the search was stopped before CP-SAT found
+            any choice and no simple choice meeting them exists (a RuntimeError).
 
     >>> decision = solve("solver/examples/classic.json", top_k=2)
     >>> decision.chosen, decision.value, decision.status
@@ -142,13 +144,38 @@ def solve(
     )
 
 
-def top_k(board: BoardLike, k: int, policy: PolicyLike = None, **options: object) -> tuple[Alternative, ...]:
-    """The ``k`` best distinct choices, best first (``solve(board, policy, top_k=k, **options).alternatives``).
+def top_k(
+    board: BoardLike,
+    k: int,
+    policy: PolicyLike = None,
+    *,
+    time_limit: float | None = None,
+    method: Method | str = Method.AUTO,
+    max_chosen: int | None = None,
+    must_include: Iterable[str] = (),
+    must_exclude: Iterable[str] = (),
+    cancel: CancelToken | None = None,
+) -> tuple[Alternative, ...]:
+    """The ``k`` best distinct choices, best first: :func:`solve` with ``top_k=k``, its ``alternatives``.
+
+    Parameters, limits and errors are those of :func:`solve`; when the time limit or a
+    cancellation stops the search, the alternatives found so far are returned.
 
     >>> [alt.regret for alt in top_k("solver/examples/classic.json", 3)]
     [0.0, 1.0, 1.0]
     """
-    return solve(board, policy, top_k=k, **options).alternatives  # type: ignore[arg-type]
+    decision = solve(
+        board,
+        policy,
+        top_k=k,
+        time_limit=time_limit,
+        method=method,
+        max_chosen=max_chosen,
+        must_include=must_include,
+        must_exclude=must_exclude,
+        cancel=cancel,
+    )
+    return decision.alternatives
 
 
 def score(board: BoardLike, choice: ChoiceLike, policy: PolicyLike = None) -> Score:
