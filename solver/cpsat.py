@@ -112,7 +112,7 @@ class _Model:
         self.options: list[list[IntVar]] = []
 
     # -------------------------------------------------------------- pieces
-    def add_singles(self, closed_form: BoolArray, ordered: bool) -> None:
+    def add_singles(self, closed_form: BoolArray, ordered: bool, budget: Budget) -> None:
         """Round booleans for single units; those in ``closed_form`` are decided alone, outside the model.
 
         A unit whose options never change which seats lose, and that no constraint mentions,
@@ -125,6 +125,8 @@ class _Model:
         best = np.argmax(self.sense * mat, axis=1) if mat.size else np.zeros(0, dtype=np.int64)
         self.fixed = np.where(closed_form, best, -1)
         for u in range(len(self.units.single_rows)):
+            if u % _BUILD_CHECK == 0 and budget.stopped:  # building is the one long Python step
+                raise SearchStopped("stopped while the CP-SAT model was being built")
             if closed_form[u]:
                 self.constant += int(mat[u, best[u]])
                 self.x.append([])
@@ -370,6 +372,8 @@ class _Model:
 
 
 _CP_MODEL = "ortools.sat.python.cp_model"
+#: Units between two looks at the budget while the model is built (a few milliseconds of work).
+_BUILD_CHECK = 256
 
 
 @cache
@@ -452,9 +456,7 @@ def solve_cpsat(
         kind, u, _ = index[row]
         if kind == "single":
             closed_form[u] = False
-    model.add_singles(closed_form, ordered=constraints.max_chosen is None)
-    if budget.stopped:  # building is not interruptible, but the biggest part is done here
-        raise SearchStopped("stopped while the CP-SAT model was being built")
+    model.add_singles(closed_form, ordered=constraints.max_chosen is None, budget=budget)
     model.add_teams()
     model.add_game()
     model.add_constraints(constraints, index)
