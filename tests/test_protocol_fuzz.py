@@ -108,4 +108,4 @@ def test_every_line_gets_one_reply_and_no_internal_error(batch: list[bytes]) -> 
     expected = sum(1 for line in batch if line.strip()) + 1
     assert len(out.lines) == expected
     assert not [r for r in out.lines if r.get("code") == "internal"]
-    assert out.lines[-1] == {"type": "pong", "id": "last"} or {"type": "pong", "id": "last"} in out.lines
+    assert {"type": "pong", "id": "last"} in out.lines  # the session still answers (solves may come later)
