@@ -3,7 +3,8 @@
 One server process (stdio, as engines run it), a handshake and warm-up solves, then, per board,
 the median round trip of: a ``solve`` with the full reply (the baseline, as before ``fields``),
 a ``solve`` with ``"fields": ["chosen", "poison_recipients", "value", "status"]``, and a ``ping``
-(the transport's floor); plus ``solver.solve`` in process for reference.  Ratios are against
+(the transport's floor); plus, in process for reference, loading and solving (what the server
+must do per request) and solving a loaded board.  Ratios are against
 the full reply measured in the same run, since the machine is shared.
 
     python -m benchmarks.protocol_latency [--sizes 50 200 2000] [--repeats 200]
@@ -44,9 +45,19 @@ def measure(sizes: Sequence[int], repeats: int) -> list[dict[str, Any]]:
             baseline, reply = time_it(full, repeats, warmup=5)
             short, short_reply = time_it(answer, repeats, warmup=5)
             local, decision = time_it(lambda board=board: solver.solve(board), repeats, warmup=5)
+            loaded, _ = time_it(lambda data=data: solver.solve(solver.load_board(data)), repeats, warmup=5)
             if not reply["value"] == short_reply["value"] == decision.value:
                 raise AssertionError("the replies and the in-process solve disagree")
-            rows.append({"size": size, "full": baseline, "answer": short, "in_process": local, "ping": ping})
+            rows.append(
+                {
+                    "size": size,
+                    "full": baseline,
+                    "answer": short,
+                    "in_process": local,
+                    "load_solve": loaded,
+                    "ping": ping,
+                }
+            )
     return rows
 
 
@@ -54,13 +65,14 @@ def table(rows: list[dict[str, Any]]) -> str:
     out = []
     for row in rows:
         full: Timing = row["full"]
-        for what in ("full", "answer", "ping", "in_process"):
+        for what in ("full", "answer", "ping", "load_solve", "in_process"):
             timing: Timing = row[what]
             label = {
                 "full": "solve, full reply (baseline)",
                 "answer": f"solve, fields={list(ANSWER_ONLY)}",
                 "ping": "ping",
-                "in_process": "solver.solve in process, no reply",
+                "load_solve": "load_board + solve in process (the server's floor)",
+                "in_process": "solver.solve in process, board loaded",
             }[what]
             out.append([f"{row['size']} duel +thr/fx", label, timing.show(), ratio(timing.median, full.median)])
     return markdown_table(["board", "round trip", "median [min-max]", "vs full reply"], out)
