@@ -254,3 +254,27 @@ def test_connection_resets_mid_request_leak_no_threads() -> None:
     finally:
         process.kill()
         process.wait()
+
+
+def test_a_client_that_cannot_be_written_to_stops_the_session_s_solves() -> None:
+    """Replies that cannot be written (the client closed its end) cancel what is still being worked on."""
+    board = generate(BIG)
+    board["proliferates"] = 1
+    sent: list[bytes] = []
+
+    def send(line: bytes) -> None:
+        if len(sent) >= 1:
+            raise BrokenPipeError("the client is gone")
+        sent.append(line)
+
+    session = Session(send, Settings(max_objects=20000))
+    session.handle_line(b'{"type":"ping","id":1}')
+    session.handle_line(json.dumps({"type": "solve", "id": 2, "board": board, "top_k": 50}).encode())
+    time.sleep(0.3)
+    started = time.perf_counter()
+    session.handle_line(b'{"type":"ping","id":3}')  # cannot be written: the session gives up its work
+    session.handle_line(json.dumps({"type": "solve", "id": 4, "board": CLASSIC}).encode())  # not started
+    session.finish()
+    session.join(AFTER_CANCEL)
+    assert time.perf_counter() - started <= AFTER_CANCEL
+    assert [json.loads(line)["id"] for line in sent] == [1]

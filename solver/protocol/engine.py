@@ -63,7 +63,8 @@ class LineSource(Protocol):
     def readline(self, size: int = -1, /) -> bytes: ...
 
 
-#: Writes one encoded reply line; the transport makes it atomic and flushes it.
+#: Writes one encoded reply line; the transport makes it atomic and flushes it, and raises
+#: OSError once the client can no longer be written to (the session then stops its solves).
 Send = Callable[[bytes], None]
 
 
@@ -139,6 +140,7 @@ class Session:
         self.settings = settings or Settings()
         self._pending: dict[RequestId, _Job] = {}
         self._pending_changed = threading.Condition()
+        self._gone = False  # set once the client is gone: nothing more is solved
         self._queue: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._worker = threading.Thread(target=self._work, name="proliferate-solve", daemon=True)
         self._worker.start()
@@ -176,6 +178,9 @@ class Session:
     def abandon(self) -> None:
         """The client is gone: stop every pending solve without replying, and stop the worker."""
         with self._pending_changed:
+            if self._gone:
+                return
+            self._gone = True
             jobs = list(self._pending.values())
             self._pending.clear()
             self._pending_changed.notify_all()
@@ -236,6 +241,8 @@ class Session:
     def _submit(self, request: Solve) -> None:
         job = _Job(request, self.settings, time.perf_counter())
         with self._pending_changed:
+            if self._gone:
+                return
             if request.id in self._pending:
                 raise invalid([Problem("id", f"{request.id!r} is already the id of a pending solve")])
             self._pending[request.id] = job
@@ -328,7 +335,11 @@ class Session:
                 line = encode(error_reply(reply.get("id"), error))
             except ValueError:
                 line = encode(error_reply(None, error))
-        self._send(line)
+        try:
+            self._send(line)
+        except OSError as exc:  # the client is gone: nobody will read what is still being worked on
+            log.info("cannot reply (%s): stopping this session's solves", exc)
+            self.abandon()
 
 
 #: The handler of each request type: a request class without one fails the tests (and the type check).

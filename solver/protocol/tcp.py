@@ -53,11 +53,12 @@ class _Handler(socketserver.StreamRequestHandler):
         def send(line: bytes) -> None:
             with lock:
                 if gone.is_set():
-                    return
+                    raise ConnectionError("the client is gone")
                 try:
                     self.wfile.write(line)
                 except OSError:
                     gone.set()
+                    raise
 
         peer = f"{self.client_address[0]}:{self.client_address[1]}"
         log.info("client %s connected", peer)
