@@ -110,8 +110,9 @@ def solve(
     chosen_method = _method(method)
     if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
         raise ValueError(f"top_k must be an integer >= 1, not {top_k!r}")
+    include, exclude = _id_list("must_include", must_include), _id_list("must_exclude", must_exclude)
     objective = Objective(board_, policy_)
-    constraints = _constraints(objective, max_chosen, must_include, must_exclude)
+    constraints = _constraints(objective, max_chosen, include, exclude)
     if chosen_method is Method.AUTO:
         chosen_method = Method.FAST if constraints.empty else Method.CPSAT
     if chosen_method is Method.FAST and not constraints.empty:
@@ -120,8 +121,8 @@ def solve(
         best = _optimum(objective, chosen_method, constraints, budget)
     except Infeasible:
         raise Infeasible(
-            f"no legal choice satisfies max_chosen={max_chosen}, must_include={sorted(must_include)}, "
-            f"must_exclude={sorted(must_exclude)}"
+            f"no legal choice satisfies max_chosen={max_chosen}, must_include={sorted(include)}, "
+            f"must_exclude={sorted(exclude)}"
         ) from None
     value_milli = objective.score_matrix(best.chosen, best.recipients)
     choice = to_choice(board_, best.chosen, best.recipients)
@@ -353,15 +354,19 @@ def to_choice(board: Board, chosen: BoolArray, recipients: IntArray) -> Choice:
     return Choice(tuple(rounds))
 
 
+def _id_list(name: str, ids: Iterable[str]) -> tuple[str, ...]:
+    if isinstance(ids, str):
+        raise TypeError(f"{name} must be a list of object ids, not a string")
+    return tuple(ids)
+
+
 def _constraints(
-    objective: Objective, max_chosen: int | None, include: Iterable[str], exclude: Iterable[str]
+    objective: Objective, max_chosen: int | None, include: tuple[str, ...], exclude: tuple[str, ...]
 ) -> Constraints:
     board = objective.board
     ok = eligible_mask(board)
     rows: dict[str, tuple[int, ...]] = {}
     for name, ids in (("must_include", include), ("must_exclude", exclude)):
-        if isinstance(ids, str):
-            raise TypeError(f"{name} must be a list of object ids, not a string")
         found = []
         for obj_id in ids:
             row = board.index.get(obj_id)
