@@ -277,24 +277,26 @@ class _Model:
         max_value = sum(abs(c) for _, c in self.terms) + abs(self.constant)
         max_picks = sum(c for _, c in self.picks) + 1
         solver = self._solver(no_goods)
-        if max_value * max_picks < 2**53:  # one solve: value first, fewest picks as the tie-break
+        one_solve = max_value * max_picks < 2**53
+        if one_solve:  # value first, fewest picks as the tie-break
             self.model.maximize(self.sense * value * max_picks - picks)
-            status, found = self._run(solver, budget)
-            bound = (solver.best_objective_bound + max_picks - 1) / max_picks
         else:  # two solves: value first, then fewest picks at that value
             self.model.maximize(self.sense * value)
-            status, found = self._run(solver, budget)
+        status, found = self._run(solver, budget)
+        if status == self.cp.INFEASIBLE:
+            raise Infeasible("no legal choice satisfies the constraints")
+        if found is None:  # stopped first (the solver may not even have started: read nothing from it)
+            raise SearchStopped("CP-SAT was stopped before it found a solution")
+        if one_solve:
+            bound = (solver.best_objective_bound + max_picks - 1) / max_picks
+        else:
             bound = solver.best_objective_bound
-            if found is not None and status in (self.cp.OPTIMAL, self.cp.FEASIBLE) and not budget.stopped:
+            if not budget.stopped:
                 self.model.add(self.sense * value >= self.sense * found.value)
                 self.model.minimize(picks)
                 self._hint_found(found)
                 _, better = self._run(solver, budget)
                 found = better or found
-        if status == self.cp.INFEASIBLE:
-            raise Infeasible("no legal choice satisfies the constraints")
-        if found is None:
-            raise SearchStopped(f"CP-SAT found no solution before it was stopped: {solver.status_name(status)}")
         if status == self.cp.OPTIMAL and len(self.tie_bits) > 1 and not budget.stopped:
             found = self._break_ties(solver, budget, found, value, picks)
         # The proven bound, as a value relative to choosing nothing, in milli-points.
