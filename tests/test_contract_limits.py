@@ -117,3 +117,23 @@ def test_huge_max_chosen_means_no_limit() -> None:
     """Issue 10.5: ``--max-chosen 99999999999999999999`` used to overflow inside OR-Tools."""
     decision = solver.solve(CLASSIC, max_chosen=10**20)
     assert decision.value == 4.0 and decision.method == solver.Method.FAST
+
+
+class _SetAfter:
+    """A cancel token that turns set after it has been asked ``n`` times (a cancel at an exact stage)."""
+
+    def __init__(self, n: int) -> None:
+        self.asked = 0
+        self.n = n
+
+    def is_set(self) -> bool:
+        self.asked += 1
+        return self.asked > self.n
+
+
+def test_a_search_cancelled_between_building_and_solving_stops_cleanly() -> None:
+    objective = Objective(solver.load_board(CLASSIC))
+    with pytest.raises(SearchStopped):
+        solve_cpsat(objective, constraints=Constraints(max_chosen=1), cancel=_SetAfter(1))
+    decision = solver.solve(CLASSIC, max_chosen=1, cancel=_SetAfter(1))
+    assert decision.status == solver.Status.FEASIBLE and decision.value <= 4.0
