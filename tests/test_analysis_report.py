@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from analysis_helpers import NATIVE
 
-from solver.analysis.analyze import DecisionResult, Summary, analyse_items
+from solver.analysis.analyze import DecisionResult, Summary, analyze_items
 from solver.analysis.grading import Thresholds
 from solver.analysis.records import LineProblem
 from solver.analysis.report import HtmlReport, JsonReport, ProblemLog, Sink, TextReport
@@ -48,7 +48,7 @@ def _feed(sinks: list[Sink]) -> tuple[Summary, ProblemLog]:
         if line.strip():
             items.append((str(NATIVE), lineno, line))
     summary, problems = Summary(), ProblemLog()
-    for result in analyse_items(items):
+    for result in analyze_items(items):
         if isinstance(result, LineProblem):
             problems.add(result)
             continue
@@ -119,6 +119,6 @@ def test_the_terminal_table_has_a_row_per_decision_and_the_summaries() -> None:
 
 def test_results_are_plain_data() -> None:
     results = [
-        r for r in analyse_items([("x", 1, NATIVE.read_text().splitlines()[0])]) if isinstance(r, DecisionResult)
+        r for r in analyze_items([("x", 1, NATIVE.read_text().splitlines()[0])]) if isinstance(r, DecisionResult)
     ]
     assert json.loads(json.dumps(results[0].to_json()))["comment"].startswith("Blunder")

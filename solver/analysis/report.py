@@ -154,7 +154,11 @@ class TextReport:
         )
         print(f"Accuracy: {FORMULAS['decision_accuracy']}; per player: {FORMULAS['player_accuracy']}.", file=out)
         if problems.count:
-            print(f"Skipped {problems.count} input problem(s); see the messages above.", file=out)
+            print(
+                f"Skipped {summary.skipped_lines} of {summary.lines} line(s) for {problems.count} input problem(s); "
+                "see the messages above.",
+                file=out,
+            )
 
 
 def _tally_cells(tally: Tally) -> list[str]:
@@ -189,7 +193,8 @@ class JsonReport:
         tail = {
             "players": summary.players_json(),
             "games": summary.games_json(),
-            "skipped": {"count": problems.count, "problems": problems.listed},
+            "counts": summary.counts_json(),
+            "skipped": {"count": problems.count, "lines": summary.skipped_lines, "problems": problems.listed},
         }
         self.out.write("\n], " + json.dumps(tail, ensure_ascii=False)[1:] + "\n")
 
@@ -290,7 +295,8 @@ class HtmlReport:
             inputs = ", ".join(self.inputs)
             out.write(
                 f'<p class="meta">{summary.decisions} decision(s) in {len(summary.games)} game(s) from '
-                f"{html.escape(inputs)}; {problems.count} input problem(s) skipped.</p>\n"
+                f"{html.escape(inputs)}; {summary.skipped_lines} of {summary.lines} line(s) skipped for "
+                f"{problems.count} input problem(s).</p>\n"
             )
             if self.chart_note:
                 out.write(f'<p class="meta">Note: {html.escape(self.chart_note)}.</p>\n')
