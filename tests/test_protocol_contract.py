@@ -278,3 +278,18 @@ def test_a_client_that_cannot_be_written_to_stops_the_session_s_solves() -> None
     session.join(AFTER_CANCEL)
     assert time.perf_counter() - started <= AFTER_CANCEL
     assert [json.loads(line)["id"] for line in sent] == [1]
+
+
+BAD_EVALUATE = [
+    ([["bob", "bob"]], "evaluate[0][1]"),
+    ([[""]], "evaluate[0][0]"),
+    ([{"chosen": ["bob"], "poison_recipients": {"B": 3}}], 'evaluate[0].poison_recipients["B"]'),
+]
+
+
+@pytest.mark.parametrize(("evaluate", "path"), BAD_EVALUATE)
+def test_evaluate_ids_follow_the_shared_validation_rules(evaluate: list[Any], path: str) -> None:
+    """Duplicate or empty ids are refused as the board loader and the record reader refuse them."""
+    (reply,) = session_replies(json.dumps({"type": "solve", "id": 1, "board": CLASSIC, "evaluate": evaluate}).encode())
+    assert reply["code"] == "invalid_request"
+    assert [p["path"] for p in reply["data"]["problems"]] == [path]

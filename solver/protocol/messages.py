@@ -19,6 +19,7 @@ from typing import Any, Final, Literal, get_args
 from solver.decision import JSON_FIELDS
 from solver.errors import Problem
 from solver.policy import Policy, PolicyError
+from solver.validation import Problems, json_type, recipients, unique_ids
 
 __all__ = [
     "ERROR_CODES",
@@ -195,7 +196,7 @@ def _id_problem(raw: object, path: str = "id") -> Problem:
     return Problem(
         path,
         f"must be a string of at most {ID_STR_MAX} characters or an integer from -(2^53-1) to 2^53-1"
-        + ("" if isinstance(raw, str | int) and not isinstance(raw, bool) else f", not {_kind(raw)}"),
+        + ("" if isinstance(raw, str | int) and not isinstance(raw, bool) else f", not {json_type(raw)}"),
     )
 
 
@@ -224,7 +225,7 @@ def decode(line: bytes) -> dict[str, Any]:
     except ValueError:  # an integer with more digits than Python converts (sys.get_int_max_str_digits)
         value = json.loads(text, parse_int=_bounded_int)
     if not isinstance(value, dict):
-        raise invalid([Problem("", f"a message must be a JSON object, not {_kind(value)}")])
+        raise invalid([Problem("", f"a message must be a JSON object, not {json_type(value)}")])
     if _SURROGATE_ESCAPE.search(text):
         bad = _surrogate_path(value)
         if bad is not None:
@@ -271,7 +272,7 @@ def parse_request(message: Mapping[str, Any], max_objects: int) -> Request:
     if kind is None:
         raise invalid([Problem("type", "missing (every message has a type)")])
     if not isinstance(kind, str):
-        raise invalid([Problem("type", f"must be a string, not {_kind(kind)}")])
+        raise invalid([Problem("type", f"must be a string, not {json_type(kind)}")])
     parser = PARSERS.get(kind)
     if parser is None:
         raise ProtocolError(
@@ -349,7 +350,7 @@ def _solve(rid: RequestId | None, message: Mapping[str, Any], max_objects: int) 
     problems: list[Problem] = []
     board = message.get("board")
     if not isinstance(board, Mapping):
-        why = "missing" if board is None else f"must be an object (board JSON v1), not {_kind(board)}"
+        why = "missing" if board is None else f"must be an object (board JSON v1), not {json_type(board)}"
         problems.append(Problem("board", why))
     else:
         _check_size(board, max_objects)
@@ -440,23 +441,19 @@ def _round(
     if "chosen" not in raw:
         problems.append(Problem(f"{path}.chosen", "missing"))
         return None
-    ids = _ids(raw["chosen"], f"{path}.chosen", problems)
-    recipients = raw.get("poison_recipients") or {}
-    ok = isinstance(recipients, Mapping) and all(isinstance(v, str) for v in recipients.values())
-    if not ok:
-        problems.append(Problem(f"{path}.poison_recipients", "must map team names to chosen player ids"))
-        return None
-    return None if ids is None else (ids, dict(recipients))
+    found = Problems()
+    ids = unique_ids(raw["chosen"], f"{path}.chosen", found, "an object id")
+    named = recipients(raw.get("poison_recipients") or {}, f"{path}.poison_recipients", found)
+    problems.extend(found)
+    return None if found or ids is None or named is None else (ids, named)
 
 
 def _ids(raw: object, path: str, problems: list[Problem]) -> tuple[str, ...] | None:
-    if not isinstance(raw, list):
-        problems.append(Problem(path, "must be a list of object ids"))
-        return None
-    bad = [i for i, v in enumerate(raw) if not isinstance(v, str)]
-    for i in bad:
-        problems.append(Problem(f"{path}[{i}]", f"must be an object id (string), not {_kind(raw[i])}"))
-    return None if bad else tuple(raw)
+    """Distinct object ids, with the board loader's and the record reader's rules (solver.validation)."""
+    found = Problems()
+    ids = unique_ids(raw, path, found, "an object id")
+    problems.extend(found)
+    return None if found else ids
 
 
 def _int(message: Mapping[str, Any], key: str, low: int, high: int, problems: list[Problem]) -> int:
@@ -465,21 +462,6 @@ def _int(message: Mapping[str, Any], key: str, low: int, high: int, problems: li
         problems.append(Problem(key, f"must be an integer from {low} to {high}"))
         return low
     return value
-
-
-def _kind(value: object) -> str:
-    """The JSON name of a value's type, for messages that a non-Python caller understands."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    return "an object"
 
 
 # ---------------------------------------------------------------------------- replies
