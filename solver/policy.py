@@ -9,27 +9,34 @@ scores.  It is immutable and cheap to build, so callers make one per opinion.
 from __future__ import annotations
 
 import difflib
+import itertools
 import math
 import os
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
+from functools import lru_cache
 from types import MappingProxyType
 from typing import Any
 
 from .catalogue import CATALOGUE, default_spec
 from .errors import Problem
 from .kinds import KEYWORD_KINDS, PLAYER_KINDS, KindError, canonical_kind, pt_delta
+from .limits import ASSUMED_SCORE_RATIO, ASSUMED_WEIGHT
 
-__all__ = ["MAX_GAME_SCORE", "MAX_GAME_WEIGHT", "MAX_WEIGHT", "Policy", "PolicyError"]
+__all__ = ["MAX_GAME_SCORE", "MAX_GAME_WEIGHT", "MAX_SCORE_RATIO", "MAX_WEIGHT", "Policy", "PolicyError"]
 
-#: Largest magnitude of a counter weight or an object value (``[weights]``, ``[values]``), in points.
-#: With the board's own limits it keeps every sum of milli-points far inside 64-bit integers.
-MAX_WEIGHT = 1_000_000.0
+#: Largest magnitude of a counter weight or an object value (``[weights]``, ``[values]``), in points:
+#: the weight the board limits' arithmetic budget assumes (``solver.limits``), so sums of
+#: milli-points stay inside 64-bit integers.
+MAX_WEIGHT = float(ASSUMED_WEIGHT)
 #: Largest magnitude of a game score (``game.win``, ``draw``, ``loss``, ``elimination``).
 MAX_GAME_SCORE = 1_000.0
 #: Largest ``game.weight``, in points per unit of game score.
 MAX_GAME_WEIGHT = 1_000_000_000.0
+#: Largest ratio of the biggest game score to the smallest gap between two game scores (the
+#: objective raises the game weight by it, docs/objective.md), as the budget in ``solver.limits`` assumes.
+MAX_SCORE_RATIO = float(ASSUMED_SCORE_RATIO)
 
 #: Kinds with a known meaning; a policy kind close to one of these but not equal is a typo.
 _KNOWN_KINDS = tuple(sorted(set(CATALOGUE) | KEYWORD_KINDS | PLAYER_KINDS))
@@ -70,6 +77,7 @@ class Policy:
         ]
         if problems:
             raise PolicyError(problems)
+        self.check()
 
     def _numbers(self) -> list[tuple[str, float, float]]:
         """Every number that enters the objective, with its key path and its largest magnitude."""
@@ -132,9 +140,7 @@ class Policy:
             raise PolicyError(problems)
         if "weights" in kwargs:
             kwargs["weights"] = MappingProxyType(kwargs["weights"])
-        policy = cls(**kwargs)
-        policy.check()
-        return policy
+        return cls(**kwargs)
 
     @classmethod
     def from_toml(cls, path: str | os.PathLike[str]) -> Policy:
@@ -165,6 +171,14 @@ class Policy:
             problems.append(Problem("game.elimination", "must be > 0 and below the score of a win"))
         if self.game_weight <= 0:
             problems.append(Problem("game.weight", "must be > 0"))
+        if not problems and (ratio := _score_ratio(self.win, self.draw, self.loss, self.elimination)) > MAX_SCORE_RATIO:
+            problems.append(
+                Problem(
+                    "game",
+                    f"scores too close together: the largest is {ratio:.4g} times the smallest gap between win, "
+                    f"draw, loss, nothing and one elimination (at most {MAX_SCORE_RATIO:g})",
+                )
+            )
         if problems:
             raise PolicyError(problems)
 
@@ -189,6 +203,18 @@ class Policy:
             "values": {key: getattr(self, key) for key in _VALUE_KEYS},
             "weights": dict(self.weights),
         }
+
+
+@lru_cache(maxsize=256)
+def _score_ratio(win: float, draw: float, loss: float, elimination: float) -> float:
+    """The largest game score over the smallest gap between two of win, draw, loss, nothing and one elimination.
+
+    The objective raises the game weight by this ratio (docs/objective.md), so it bounds how far
+    the game term can exceed the material one; ``solver.limits`` budgets for it.
+    """
+    scores = sorted({round(x, 9) for x in (win, draw, loss, 0.0, elimination)})
+    gap = min(b - a for a, b in itertools.pairwise(scores))
+    return max(abs(win), abs(draw), abs(loss)) / gap if gap > 0 else math.inf
 
 
 def _out_of_range(value: object, limit: float) -> str | None:

@@ -168,3 +168,15 @@ def test_the_constructor_bounds_numbers_too() -> None:
         Policy(game_weight=1e300)
     with pytest.raises(PolicyError, match="finite"):
         Policy(weights={"loyalty": float("nan")})
+
+
+@pytest.mark.parametrize("game", [{"draw": 0.999}, {"elimination": 0.001}])
+def test_game_scores_too_close_together_are_refused(game: dict[str, float]) -> None:
+    """The objective raises the game weight by max |score| / smallest gap; solver.limits budgets for 200."""
+    with pytest.raises(PolicyError, match="too close together"):
+        Policy.from_dict({"game": game})
+
+
+@pytest.mark.parametrize("game", [{}, {"draw": 0.5}, {"draw": 0.0}, {"elimination": 0.01}])
+def test_reasonable_game_scores_are_accepted(game: dict[str, float]) -> None:
+    assert Policy.from_dict({"game": game}).win == 1.0
