@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from .board import Board, CardType, Effect, Permanent, Player, Threshold, Variant
 from .boardjson import dump_board, load_board
+from .cpsat import SearchStopped
 from .decision import Alternative, Decision, ExplanationRow
 from .errors import BoardError, IllegalChoice, Infeasible, Problem
 from .policy import Policy, PolicyError
@@ -37,6 +38,7 @@ __all__ = [
     "Problem",
     "Round",
     "Score",
+    "SearchStopped",
     "Status",
     "Threshold",
     "Variant",
