@@ -219,15 +219,18 @@ def test_ping_is_answered_while_solving_and_cancel_ends_the_solve(engine: Engine
     assert again.value.data["problems"][0]["path"] == "target"
 
 
-def test_time_limit_overrun_is_a_timeout(engine: EngineClient) -> None:
-    """Loading, the fast path and building the top-3 CP-SAT models cannot stop early; the engine
-    still answers within time_ms + grace, well before that work (over a second here) is done."""
+def test_time_limit_overrun_is_answered_in_time(engine: EngineClient) -> None:
+    """Loading 10,000 objects cannot stop early and takes longer than ``time_ms``: the engine still
+    answers within time_ms + grace, with what the solve found (FEASIBLE) if it was ready, else ``timeout``."""
     board = slow_board(10_000)
     board["proliferates"] = 1
     started = time.perf_counter()
-    with pytest.raises(ProtocolError) as info:
-        engine.submit_solve(board, time_ms=1, top_k=3).result()
-    assert info.value.code == "timeout"
+    try:
+        reply = engine.submit_solve(board, time_ms=1, top_k=3, fields=["status", "alternatives"]).result()
+    except ProtocolError as exc:
+        assert exc.code == "timeout"
+    else:
+        assert reply["status"] == "FEASIBLE" and 1 <= len(reply["alternatives"]) < 3
     assert time.perf_counter() - started < 2.0
     assert_alive(engine)
 
