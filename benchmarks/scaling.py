@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import functools
 import importlib.util
 import itertools
 import json
@@ -434,8 +433,8 @@ def _server_rows(boards: list[dict[str, Any]], repeats: int, notes: list[str]) -
                 for data in boards:
                     expected = solver.solve(solver.load_board(data)).value
                     for _ in range(3):
-                        engine.solve(data)
-                    timing, reply = time_it(functools.partial(engine.solve, data), 20 * repeats)
+                        engine.submit_solve(data).result()
+                    timing, reply = time_it(lambda data=data: engine.submit_solve(data).result(), 20 * repeats)
                     if reply["value"] != expected:
                         raise AssertionError("the server's value differs from the in-process solve")
                     rows.append({"what": f"server warm round-trip ({_spec_of(data)})", "timing": timing})

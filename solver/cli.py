@@ -16,6 +16,7 @@ import json
 import math
 import os
 import sys
+import time
 import traceback
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -26,7 +27,7 @@ from .board import Board
 from .boardjson import load_board
 from .errors import BoardError, Problem
 from .policy import Policy, PolicyError
-from .render import render_board, render_decision
+from .render import render_board
 from .solve import solve
 
 __all__ = ["build_parser", "example_names", "main", "read_example"]
@@ -100,7 +101,10 @@ def _add_solve(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     sub.add_argument("--policy", metavar="FILE", help="TOML file of objective weights (docs/objective.md)")
     sub.add_argument("--top", metavar="K", type=_positive_int, default=1, help="also list the K best distinct choices")
     sub.add_argument(
-        "--time-limit", metavar="SECONDS", type=_positive_float, help="time limit for CP-SAT (answer may be FEASIBLE)"
+        "--time-limit",
+        metavar="SECONDS",
+        type=_positive_float,
+        help="time limit for the whole solve, --top included (the best found by then; may be FEASIBLE)",
     )
     sub.add_argument(
         "--method", choices=("auto", "fast", "cpsat", "brute"), default="auto", help="solver path (default: auto)"
@@ -113,6 +117,7 @@ def _add_solve(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def _solve(args: argparse.Namespace) -> int:
+    started = time.perf_counter()
     where = "<stdin>" if args.board == "-" else args.board
     try:
         board = _read_board(args.board)
@@ -124,12 +129,15 @@ def _solve(args: argparse.Namespace) -> int:
             policy = Policy.from_toml(args.policy)
         except PolicyError as exc:
             return _bad_input(args.policy, exc.problems)
+    time_limit = args.time_limit
+    if time_limit is not None:  # the limit bounds the command's work: reading the board and policy count
+        time_limit = max(time_limit - (time.perf_counter() - started), 1e-3)
     try:
         decision = solve(
             board,
             policy,
             top_k=args.top,
-            time_limit=args.time_limit,
+            time_limit=time_limit,
             method=args.method,
             max_chosen=args.max_chosen,
             must_include=args.include or (),
@@ -147,7 +155,7 @@ def _solve(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(decision.to_json()))
     else:
-        print(render_decision(decision), end="")
+        print(decision, end="")  # str(decision) is the readable rendering
     return 0
 
 
@@ -163,6 +171,10 @@ def _read_board(source: str) -> Board:
         data: Any = json.loads(text)
     except json.JSONDecodeError as exc:
         raise BoardError([Problem("", f"not valid JSON: line {exc.lineno} column {exc.colno}: {exc.msg}")]) from None
+    except RecursionError:
+        raise BoardError([Problem("", "not valid JSON: nested too deeply")]) from None
+    except ValueError as exc:  # an integer too long to convert
+        raise BoardError([Problem("", f"not valid JSON: {exc}")]) from None
     if not isinstance(data, dict):
         raise BoardError([Problem("", "must be an object (the board)")])
     return load_board(data)
@@ -212,7 +224,7 @@ def _demo(args: argparse.Namespace) -> int:
     print()
     print(render_board(board))
     print()
-    print(render_decision(solve(board)), end="")
+    print(solve(board), end="")
     return 0
 
 

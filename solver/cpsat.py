@@ -3,34 +3,54 @@
 The model is small because everything separable is precomputed by the objective's unit
 tables (:class:`solver.objective.Units`); it keeps only what couples:
 
-* ``x[u][r]``: single unit ``u`` chosen in round ``r`` (one boolean per eligible object and
+* ``x_u_r``: single unit ``u`` chosen in round ``r`` (one boolean per eligible object and
   round).  Its value depends only on how many rounds it is chosen in, so rounds are
   ordered (``x[u][r] >= x[u][r+1]``) and the objective is linear in the differences;
 * one-hot option booleans per 2HG team (per-round heads and poison recipient), with
   ``recipient[t][r][h]`` booleans derived from them;
-* ``lost[s]``: seat ``s`` loses, tied both ways to the options that make it lose
+* ``lost_s``: seat ``s`` loses, tied both ways to the options that make it lose
   (threshold indicators, poison);
 * one-hot game-pattern booleans over the seats that can still change, each worth its game
   score.
 
-Each piece is built by its own small function, in the style of the OR-Tools examples.
-``ortools`` is imported lazily: it costs about 0.3 s and most calls never need it.
+Each piece is built by its own small function, in the style of OR-Tools' ``line_balancing_sat``
+sample: typed and named variables, and a solution hint from an answer found by other means
+(the exact fast path's optimum, or a feasible choice), which CP-SAT tries first.  The search
+honours a :class:`solver.budget.Budget`: its time limit, and a cancel token that stops it from
+another thread.  ``ortools`` is imported lazily: it costs about 0.3 s and most calls never
+need it.
 """
 
 from __future__ import annotations
 
+import importlib
 import itertools
+import sys
+import threading
 from collections.abc import Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .board import BoolArray, IntArray
+from .budget import POLL_SECONDS, Budget, CancelToken, watch
 from .errors import Infeasible
 from .objective import Objective, Units
 
-__all__ = ["Constraints", "CpSolution", "solve_cpsat"]
+if TYPE_CHECKING:
+    from ortools.sat.python.cp_model import CpSolver, CpSolverStatus, IntVar, LinearExpr, LiteralT
+
+__all__ = ["Assignment", "Constraints", "CpSolution", "SearchStopped", "solve_cpsat"]
+
+#: A unit assignment: rounds per single unit, option index per 2HG team unit.
+Assignment = tuple[IntArray, tuple[int, ...]]
+
+
+class SearchStopped(RuntimeError):
+    """CP-SAT stopped (time limit or cancellation) before it found any solution."""
 
 
 @dataclass(frozen=True)
@@ -58,6 +78,17 @@ class CpSolution:
     layout: BoolArray | None = None
 
 
+@dataclass(frozen=True)
+class _Found:
+    """One solution read off the solver, kept apart so a later, interrupted phase cannot lose it."""
+
+    times: IntArray
+    team_options: tuple[int, ...]
+    layout: BoolArray | None
+    value: int
+    picks: int
+
+
 class _Model:
     """One CP-SAT model over an objective's units."""
 
@@ -70,18 +101,18 @@ class _Model:
         self.units: Units = objective.units
         self.rounds = objective.board.rounds
         self.sense = sense
-        self.terms: list[tuple[Any, int]] = []
+        self.terms: list[tuple[IntVar, int]] = []
         self.constant = 0
-        self.picks: list[tuple[Any, int]] = []
-        self.round_picks: list[list[tuple[Any, int]]] = [[] for _ in range(self.rounds)]
-        self.loses: dict[int, list[Any]] = {}
-        self.x: list[list[Any]] = []
+        self.picks: list[tuple[IntVar, int]] = []
+        self.round_picks: list[list[tuple[IntVar, int]]] = [[] for _ in range(self.rounds)]
+        self.loses: dict[int, list[IntVar]] = {}
+        self.x: list[list[IntVar]] = []
         self.fixed: IntArray = np.zeros(0, dtype=np.int64)
-        self.counted: dict[int, list[Any]] = {}
-        self.options: list[list[Any]] = []
+        self.counted: dict[int, list[IntVar]] = {}
+        self.options: list[list[IntVar]] = []
 
     # -------------------------------------------------------------- pieces
-    def add_singles(self, closed_form: BoolArray, ordered: bool) -> None:
+    def add_singles(self, closed_form: BoolArray, ordered: bool, budget: Budget) -> None:
         """Round booleans for single units; those in ``closed_form`` are decided alone, outside the model.
 
         A unit whose options never change which seats lose, and that no constraint mentions,
@@ -94,6 +125,8 @@ class _Model:
         best = np.argmax(self.sense * mat, axis=1) if mat.size else np.zeros(0, dtype=np.int64)
         self.fixed = np.where(closed_form, best, -1)
         for u in range(len(self.units.single_rows)):
+            if u % _BUILD_CHECK == 0 and budget.stopped:  # building is the one long Python step
+                raise SearchStopped("stopped while the CP-SAT model was being built")
             if closed_form[u]:
                 self.constant += int(mat[u, best[u]])
                 self.x.append([])
@@ -108,7 +141,7 @@ class _Model:
             else:
                 self._add_counted(u, xs)
 
-    def _add_ordered(self, u: int, xs: list[Any]) -> None:
+    def _add_ordered(self, u: int, xs: list[IntVar]) -> None:
         mat, ev = self.units.single_material, self.units.single_events
         for a, b in itertools.pairwise(xs):
             self.model.add_implication(b, a)
@@ -117,9 +150,9 @@ class _Model:
             self.terms.append((var, int(mat[u, r + 1] - mat[u, r])))
         if (ev[u] != ev[u, 0]).any():
             for c in range(self.rounds + 1):
-                self._add_events(int(ev[u, c]), self._exactly(xs, c))
+                self._add_events(int(ev[u, c]), self._exactly(u, xs, c))
 
-    def _add_counted(self, u: int, xs: list[Any]) -> None:
+    def _add_counted(self, u: int, xs: list[IntVar]) -> None:
         mat, ev = self.units.single_material, self.units.single_events
         count = [self.model.new_bool_var(f"n_{u}_{c}") for c in range(self.rounds + 1)]
         self.counted[u] = count
@@ -129,17 +162,19 @@ class _Model:
             self.terms.append((var, int(mat[u, c])))
             self._add_events(int(ev[u, c]), var)
 
-    def _exactly(self, xs: Sequence[Any], c: int) -> Any:
-        """A boolean that is true exactly when ordered round booleans say ``c`` rounds."""
-        var = self.model.new_bool_var("")
-        above = xs[c] if c < len(xs) else None
-        below = xs[c - 1] if c > 0 else None
-        parts = [lit for lit in (below, above.Not() if above is not None else None) if lit is not None]
+    def _exactly(self, u: int, xs: Sequence[IntVar], c: int) -> IntVar:
+        """A boolean that is true exactly when unit ``u``'s ordered round booleans say ``c`` rounds."""
+        var = self.model.new_bool_var(f"exactly_{u}_{c}")
+        parts: list[LiteralT] = []
+        if c > 0:
+            parts.append(xs[c - 1])
+        if c < len(xs):
+            parts.append(~xs[c])
         if not parts:
             self.model.add(var == 1)
         else:
             self.model.add_bool_and(parts).only_enforce_if(var)
-            self.model.add_bool_or([p.Not() for p in parts] + [var])
+            self.model.add_bool_or([*(~p for p in parts), var])
         return var
 
     def add_teams(self) -> None:
@@ -161,7 +196,7 @@ class _Model:
                         recipient = self.model.new_bool_var(f"recipient_{t}_{r}_{head}")
                         self.model.add(recipient == sum(takers))
 
-    def _add_events(self, events: int, indicator: Any) -> None:
+    def _add_events(self, events: int, indicator: IntVar) -> None:
         free = events & ~self.units.base_events
         for seat in range(free.bit_length()):
             if (free >> seat) & 1:
@@ -179,10 +214,10 @@ class _Model:
             lost[seat] = var
         patterns = []
         for bits in itertools.product((0, 1), repeat=len(seats)):
-            var = self.model.new_bool_var("")
             mask = self.units.base_events
             for seat, bit in zip(seats, bits, strict=True):
                 mask |= bit << seat
+            var = self.model.new_bool_var(f"pattern_{mask}")
             patterns.append((var, bits))
             self.terms.append((var, self.objective.game_milli(mask)))
         self.model.add_exactly_one([v for v, _ in patterns])
@@ -207,78 +242,124 @@ class _Model:
                 holding = [v for v, o in zip(self.options[u], options, strict=True) if o.times[pos] > 0]
                 self.model.add(sum(holding) == int(forced))
         for times, team_opts in constraints.forbid:
-            literals = []
+            literals: list[LiteralT] = []
             for u, t in enumerate(times):
                 if u in self.counted:
-                    literals.append(self.counted[u][t].Not())
+                    literals.append(~self.counted[u][t])
                 else:
-                    literals += [self.x[u][r] if r >= t else self.x[u][r].Not() for r in range(self.rounds)]
-            literals += [self.options[u][o].Not() for u, o in enumerate(team_opts)]
+                    literals += [self.x[u][r] if r >= t else ~self.x[u][r] for r in range(self.rounds)]
+            literals += [~self.options[u][o] for u, o in enumerate(team_opts)]
             self.model.add_bool_or(literals)
 
+    def add_hint(self, hint: Assignment) -> None:
+        """Suggest an assignment (the fast path's optimum, or a known feasible choice) for CP-SAT to try first."""
+        times, team_options = hint
+        for u, xs in enumerate(self.x):
+            t = int(times[u])
+            for r, var in enumerate(xs):
+                self.model.add_hint(var, r < t)
+            for c, var in enumerate(self.counted.get(u, ())):
+                self.model.add_hint(var, c == t)
+        for opts, chosen in zip(self.options, team_options, strict=True):
+            for o, var in enumerate(opts):
+                self.model.add_hint(var, o == chosen)
+
     # -------------------------------------------------------------- solving
-    def solve(self, time_limit: float | None) -> CpSolution:
-        value = sum(c * v for v, c in self.terms)
-        picks = sum(c * v for v, c in self.picks)
+    def solve(self, budget: Budget, no_goods: bool) -> CpSolution:
+        """Maximise value, then fewest picks, then the input-order tie-break, within the budget.
+
+        Each phase gets the time still left; a phase cut short keeps the solution of the
+        phase before it, so whatever was found is never lost.
+        """
+        weighted = self.cp.LinearExpr.weighted_sum
+        value = weighted([v for v, _ in self.terms], [c for _, c in self.terms])
+        picks = weighted([v for v, _ in self.picks], [c for _, c in self.picks])
         max_value = sum(abs(c) for _, c in self.terms) + abs(self.constant)
         max_picks = sum(c for _, c in self.picks) + 1
-        solver = self._solver(time_limit)
-        if max_value * max_picks < 2**53:  # one solve: value first, fewest picks as the tie-break
+        solver = self._solver(no_goods)
+        one_solve = max_value * max_picks < 2**53
+        if one_solve:  # value first, fewest picks as the tie-break
             self.model.maximize(self.sense * value * max_picks - picks)
-            status = solver.solve(self.model)
-            bound = (solver.best_objective_bound + max_picks - 1) / max_picks
         else:  # two solves: value first, then fewest picks at that value
             self.model.maximize(self.sense * value)
-            status = solver.solve(self.model)
-            bound = solver.best_objective_bound
-            if status in (self.cp.OPTIMAL, self.cp.FEASIBLE):
-                self.model.add(self.sense * value >= round(solver.objective_value))
-                self.model.minimize(picks)
-                status = solver.solve(self.model)
-        if status == self.cp.OPTIMAL and len(self.tie_bits) > 1:
-            status = self._break_ties(solver, value)
-        name = solver.status_name(status)
+        status, found = self._run(solver, budget)
         if status == self.cp.INFEASIBLE:
             raise Infeasible("no legal choice satisfies the constraints")
-        if status not in (self.cp.OPTIMAL, self.cp.FEASIBLE):
-            raise RuntimeError(f"CP-SAT found no solution within the time limit: {name}")
+        if found is None:  # stopped first (the solver may not even have started: read nothing from it)
+            raise SearchStopped("CP-SAT was stopped before it found a solution")
+        if one_solve:
+            bound = (solver.best_objective_bound + max_picks - 1) / max_picks
+        else:
+            bound = solver.best_objective_bound
+            if not budget.stopped:
+                self.model.add(self.sense * value >= self.sense * found.value)
+                self.model.minimize(picks)
+                self._hint_found(found)
+                _, better = self._run(solver, budget)
+                found = better or found
+        if status == self.cp.OPTIMAL and len(self.tie_bits) > 1 and not budget.stopped:
+            found = self._break_ties(solver, budget, found, value, picks)
+        # The proven bound, as a value relative to choosing nothing, in milli-points.
+        relative = self.sense * bound + self.constant + self.units.base_material - self.objective.baseline
+        name = "OPTIMAL" if status == self.cp.OPTIMAL else "FEASIBLE"
+        return CpSolution(found.times, found.team_options, name, relative, found.layout)
+
+    def _run(self, solver: CpSolver, budget: Budget) -> tuple[CpSolverStatus, _Found | None]:
+        remaining = budget.remaining()
+        if budget.stopped:
+            return self.cp.UNKNOWN, None
+        if remaining is not None:
+            solver.parameters.max_time_in_seconds = remaining
+        with watch(budget, solver.stop_search):
+            status = solver.solve(self.model)
+        found = self._read(solver) if status in (self.cp.OPTIMAL, self.cp.FEASIBLE) else None
+        return status, found
+
+    def _read(self, solver: CpSolver) -> _Found:
         solved = np.array([sum(int(solver.boolean_value(v)) for v in xs) for xs in self.x], dtype=np.int64)
         times = np.where(self.fixed >= 0, self.fixed, solved)
         team_opts = tuple(next(i for i, v in enumerate(o) if solver.boolean_value(v)) for o in self.options)
-        # The proven bound, as a value relative to choosing nothing, in milli-points.
-        relative = self.sense * bound + self.constant + self.units.base_material - self.objective.baseline
         layout = None
         if self.counted:  # rounds are told apart (a per-round pick limit): keep the placement found
             layout = np.zeros((self.rounds, len(times)), dtype=bool)
             layout[:] = np.arange(self.rounds)[:, None] < times[None, :]
             for u in self.counted:
                 layout[:, u] = [solver.boolean_value(v) for v in self.x[u]]
-        return CpSolution(single_times=times, team_options=team_opts, status=name, bound=relative, layout=layout)
+        value = round(sum(c * solver.value(v) for v, c in self.terms))
+        picks = round(sum(c * solver.value(v) for v, c in self.picks))
+        return _Found(times, team_opts, layout, value, picks)
+
+    def _hint_found(self, found: _Found) -> None:
+        self.model.clear_hints()  # type: ignore[no-untyped-call]
+        self.add_hint((found.times, found.team_options))
 
     @property
-    def tie_bits(self) -> list[Any]:
+    def tie_bits(self) -> list[IntVar]:
         """The model's decision booleans in the order of :meth:`Objective.tie_bits`."""
-        bits: list[Any] = []
+        bits: list[IntVar] = []
         for kind, u in self.objective.unit_order:
             bits += self.x[u] if kind == "single" else self.options[u]
         return bits
 
-    def _break_ties(self, solver: Any, value: Any) -> Any:
+    def _break_ties(
+        self, solver: CpSolver, budget: Budget, found: _Found, value: LinearExpr, picks: LinearExpr
+    ) -> _Found:
         """Among optimal solutions, prefer earlier objects (the input-order tie-break).
 
         Fix value and picks at the optimum, then maximise the tie bits lexicographically with
         powers of two.  Exact for up to 62 bits, which covers every model whose ties matter in
-        practice; beyond that only the first 62 bits (the earliest units) are ordered.
+        practice; beyond that only the first 62 bits (the earliest units) are ordered.  Cut
+        short by the budget, it keeps the best tie-break found (every candidate is optimal).
         """
-        best_value = round(sum(c * solver.value(v) for v, c in self.terms))
-        best_picks = round(sum(c * solver.value(v) for v, c in self.picks))
-        self.model.add(value == best_value)
-        self.model.add(sum(c * v for v, c in self.picks) == best_picks)
+        self.model.add(value == found.value)
+        self.model.add(picks == found.picks)
         bits = self.tie_bits[:62]
         self.model.maximize(sum((1 << (len(bits) - 1 - i)) * b for i, b in enumerate(bits)))
-        return solver.solve(self.model)
+        self._hint_found(found)
+        _, better = self._run(solver, budget)
+        return better or found
 
-    def _solver(self, time_limit: float | None) -> Any:
+    def _solver(self, no_goods: bool) -> CpSolver:
         solver = self.cp.CpSolver()
         params = solver.parameters
         params.num_workers = 1
@@ -286,9 +367,51 @@ class _Model:
         params.linearization_level = 2
         params.cp_model_probing_level = 0
         params.symmetry_level = 0
-        if time_limit is not None:
-            params.max_time_in_seconds = float(time_limit)
+        # With no-goods (top-k), presolve's dominance rules add hundreds of thousands of
+        # implications on large boards and take seconds; keeping every solution skips them.
+        params.keep_all_feasible_solutions_in_presolve = no_goods
         return solver
+
+
+_CP_MODEL = "ortools.sat.python.cp_model"
+#: Units between two looks at the budget while the model is built (a few milliseconds of work).
+_BUILD_CHECK = 256
+
+
+@cache
+def _loading() -> Future[None]:
+    """Import OR-Tools once, on a helper thread, so a caller with a budget can stop waiting for it."""
+    done: Future[None] = Future()
+
+    def load() -> None:
+        try:
+            importlib.import_module(_CP_MODEL)
+            done.set_result(None)
+        except BaseException as exc:
+            done.set_exception(exc)
+
+    threading.Thread(target=load, name="proliferate-import-ortools", daemon=True).start()
+    return done
+
+
+def _ortools_ready(budget: Budget) -> bool:
+    """Whether OR-Tools is imported, waiting for the import (about 0.3 s, once) at most as long as the budget allows.
+
+    A budget that runs out leaves the import going on in the background, for the next call.
+    """
+    if _CP_MODEL in sys.modules or not budget.bounded:
+        return True
+    loading = _loading()
+    while not loading.done():
+        if budget.stopped:
+            return False
+        remaining = budget.remaining()
+        try:
+            loading.result(timeout=POLL_SECONDS if remaining is None else min(POLL_SECONDS, remaining))
+        except TimeoutError:
+            continue
+    loading.result()
+    return True
 
 
 def unit_index(objective: Objective) -> dict[int, tuple[str, int, int]]:
@@ -307,9 +430,24 @@ def solve_cpsat(
     sense: int = 1,
     time_limit: float | None = None,
     constraints: Constraints | None = None,
+    hint: Assignment | None = None,
+    cancel: CancelToken | None = None,
+    budget: Budget | None = None,
 ) -> CpSolution:
-    """Solve the objective's model with CP-SAT (one worker, fixed seed: reproducible)."""
+    """Solve the objective's model with CP-SAT (one worker, fixed seed: reproducible).
+
+    The search stops at ``time_limit`` seconds, when ``cancel`` is set, or when ``budget``
+    (which carries both, for callers that share one budget between several stages) runs
+    out; the best solution found by then is returned with status ``FEASIBLE``.  Raises
+    :class:`~solver.errors.Infeasible` when the constraints allow no choice and
+    :class:`SearchStopped` when stopped before any solution was found.  ``hint`` is tried
+    first (any assignment; CP-SAT repairs one that breaks a constraint).
+    """
     constraints = constraints or Constraints()
+    if budget is None:
+        budget = Budget.start(time_limit, cancel)
+    if not _ortools_ready(budget):
+        raise SearchStopped("stopped while OR-Tools was still loading")
     model = _Model(objective, sense)
     ev = objective.units.single_events
     closed_form = ~(ev != ev[:, :1]).any(axis=1) if ev.size else np.zeros(0, dtype=bool)
@@ -320,8 +458,10 @@ def solve_cpsat(
         kind, u, _ = index[row]
         if kind == "single":
             closed_form[u] = False
-    model.add_singles(closed_form, ordered=constraints.max_chosen is None)
+    model.add_singles(closed_form, ordered=constraints.max_chosen is None, budget=budget)
     model.add_teams()
     model.add_game()
     model.add_constraints(constraints, index)
-    return model.solve(time_limit)
+    if hint is not None:
+        model.add_hint(hint)
+    return model.solve(budget, no_goods=bool(constraints.forbid))

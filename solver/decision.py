@@ -1,21 +1,54 @@
 """Decisions: the answer of a solve, in the shape every interface prints.
 
 A :class:`Decision` is what :func:`solver.solve` returns and what ``proliferate solve
---json``, the protocol server and the analysis all print, through :meth:`Decision.to_json`.
+--json``, the protocol server and the analysis all print, through :meth:`Decision.to_json`;
+``str(decision)`` is the command line's readable answer.  The parts that cost more than the
+choice itself -- the board after (``outcome``), the explanation and the game result -- are
+derived on first access, so a caller that only wants the choice does not pay for them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from .board import Board
 from .policy import Policy
+from .render import render_decision
 from .rules import Choice, Outcome, Round
+from .status import GameResult, Method, Status
 
-__all__ = ["Alternative", "Decision", "ExplanationRow", "choice_to_json", "round_to_json"]
+if TYPE_CHECKING:
+    from .inputs import BoardLike, PolicyLike
+
+__all__ = [
+    "JSON_FIELDS",
+    "Alternative",
+    "Decision",
+    "Derivation",
+    "ExplanationRow",
+    "choice_from_json",
+    "choice_to_json",
+    "round_to_json",
+]
+
+#: The keys of :meth:`Decision.to_json`, in order (``fields`` selects among them).
+JSON_FIELDS: Final = (
+    "chosen",
+    "poison_recipients",
+    "rounds",
+    "value",
+    "status",
+    "bound",
+    "method",
+    "game_result",
+    "outcome",
+    "explanation",
+    "alternatives",
+    "elapsed_ms",
+)
 
 
 @dataclass(frozen=True)
@@ -39,6 +72,10 @@ class ExplanationRow:
             "reasons": list(self.reasons),
         }
 
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> ExplanationRow:
+        return cls(str(data["id"]), int(data["chosen"]), float(data["marginal"]), tuple(data["reasons"]))
+
 
 @dataclass(frozen=True)
 class Alternative:
@@ -51,6 +88,10 @@ class Alternative:
 
     def to_json(self) -> dict[str, Any]:
         return {"rank": self.rank, **choice_to_json(self.choice), "value": self.value, "regret": self.regret}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Alternative:
+        return cls(int(data["rank"]), choice_from_json(data), float(data["value"]), float(data["regret"]))
 
 
 def round_to_json(rnd: Round) -> dict[str, Any]:
@@ -66,22 +107,63 @@ def choice_to_json(choice: Choice) -> dict[str, Any]:
     }
 
 
-@dataclass(frozen=True)
+def choice_from_json(data: Mapping[str, Any], rounds: int = 1) -> Choice:
+    """The inverse of :func:`choice_to_json` (``rounds`` repeats a bare ``chosen`` when ``rounds`` is absent)."""
+    if "rounds" in data:
+        return Choice(tuple(Round(tuple(r["chosen"]), r.get("poison_recipients") or {}) for r in data["rounds"]))
+    return Choice.of(tuple(data["chosen"]), data.get("poison_recipients") or {}, rounds=rounds)
+
+
+class Derivation(Protocol):
+    """How a decision computes its expensive parts when they are first asked for."""
+
+    def outcome(self) -> Outcome: ...
+
+    def explanation(self) -> tuple[ExplanationRow, ...]: ...
+
+    def game_result(self) -> GameResult: ...
+
+
+@dataclass(frozen=True, repr=False)
 class Decision:
-    """The optimal choice for a board under a policy, with its proof status and explanation."""
+    """The optimal choice for a board under a policy, with its proof status and explanation.
+
+    ``value`` is in points relative to choosing nothing; ``status`` is :attr:`Status.OPTIMAL`
+    when proven (for top-k: every alternative too) and :attr:`Status.FEASIBLE` when a time
+    limit or a cancellation stopped the search first; ``bound`` is the best value still
+    possible by the proof; ``alternatives`` starts with the choice itself (rank 1).
+    ``outcome``, ``explanation`` and ``game_result`` are computed on first access.
+
+    >>> import solver
+    >>> decision = solver.solve("solver/examples/classic.json")
+    >>> decision
+    Decision(chosen=('bob', 'bears', 'tamiyo', 'courser'), value=4.0, status=OPTIMAL, method=fast)
+    >>> print(str(decision).splitlines()[0])
+    Proliferate: bob, bears, tamiyo, courser
+    """
 
     board: Board
     policy: Policy
     choice: Choice
     value: float
-    status: str
+    status: Status
     bound: float
-    method: str
-    outcome: Outcome
+    method: Method
     alternatives: tuple[Alternative, ...]
     elapsed: float
-    game_result: str
-    _explain: Any = field(repr=False, compare=False)
+    derive: Derivation = field(compare=False)
+
+    def __repr__(self) -> str:
+        return (
+            f"Decision(chosen={self.chosen!r}, value={self.value}, status={self.status}, method={self.method})"
+            if len(self.choice.rounds) <= 1
+            else f"Decision(rounds={tuple(r.chosen for r in self.rounds)!r}, value={self.value}, "
+            f"status={self.status}, method={self.method})"
+        )
+
+    def __str__(self) -> str:
+        """The command line's readable answer: choice, value and proof, outcome, why, alternatives."""
+        return render_decision(self)
 
     @property
     def chosen(self) -> tuple[str, ...]:
@@ -90,6 +172,7 @@ class Decision:
 
     @property
     def poison_recipients(self) -> Mapping[str, str]:
+        """Per 2HG team, the chosen head that gets the team's poison in the first proliferate (701.34b)."""
         return self.choice.rounds[0].poison_recipients if self.choice.rounds else {}
 
     @property
@@ -97,22 +180,105 @@ class Decision:
         return self.choice.rounds
 
     @cached_property
+    def outcome(self) -> Outcome:
+        """The board after the choice, state-based actions applied, and what happened (built on first use)."""
+        return self.derive.outcome()
+
+    @cached_property
     def explanation(self) -> tuple[ExplanationRow, ...]:
         """Per eligible object: marginal value and reasons in plain words (built on first use)."""
-        rows: tuple[ExplanationRow, ...] = self._explain()
-        return rows
+        return self.derive.explanation()
 
-    def to_json(self) -> dict[str, Any]:
-        """Exactly what ``proliferate solve --json`` prints."""
-        return {
-            **choice_to_json(self.choice),
-            "value": self.value,
-            "status": self.status,
-            "bound": self.bound,
-            "method": self.method,
-            "game_result": self.game_result,
-            "outcome": self.outcome.to_json(),
-            "explanation": [row.to_json() for row in self.explanation],
-            "alternatives": [alt.to_json() for alt in self.alternatives],
-            "elapsed_ms": round(self.elapsed * 1000, 3),
-        }
+    @cached_property
+    def game_result(self) -> GameResult:
+        """What the choice does to the game: win, draw, loss, eliminations or none."""
+        return self.derive.game_result()
+
+    def to_json(self, fields: Sequence[str] | None = None) -> dict[str, Any]:
+        """Exactly what ``proliferate solve --json`` prints; ``fields`` keeps only those keys (see JSON_FIELDS).
+
+        Leaving out ``outcome`` and ``explanation`` also skips computing them.
+        """
+        keys = JSON_FIELDS if fields is None else [key for key in JSON_FIELDS if key in fields]
+        out: dict[str, Any] = {}
+        for key in keys:
+            out.update(self._json_part(key))
+        return out
+
+    def _json_part(self, key: str) -> dict[str, Any]:
+        if key in ("chosen", "poison_recipients", "rounds"):
+            return {key: choice_to_json(self.choice)[key]}
+        if key == "outcome":
+            return {key: self.outcome.to_json()}
+        if key == "explanation":
+            return {key: [row.to_json() for row in self.explanation]}
+        if key == "alternatives":
+            return {key: [alt.to_json() for alt in self.alternatives]}
+        if key == "elapsed_ms":
+            return {key: round(self.elapsed * 1000, 3)}
+        if key in ("status", "method", "game_result"):
+            return {key: str(getattr(self, key))}
+        return {key: getattr(self, key)}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any], board: BoardLike, policy: PolicyLike = None) -> Decision:
+        """A decision from its JSON form (``to_json``, a protocol ``result``), for the board it answers.
+
+        ``chosen`` or ``rounds``, ``value``, ``status``, ``bound`` and ``method`` are required;
+        the parts left out (with the protocol's ``fields``) are derived again from the board,
+        the policy and the choice, by the same rules.  Raises ValueError naming a missing or
+        malformed key.
+
+        >>> import solver
+        >>> board = "solver/examples/classic.json"
+        >>> data = solver.solve(board).to_json(["rounds", "value", "status", "bound", "method"])
+        >>> Decision.from_json(data, board).explanation[0].id
+        'bob'
+        """
+        from .inputs import as_board, as_policy
+        from .solve import derive_choice
+
+        board_ = as_board(board)
+        policy_ = as_policy(policy)
+        try:
+            choice = choice_from_json(data, board_.rounds)
+            value = float(data["value"])
+            derived = derive_choice(board_, policy_, choice)
+            given = _Given(derived, data)
+            alternatives = tuple(Alternative.from_json(a) for a in data.get("alternatives") or ())
+            return cls(
+                board=board_,
+                policy=policy_,
+                choice=choice,
+                value=value,
+                status=Status(data["status"]),
+                bound=float(data["bound"]),
+                method=Method(data["method"]),
+                alternatives=alternatives or (Alternative(1, choice, value, 0.0),),
+                elapsed=float(data.get("elapsed_ms", 0.0)) / 1000,
+                derive=given,
+            )
+        except KeyError as exc:
+            raise ValueError(f"decision JSON: missing {exc.args[0]!r}") from None
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"decision JSON: {exc}") from None
+
+
+class _Given:
+    """The parts a decision's JSON carries, read from it; the rest derived from the board."""
+
+    def __init__(self, derived: Derivation, data: Mapping[str, Any]) -> None:
+        self._derived = derived
+        self._rows = data.get("explanation")
+        self._result = data.get("game_result")
+
+    def outcome(self) -> Outcome:
+        return self._derived.outcome()
+
+    def explanation(self) -> tuple[ExplanationRow, ...]:
+        if self._rows is None:
+            return self._derived.explanation()
+        return tuple(ExplanationRow.from_json(row) for row in self._rows)
+
+    def game_result(self) -> GameResult:
+        return self._derived.game_result() if self._result is None else GameResult(self._result)

@@ -8,19 +8,38 @@ scores.  It is immutable and cheap to build, so callers make one per opinion.
 
 from __future__ import annotations
 
+import difflib
+import itertools
 import math
 import os
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
+from functools import lru_cache
 from types import MappingProxyType
 from typing import Any
 
-from .catalogue import default_spec
+from .catalogue import CATALOGUE, default_spec
 from .errors import Problem
-from .kinds import KindError, canonical_kind
+from .kinds import KEYWORD_KINDS, PLAYER_KINDS, KindError, canonical_kind, pt_delta
+from .limits import ASSUMED_SCORE_RATIO, ASSUMED_WEIGHT
 
-__all__ = ["Policy", "PolicyError"]
+__all__ = ["MAX_GAME_SCORE", "MAX_GAME_WEIGHT", "MAX_SCORE_RATIO", "MAX_WEIGHT", "Policy", "PolicyError"]
+
+#: Largest magnitude of a counter weight or an object value (``[weights]``, ``[values]``), in points:
+#: the weight the board limits' arithmetic budget assumes (``solver.limits``), so sums of
+#: milli-points stay inside 64-bit integers.
+MAX_WEIGHT = float(ASSUMED_WEIGHT)
+#: Largest magnitude of a game score (``game.win``, ``draw``, ``loss``, ``elimination``).
+MAX_GAME_SCORE = 1_000.0
+#: Largest ``game.weight``, in points per unit of game score.
+MAX_GAME_WEIGHT = 1_000_000_000.0
+#: Largest ratio of the biggest game score to the smallest gap between two game scores (the
+#: objective raises the game weight by it, docs/objective.md), as the budget in ``solver.limits`` assumes.
+MAX_SCORE_RATIO = float(ASSUMED_SCORE_RATIO)
+
+#: Kinds with a known meaning; a policy kind close to one of these but not equal is a typo.
+_KNOWN_KINDS = tuple(sorted(set(CATALOGUE) | KEYWORD_KINDS | PLAYER_KINDS))
 
 
 class PolicyError(ValueError):
@@ -53,6 +72,22 @@ class Policy:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "weights", MappingProxyType(dict(self.weights)))
+        problems = [
+            Problem(path, why) for path, value, limit in self._numbers() if (why := _out_of_range(value, limit))
+        ]
+        if problems:
+            raise PolicyError(problems)
+        self.check()
+
+    def _numbers(self) -> list[tuple[str, float, float]]:
+        """Every number that enters the objective, with its key path and its largest magnitude."""
+        numbers = [
+            (f"game.{key}", getattr(self, key), MAX_GAME_SCORE) for key in ("win", "draw", "loss", "elimination")
+        ]
+        numbers.append(("game.weight", self.game_weight, MAX_GAME_WEIGHT))
+        numbers += [(f"values.{key}", getattr(self, key), MAX_WEIGHT) for key in _VALUE_KEYS]
+        numbers += [(f'weights["{kind}"]', value, MAX_WEIGHT) for kind, value in self.weights.items()]
+        return numbers
 
     def __reduce__(self) -> tuple[Any, tuple[dict[str, Any]]]:
         """Pickle through the TOML-shaped dict (worker processes get the same policy)."""
@@ -88,9 +123,13 @@ class Policy:
                 if isinstance(val, bool) or not isinstance(val, int | float) or not math.isfinite(val):
                     problems.append(Problem(path, "must be a finite number"))
                     continue
+                limit = MAX_WEIGHT if table != "game" else MAX_GAME_WEIGHT if key == "weight" else MAX_GAME_SCORE
+                if why := _out_of_range(val, limit):
+                    problems.append(Problem(path, why))
+                    continue
                 if table == "weights":
                     try:
-                        kwargs.setdefault("weights", {})[canonical_kind(key)] = float(val)
+                        kwargs.setdefault("weights", {})[_policy_kind(key)] = float(val)
                     except KindError as exc:
                         problems.append(Problem(path, str(exc)))
                 elif key not in known[table]:
@@ -101,19 +140,26 @@ class Policy:
             raise PolicyError(problems)
         if "weights" in kwargs:
             kwargs["weights"] = MappingProxyType(kwargs["weights"])
-        policy = cls(**kwargs)
-        policy.check()
-        return policy
+        return cls(**kwargs)
 
     @classmethod
     def from_toml(cls, path: str | os.PathLike[str]) -> Policy:
+        """Read a TOML policy file; PolicyError (never another exception) for an unreadable or invalid one.
+
+        >>> Policy.from_toml("solver/examples/policy.toml").win
+        1.0
+        """
         try:
             with open(path, "rb") as handle:
                 data = tomllib.load(handle)
         except OSError as exc:
             raise PolicyError([Problem("", f"cannot read policy file {os.fspath(path)!r}: {exc.strerror}")]) from exc
+        except UnicodeDecodeError as exc:
+            raise PolicyError([Problem("", f"not UTF-8 text (byte {exc.start})")]) from None
         except tomllib.TOMLDecodeError as exc:
             raise PolicyError([Problem("", f"not valid TOML: {exc}")]) from exc
+        except RecursionError:
+            raise PolicyError([Problem("", "not valid TOML: nested too deeply")]) from None
         return cls.from_dict(data)
 
     def check(self) -> None:
@@ -125,14 +171,25 @@ class Policy:
             problems.append(Problem("game.elimination", "must be > 0 and below the score of a win"))
         if self.game_weight <= 0:
             problems.append(Problem("game.weight", "must be > 0"))
+        if not problems and (ratio := _score_ratio(self.win, self.draw, self.loss, self.elimination)) > MAX_SCORE_RATIO:
+            problems.append(
+                Problem(
+                    "game",
+                    f"scores too close together: the largest is {ratio:.4g} times the smallest gap between win, "
+                    f"draw, loss, nothing and one elimination (at most {MAX_SCORE_RATIO:g})",
+                )
+            )
         if problems:
             raise PolicyError(problems)
 
     def with_weights(self, **weights: float) -> Policy:
-        """A copy with some kind weights changed (keyword names use ``_`` for spaces)."""
-        merged = dict(self.weights)
-        merged.update({canonical_kind(k.replace("_", " ")): v for k, v in weights.items()})
-        return replace(self, weights=MappingProxyType(merged))
+        """A copy with some kind weights changed (keyword names use ``_`` for spaces).
+
+        >>> Policy().with_weights(loyalty=2, first_strike=0.5).weights["first strike"]
+        0.5
+        """
+        merged = {**self.weights, **{k.replace("_", " "): v for k, v in weights.items()}}
+        return Policy.from_dict({**self.to_dict(), "weights": merged})
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -146,6 +203,44 @@ class Policy:
             "values": {key: getattr(self, key) for key in _VALUE_KEYS},
             "weights": dict(self.weights),
         }
+
+
+@lru_cache(maxsize=256)
+def _score_ratio(win: float, draw: float, loss: float, elimination: float) -> float:
+    """The largest game score over the smallest gap between two of win, draw, loss, nothing and one elimination.
+
+    The objective raises the game weight by this ratio (docs/objective.md), so it bounds how far
+    the game term can exceed the material one; ``solver.limits`` budgets for it.
+    """
+    scores = sorted({round(x, 9) for x in (win, draw, loss, 0.0, elimination)})
+    gap = min(b - a for a, b in itertools.pairwise(scores))
+    return max(abs(win), abs(draw), abs(loss)) / gap if gap > 0 else math.inf
+
+
+def _out_of_range(value: object, limit: float) -> str | None:
+    """Why a policy number cannot be used (not a finite number, or past ``limit``), or None."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return "must be a finite number"
+    if abs(value) > limit:
+        return f"must be from {-limit:g} to {limit:g}"
+    return None
+
+
+def _policy_kind(name: str) -> str:
+    """The canonical kind of a policy weight; a near miss of a known kind is an error naming it.
+
+    Kinds are an open vocabulary (122.1), so a kind nobody knows (``"slime"``, ``"arena:12"``)
+    is accepted; one that is a letter or two away from a known kind (``"loyality"``) is almost
+    certainly a typo that would otherwise silently change nothing.
+    """
+    kind = canonical_kind(name)
+    if kind in _KNOWN_KINDS or pt_delta(kind) is not None or kind.startswith("arena:"):
+        return kind
+    near = difflib.get_close_matches(kind, _KNOWN_KINDS, n=3, cutoff=0.8)
+    if near:
+        names = " or ".join(repr(n) for n in near)
+        raise KindError(f"unknown counter kind {kind!r}; did you mean {names}?")
+    return kind
 
 
 _VALUE_KEYS = tuple(f.name for f in fields(Policy) if f.name in ("creature_base", "saga_chapter", "saga_value"))

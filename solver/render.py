@@ -10,10 +10,12 @@ report, and free of colour libraries.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
-from .board import Board
-from .decision import Alternative, Decision
-from .rules import Choice, Round
+if TYPE_CHECKING:  # decision.py renders itself through this module
+    from .board import Board
+    from .decision import Alternative, Decision
+    from .rules import Choice, Round
 
 __all__ = ["points", "render_board", "render_decision"]
 

@@ -1,10 +1,15 @@
-"""``solve`` and ``score``: the decision API that the CLI, the server, the analysis and the env use.
+"""The decision API that the CLI, the server, the analysis and the env use: ``solve``, ``score``, ``top_k``.
 
 ``method="auto"`` takes the exact fast path (:mod:`solver.fast`) whenever there are no extra
 constraints -- it is exact for the objective by construction -- and CP-SAT
 (:mod:`solver.cpsat`) otherwise; ``"cpsat"``, ``"fast"`` and ``"brute"`` force a path.
 Whatever the path, the reported value is recomputed from the choice by
 :meth:`solver.objective.Objective.score_matrix`, the single scoring code.
+
+A time limit bounds the whole call, top-k included, and a cancel token stops it early; either
+way the answer is the best found so far, with status ``FEASIBLE`` when it is not proven, and
+never an exception: when CP-SAT has found nothing yet, the exact fast-path optimum (no
+constraints) or a simple choice that meets the constraints is the answer.
 """
 
 from __future__ import annotations
@@ -12,25 +17,26 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property
 from types import MappingProxyType
-from typing import Literal
 
 import numpy as np
 
 from .board import Board, BoolArray, IntArray
 from .brute import enumerate_choices, solve_brute
-from .cpsat import Constraints, solve_cpsat
-from .decision import Alternative, Decision
+from .budget import Budget, CancelToken
+from .cpsat import Assignment, Constraints, SearchStopped, solve_cpsat, unit_index
+from .decision import Alternative, Decision, ExplanationRow
 from .errors import Infeasible
 from .explain import explain
 from .fast import solve_fast
+from .inputs import BoardLike, ChoiceLike, PolicyLike, as_board, as_choice, as_policy
 from .objective import MILLI, Objective
 from .policy import Policy
-from .rules import Choice, Round, apply_matrix, choice_matrix, eligible_mask, event_mask
+from .rules import Choice, Outcome, Round, apply_matrix, choice_matrix, eligible_mask, event_mask
+from .status import GameResult, Method, Status
 
-__all__ = ["Method", "Score", "score", "solve", "worst_value"]
-
-Method = Literal["auto", "cpsat", "fast", "brute"]
+__all__ = ["Score", "derive_choice", "explain_choice", "score", "solve", "top_k", "worst_value"]
 
 
 @dataclass(frozen=True)
@@ -42,88 +48,294 @@ class Score:
     regret: float
 
 
+@dataclass(frozen=True)
+class _Optimum:
+    chosen: BoolArray
+    recipients: IntArray
+    status: Status
+    bound_milli: float | None
+    method: Method
+
+
 def solve(
-    board: Board,
-    policy: Policy | None = None,
+    board: BoardLike,
+    policy: PolicyLike = None,
     *,
     top_k: int = 1,
     time_limit: float | None = None,
-    method: Method = "auto",
+    method: Method | str = Method.AUTO,
     max_chosen: int | None = None,
     must_include: Iterable[str] = (),
     must_exclude: Iterable[str] = (),
+    cancel: CancelToken | None = None,
 ) -> Decision:
-    """The optimal proliferate choice for ``board`` under ``policy`` (default weights if None).
+    """The optimal proliferate choice for ``board`` under ``policy``.
 
-    ``max_chosen`` caps the objects chosen per proliferate; ``must_include`` / ``must_exclude``
-    force objects in (in at least one round) or out.  Those need CP-SAT (or brute force).
+    Args:
+        board: a :class:`~solver.board.Board`, a mapping (board JSON), JSON text or a path.
+        policy: a :class:`~solver.policy.Policy`, a mapping shaped like the TOML policy file,
+            a path to one, or None for the default weights.
+        top_k: how many distinct best choices to list in ``decision.alternatives`` (>= 1).
+        time_limit: seconds for the whole call, top-k included (None: no limit).  When it is
+            reached the answer is the best found so far, status ``FEASIBLE`` if not proven.
+        method: ``auto`` (fast path without constraints, else CP-SAT), ``fast``, ``cpsat``
+            or ``brute`` (small boards; the reference).
+        max_chosen: at most this many objects chosen per proliferate.
+        must_include: ids chosen in at least one proliferate.
+        must_exclude: ids never chosen.
+        cancel: any object with ``is_set()`` (a :class:`threading.Event`); once another thread
+            sets it, the search stops and the best answer found so far is returned.
+
+    Returns:
+        A :class:`~solver.decision.Decision`; its outcome and explanation are built on first use.
+
+    Raises:
+        BoardError: the board is malformed (``problems`` names each field).
+        PolicyError: the policy is malformed.
+        TypeError: board, policy or cancel of a type not listed above.
+        ValueError: bad ``top_k``, ``time_limit``, ``method`` or constraint ids.
+        Infeasible: no legal choice satisfies the constraints.
+        SearchStopped: only with constraints, when the search was stopped before CP-SAT found
+            any choice and no simple choice meeting them exists (a RuntimeError).
+
+    >>> decision = solve("solver/examples/classic.json", top_k=2)
+    >>> decision.chosen, decision.value, decision.status
+    (('bob', 'bears', 'tamiyo', 'courser'), 4.0, <Status.OPTIMAL: 'OPTIMAL'>)
+    >>> [alt.value for alt in decision.alternatives]
+    [4.0, 3.0]
     """
     start = time.perf_counter()
-    objective = Objective(board, policy)
-    constraints = _constraints(objective, max_chosen, must_include, must_exclude)
-    if top_k < 1:
-        raise ValueError("top_k must be >= 1")
-    if method == "auto":
-        method = "fast" if constraints.empty else "cpsat"
-    if method == "fast" and not constraints.empty:
+    budget = Budget.start(time_limit, cancel)
+    board_, policy_ = as_board(board), as_policy(policy)
+    chosen_method = _method(method)
+    if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
+        raise ValueError(f"top_k must be an integer >= 1, not {top_k!r}")
+    include, exclude = _id_list("must_include", must_include), _id_list("must_exclude", must_exclude)
+    objective = Objective(board_, policy_)
+    constraints = _constraints(objective, max_chosen, include, exclude)
+    if chosen_method is Method.AUTO:
+        chosen_method = Method.FAST if constraints.empty else Method.CPSAT
+    if chosen_method is Method.FAST and not constraints.empty:
         raise ValueError("the fast path takes no constraints; use method='cpsat' or 'auto'")
     try:
-        chosen, recipients, status, bound_milli = _optimum(objective, method, constraints, time_limit)
+        best = _optimum(objective, chosen_method, constraints, budget)
     except Infeasible:
         raise Infeasible(
-            f"no legal choice satisfies max_chosen={max_chosen}, must_include={sorted(must_include)}, "
-            f"must_exclude={sorted(must_exclude)}"
+            f"no legal choice satisfies max_chosen={max_chosen}, must_include={sorted(include)}, "
+            f"must_exclude={sorted(exclude)}"
         ) from None
-    outcome = apply_matrix(board, chosen, recipients)
-    value_milli = objective.value_of(outcome.settled)
-    choice = to_choice(board, chosen, recipients)
-    alternatives = _top(objective, choice, value_milli, top_k, constraints, time_limit)
-    result = objective.game_result(event_mask(board, outcome.settled))
-    bound = value_milli if bound_milli is None else max(value_milli, int(np.floor(bound_milli + 1e-9)))
+    value_milli = objective.score_matrix(best.chosen, best.recipients)
+    choice = to_choice(board_, best.chosen, best.recipients)
+    alternatives, complete = _top(objective, choice, value_milli, top_k, constraints, budget)
+    status = best.status if complete else Status.FEASIBLE
+    bound = value_milli
+    if best.bound_milli is not None:
+        bound = max(value_milli, int(np.floor(best.bound_milli + 1e-9)))
     return Decision(
-        board=board,
+        board=board_,
         policy=objective.policy,
         choice=choice,
         value=value_milli / MILLI,
         status=status,
         bound=bound / MILLI,
-        method=method,
-        outcome=outcome,
+        method=best.method,
         alternatives=alternatives,
         elapsed=time.perf_counter() - start,
-        game_result=result,
-        _explain=lambda: explain(objective, chosen, recipients),
+        derive=_Derived(objective, best.chosen, best.recipients),
     )
 
 
-def _optimum(
-    objective: Objective, method: str, constraints: Constraints, time_limit: float | None
-) -> tuple[BoolArray, IntArray, str, float | None]:
-    """The optimal choice matrices by one path, with its status and (CP-SAT only) proven bound."""
-    if method == "fast":
-        fast = solve_fast(objective)
-        return (*objective.matrix_of(fast.single_times, fast.team_options), "OPTIMAL", None)
-    if method == "cpsat":
-        cp = solve_cpsat(objective, time_limit=time_limit, constraints=constraints)
-        return (*objective.matrix_of(cp.single_times, cp.team_options, cp.layout), cp.status, cp.bound)
-    if method == "brute":
-        chosen, recipients, _ = solve_brute(objective, constraints=constraints)
-        return chosen, recipients, "OPTIMAL", None
-    raise ValueError(f"unknown method {method!r} (expected auto, cpsat, fast or brute)")
+def top_k(
+    board: BoardLike,
+    k: int,
+    policy: PolicyLike = None,
+    *,
+    time_limit: float | None = None,
+    method: Method | str = Method.AUTO,
+    max_chosen: int | None = None,
+    must_include: Iterable[str] = (),
+    must_exclude: Iterable[str] = (),
+    cancel: CancelToken | None = None,
+) -> tuple[Alternative, ...]:
+    """The ``k`` best distinct choices, best first: :func:`solve` with ``top_k=k``, its ``alternatives``.
+
+    Parameters, limits and errors are those of :func:`solve`; when the time limit or a
+    cancellation stops the search, the alternatives found so far are returned.
+
+    >>> [alt.regret for alt in top_k("solver/examples/classic.json", 3)]
+    [0.0, 1.0, 1.0]
+    """
+    decision = solve(
+        board,
+        policy,
+        top_k=k,
+        time_limit=time_limit,
+        method=method,
+        max_chosen=max_chosen,
+        must_include=must_include,
+        must_exclude=must_exclude,
+        cancel=cancel,
+    )
+    return decision.alternatives
 
 
-def score(board: Board, choice: Choice, policy: Policy | None = None) -> Score:
-    """The value of ``choice`` and its regret against the optimum (raises IllegalChoice if illegal)."""
-    objective = Objective(board, policy)
-    chosen, recipients = choice_matrix(board, choice)
+def score(board: BoardLike, choice: ChoiceLike, policy: PolicyLike = None) -> Score:
+    """The value of ``choice`` and its regret against the optimum.
+
+    ``choice`` is a :class:`~solver.rules.Choice` or a list of ids (the same choice in every
+    proliferate).  Raises IllegalChoice for a choice the rules do not allow.
+
+    >>> score("solver/examples/classic.json", ["bob", "bears", "tamiyo", "liliana", "courser"])
+    Score(value=3.0, best=4.0, regret=1.0)
+    """
+    board_ = as_board(board)
+    objective = Objective(board_, as_policy(policy))
+    chosen, recipients = choice_matrix(board_, as_choice(choice, board_))
     value = objective.score_matrix(chosen, recipients)
     best = solve_fast(objective).value
     return Score(value=value / MILLI, best=best / MILLI, regret=(best - value) / MILLI)
 
 
-def worst_value(board: Board, policy: Policy | None = None) -> float:
+def explain_choice(board: BoardLike, choice: ChoiceLike, policy: PolicyLike = None) -> tuple[ExplanationRow, ...]:
+    """Why each eligible object is worth choosing or not, given the rest of ``choice``.
+
+    >>> rows = explain_choice("solver/examples/classic.json", ["bob"])
+    >>> [(row.id, row.chosen) for row in rows][:2]
+    [('bob', 1), ('bears', 0)]
+    """
+    board_ = as_board(board)
+    return derive_choice(board_, as_policy(policy), as_choice(choice, board_)).explanation()
+
+
+def worst_value(board: BoardLike, policy: PolicyLike = None) -> float:
     """The value of the worst legal choice (for normalised regret)."""
-    return solve_fast(Objective(board, policy), sense=-1).value / MILLI
+    return solve_fast(Objective(as_board(board), as_policy(policy)), sense=-1).value / MILLI
+
+
+def derive_choice(board: Board, policy: Policy, choice: Choice) -> _Derived:
+    """The lazily computed parts of a decision for a given (legal) choice."""
+    return _Derived(Objective(board, policy), *choice_matrix(board, choice))
+
+
+class _Derived:
+    """Outcome, explanation and game result of one choice, computed when first asked for."""
+
+    def __init__(self, objective: Objective, chosen: BoolArray, recipients: IntArray) -> None:
+        self._objective, self._chosen, self._recipients = objective, chosen, recipients
+
+    @cached_property
+    def _outcome(self) -> Outcome:
+        return apply_matrix(self._objective.board, self._chosen, self._recipients)
+
+    def outcome(self) -> Outcome:
+        return self._outcome
+
+    def explanation(self) -> tuple[ExplanationRow, ...]:
+        return explain(self._objective, self._chosen, self._recipients)
+
+    def game_result(self) -> GameResult:
+        events = event_mask(self._objective.board, self._outcome.settled)
+        return GameResult(self._objective.game_result(events))
+
+
+def _method(method: Method | str) -> Method:
+    try:
+        return Method(method)
+    except ValueError:
+        raise ValueError(f"unknown method {method!r} (expected auto, cpsat, fast or brute)") from None
+
+
+def _optimum(objective: Objective, method: Method, constraints: Constraints, budget: Budget) -> _Optimum:
+    """The optimal choice matrices by one path, with its status and (CP-SAT only) proven bound."""
+    if method is Method.FAST:
+        fast = solve_fast(objective)
+        return _Optimum(*objective.matrix_of(fast.single_times, fast.team_options), Status.OPTIMAL, None, method)
+    if method is Method.BRUTE:
+        chosen, recipients, _ = solve_brute(objective, constraints=constraints)
+        return _Optimum(chosen, recipients, Status.OPTIMAL, None, method)
+    fast_hint = _fast_assignment(objective)
+    hint = None if fast_hint is None else _respecting(objective, fast_hint, constraints)
+    try:
+        cp = solve_cpsat(objective, constraints=constraints, hint=hint, budget=budget)
+    except SearchStopped:
+        if constraints.empty and fast_hint is not None:  # the fast path is exact: this is the optimum
+            return _Optimum(*objective.matrix_of(*fast_hint), Status.OPTIMAL, None, Method.FAST)
+        return _fallback(objective, constraints, fast_hint)
+    matrices = objective.matrix_of(cp.single_times, cp.team_options, cp.layout)
+    return _Optimum(*matrices, Status(cp.status), cp.bound, method)
+
+
+def _fast_assignment(objective: Objective) -> Assignment | None:
+    """The unconstrained optimum by the exact fast path, or None where it does not apply (many free seats)."""
+    try:
+        fast = solve_fast(objective)
+    except ValueError:
+        return None
+    return fast.single_times, fast.team_options
+
+
+def _respecting(objective: Objective, hint: Assignment, constraints: Constraints) -> Assignment:
+    """A hint moved towards the constraints: forced single objects in, forbidden ones out."""
+    times = hint[0].copy()
+    index = unit_index(objective)
+    for row in constraints.must_include:
+        kind, u, _ = index[row]
+        if kind == "single":
+            times[u] = max(int(times[u]), 1)
+    for row in constraints.must_exclude:
+        kind, u, _ = index[row]
+        if kind == "single":
+            times[u] = 0
+    return times, hint[1]
+
+
+def _fallback(objective: Objective, constraints: Constraints, fast_hint: Assignment | None) -> _Optimum:
+    """A choice that meets the constraints, when CP-SAT was stopped before finding one.
+
+    The forced objects alone, spread over the proliferates so no round exceeds the pick
+    limit; for a 2HG team, its option with the fewest picks that holds its forced heads and
+    none of its forbidden ones.  Its bound is the unconstrained optimum, which no
+    constrained choice can beat.
+    """
+    board, units = objective.board, objective.units
+    rounds = board.rounds
+    index = unit_index(objective)
+    capacity = np.full(rounds, constraints.max_chosen if constraints.max_chosen is not None else board.n_objects)
+    included = {index[r] for r in constraints.must_include}
+    excluded = {index[r] for r in constraints.must_exclude}
+    team_options = []
+    for t, team in enumerate(units.teams):
+        fits = [
+            (o.picks, j)
+            for j, o in enumerate(team.options)
+            if all(o.times[pos] > 0 for kind, u, pos in included if kind == "team" and u == t)
+            and all(o.times[pos] == 0 for kind, u, pos in excluded if kind == "team" and u == t)
+        ]
+        if not fits:
+            raise SearchStopped("no choice meeting the constraints was found within the time limit")
+        j = min(fits)[1]
+        team_options.append(j)
+        for r, (heads, _) in enumerate(team.options[j].pattern):
+            capacity[r] -= len(heads)
+    layout = np.zeros((rounds, len(units.single_rows)), dtype=bool)
+    r = 0
+    for kind, u, _ in sorted(included):
+        if kind != "single":
+            continue
+        while r < rounds and capacity[r] <= 0:
+            r += 1
+        if r == rounds:
+            raise SearchStopped("no choice meeting the constraints was found within the time limit")
+        layout[r, u] = True
+        capacity[r] -= 1
+    if (capacity < 0).any():
+        raise SearchStopped("no choice meeting the constraints was found within the time limit")
+    times = layout.sum(axis=0).astype(np.int64)
+    bound = None
+    if fast_hint is not None:
+        chosen, recipients = objective.matrix_of(*fast_hint)
+        bound = float(objective.score_matrix(chosen, recipients))
+    return _Optimum(*objective.matrix_of(times, tuple(team_options), layout), Status.FEASIBLE, bound, Method.CPSAT)
 
 
 # ---------------------------------------------------------------------------- conversions
@@ -133,6 +345,7 @@ def to_matrix(objective: Objective, times: IntArray, team_options: tuple[int, ..
 
 
 def to_choice(board: Board, chosen: BoolArray, recipients: IntArray) -> Choice:
+    """Choice matrices as a :class:`Choice` with ids (the inverse of :func:`solver.rules.choice_matrix`)."""
     rounds = []
     for r in range(chosen.shape[0]):
         named = {board.team_names[t]: board.ids[int(h)] for t, h in enumerate(recipients[r]) if h >= 0}
@@ -141,8 +354,14 @@ def to_choice(board: Board, chosen: BoolArray, recipients: IntArray) -> Choice:
     return Choice(tuple(rounds))
 
 
+def _id_list(name: str, ids: Iterable[str]) -> tuple[str, ...]:
+    if isinstance(ids, str):
+        raise TypeError(f"{name} must be a list of object ids, not a string")
+    return tuple(ids)
+
+
 def _constraints(
-    objective: Objective, max_chosen: int | None, include: Iterable[str], exclude: Iterable[str]
+    objective: Objective, max_chosen: int | None, include: tuple[str, ...], exclude: tuple[str, ...]
 ) -> Constraints:
     board = objective.board
     ok = eligible_mask(board)
@@ -155,8 +374,11 @@ def _constraints(
                 raise ValueError(f"{name}: {obj_id!r} is not an eligible object on this board")
             found.append(row)
         rows[name] = tuple(found)
-    if max_chosen is not None and max_chosen < 0:
-        raise ValueError("max_chosen must be >= 0")
+    if max_chosen is not None:
+        if isinstance(max_chosen, bool) or not isinstance(max_chosen, int | np.integer) or max_chosen < 0:
+            raise ValueError(f"max_chosen must be an integer >= 0, not {max_chosen!r}")
+        if max_chosen >= int(ok.sum()):
+            max_chosen = None  # no round can choose more objects than there are: no limit at all
     return Constraints(max_chosen=max_chosen, must_include=rows["must_include"], must_exclude=rows["must_exclude"])
 
 
@@ -167,53 +389,70 @@ def _top(
     best_value: int,
     k: int,
     constraints: Constraints,
-    time_limit: float | None,
-) -> tuple[Alternative, ...]:
-    """The k best distinct choices (distinct in how many rounds each object is chosen)."""
+    budget: Budget,
+) -> tuple[tuple[Alternative, ...], bool]:
+    """The k best distinct choices (distinct in how many rounds each object is chosen), and whether all are proven.
+
+    Each further alternative is one CP-SAT run with the earlier ones forbidden; when the
+    budget runs out, the alternatives found so far are returned.
+    """
     out = [Alternative(1, best, best_value / MILLI, 0.0)]
     if k == 1:
-        return tuple(out)
+        return tuple(out), True
     board = objective.board
     best_times, best_options = objective.assignment_of(*choice_matrix(board, best))
     if int(eligible_mask(board).sum()) * board.rounds <= 12 and constraints.empty:
-        scored: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[int, int, tuple[bool, ...]]] = {}
-        for chosen, recipients in enumerate_choices(objective):
-            times, options = objective.assignment_of(chosen, recipients)
-            key = (tuple(int(t) for t in times), options)
-            if key not in scored:
-                scored[key] = (
-                    objective.score_matrix(chosen, recipients),
-                    -int(chosen.sum()),
-                    objective.tie_bits(times, options),
-                )
-        del scored[(tuple(int(t) for t in best_times), best_options)]
-        ranked = sorted(scored.items(), key=lambda item: item[1], reverse=True)
-        for (times_key, options), (value, _, _) in ranked[: k - 1]:
-            chosen, recipients = objective.matrix_of(np.array(times_key, dtype=np.int64), options)
-            choice = to_choice(board, chosen, recipients)
-            out.append(Alternative(len(out) + 1, choice, value / MILLI, (best_value - value) / MILLI))
-        return tuple(out)
+        return _top_enumerated(objective, out, best_times, best_options, best_value, k), True
     forbid = [(tuple(int(t) for t in best_times), best_options)]
+    complete = True
     for _ in range(k - 1):
+        if budget.stopped:
+            return tuple(out), False
         try:
             cp = solve_cpsat(
                 objective,
-                time_limit=time_limit,
                 constraints=Constraints(
                     constraints.max_chosen, constraints.must_include, constraints.must_exclude, tuple(forbid)
                 ),
+                budget=budget,
             )
         except Infeasible:
             break  # no further distinct choice exists
-        chosen, recipients = to_matrix(objective, cp.single_times, cp.team_options)
+        except SearchStopped:
+            return tuple(out), False
+        complete = complete and cp.status == Status.OPTIMAL
+        chosen, recipients = objective.matrix_of(cp.single_times, cp.team_options, cp.layout)
         value = objective.score_matrix(chosen, recipients)
-        out.append(
-            Alternative(
-                len(out) + 1,
-                to_choice(board, chosen, recipients),
-                value / MILLI,
-                (best_value - value) / MILLI,
-            )
-        )
+        choice = to_choice(board, chosen, recipients)
+        out.append(Alternative(len(out) + 1, choice, value / MILLI, (best_value - value) / MILLI))
         forbid.append((tuple(int(t) for t in cp.single_times), cp.team_options))
+    return tuple(out), complete
+
+
+def _top_enumerated(
+    objective: Objective,
+    out: list[Alternative],
+    best_times: IntArray,
+    best_options: tuple[int, ...],
+    best_value: int,
+    k: int,
+) -> tuple[Alternative, ...]:
+    """Top-k on a tiny board: score every choice (at most 2**12), ranked like the solvers rank."""
+    board = objective.board
+    scored: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[int, int, tuple[bool, ...]]] = {}
+    for chosen, recipients in enumerate_choices(objective):
+        times, options = objective.assignment_of(chosen, recipients)
+        key = (tuple(int(t) for t in times), options)
+        if key not in scored:
+            scored[key] = (
+                objective.score_matrix(chosen, recipients),
+                -int(chosen.sum()),
+                objective.tie_bits(times, options),
+            )
+    del scored[(tuple(int(t) for t in best_times), best_options)]
+    ranked = sorted(scored.items(), key=lambda item: item[1], reverse=True)
+    for (times_key, options), (value, _, _) in ranked[: k - 1]:
+        chosen, recipients = objective.matrix_of(np.array(times_key, dtype=np.int64), options)
+        choice = to_choice(board, chosen, recipients)
+        out.append(Alternative(len(out) + 1, choice, value / MILLI, (best_value - value) / MILLI))
     return tuple(out)

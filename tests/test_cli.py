@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -312,7 +313,7 @@ def test_cli_doc_covers_every_solve_and_demo_option() -> None:
 
 def test_render_marks_an_unproven_answer_with_its_bound() -> None:
     decision = solver.solve(read_example("classic"))
-    unproven = dataclasses.replace(decision, status="FEASIBLE", bound=5.5)
+    unproven = dataclasses.replace(decision, status=solver.Status.FEASIBLE, bound=5.5)
     assert "(OPTIMAL: proven optimal;" in render_decision(decision)
     assert "(FEASIBLE: not proven optimal, bound +5.5;" in render_decision(unproven)
 
@@ -362,3 +363,59 @@ def test_output_cut_short_by_the_reader_is_not_an_error() -> None:
     assert process.wait(timeout=120) == 0
     assert process.stderr.read() == b""
     process.stderr.close()
+
+
+# ---------------------------------------------------------------------------- issue 10.5, 11.1
+@pytest.mark.parametrize(
+    ("make", "needle"),
+    [
+        (lambda p: p.write_bytes(b"\xff\xfe[game]\n"), "not UTF-8"),
+        (lambda p: p.write_bytes(b"a = " + b"[" * 100_000), "TOML"),
+        (lambda p: p.write_text("[weights]\nloyality = 2\n"), "did you mean 'loyalty'"),
+        (lambda p: p.write_text("[weights]\nloyalty = 1e300\n"), "must be from"),
+    ],
+    ids=["not utf-8", "deeply nested", "misspelt kind", "huge weight"],
+)
+def test_solve_unusable_policy_files_exit_2(tmp_path: Path, make: Any, needle: str) -> None:
+    policy = tmp_path / "policy.toml"
+    make(policy)
+    result = run("solve", str(EXAMPLES / "classic.json"), "--policy", str(policy))
+    assert result.returncode == 2, result.stderr
+    assert needle in result.stderr and "Traceback" not in result.stderr
+
+
+def test_solve_deeply_nested_stdin_exits_2() -> None:
+    result = run("solve", "-", stdin="[" * 100_000)
+    assert result.returncode == 2 and "nested too deeply" in result.stderr
+
+
+def test_solve_huge_max_chosen_is_no_limit() -> None:
+    result = run("solve", str(EXAMPLES / "classic.json"), "--max-chosen", "99999999999999999999", "--json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["value"] == 4.0
+
+
+def test_solve_cpsat_with_a_tiny_time_limit_answers() -> None:
+    result = run("solve", str(EXAMPLES / "classic.json"), "--method", "cpsat", "--time-limit", "0.001", "--json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["value"] == 4.0
+
+
+def test_solve_time_limit_bounds_the_whole_command(tmp_path: Path) -> None:
+    from contract_helpers import BIG, MARGIN
+
+    from benchmarks.boards import generate
+
+    board = tmp_path / "big.json"
+    board.write_text(json.dumps(generate(BIG)))
+    started = time.perf_counter()
+    assert run("--version").returncode == 0
+    startup = time.perf_counter() - started  # measured in the same run: the machine is shared
+    started = time.perf_counter()
+    result = run("solve", str(board), "--top", "5", "--time-limit", "0.5", "--json")
+    elapsed = time.perf_counter() - started
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["status"] in ("OPTIMAL", "FEASIBLE") and 1 <= len(data["alternatives"]) <= 5
+    assert data["elapsed_ms"] <= (0.5 + MARGIN) * 1000  # the solve itself, top-k included
+    assert elapsed <= startup + 0.5 + MARGIN + 1.0  # and printing 2,000 explained objects, after the limit

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from solver import Policy, PolicyError, load_board, solve
+from solver.policy import MAX_WEIGHT
 
 
 def _write(tmp_path: Path, text: str) -> Path:
@@ -116,7 +117,7 @@ def test_policy_changes_the_decision() -> None:
 
 
 def test_policy_cannot_make_self_poisoning_to_death_worth_it() -> None:
-    """Whatever energy is worth, the 10th poison (704.5c) loses: game results dominate."""
+    """Whatever energy is worth (up to the largest weight allowed), the 10th poison (704.5c) loses."""
     board = load_board(
         {
             "variant": "duel",
@@ -124,4 +125,58 @@ def test_policy_cannot_make_self_poisoning_to_death_worth_it() -> None:
             "players": [{"id": "alice", "counters": {"poison": 9, "energy": 1}}, {"id": "bob", "counters": {}}],
         }
     )
-    assert solve(board, Policy.from_dict({"weights": {"energy": 1e9}})).chosen == ()
+    assert solve(board, Policy.from_dict({"weights": {"energy": MAX_WEIGHT}})).chosen == ()
+
+
+def test_misspelt_kind_names_the_nearest_known_kind() -> None:
+    with pytest.raises(PolicyError) as info:
+        Policy.from_dict({"weights": {"loyality": 2}})
+    assert info.value.problems[0].path == 'weights["loyality"]'
+    assert "did you mean 'loyalty'?" in str(info.value)
+
+
+@pytest.mark.parametrize("kind", ["slime", "arena:12", "P1P1", "first_strike", "+2/+0"])
+def test_custom_and_aliased_kinds_stay_allowed(kind: str) -> None:
+    assert list(Policy.from_dict({"weights": {kind: 1}}).weights.values()) == [1.0]
+
+
+@pytest.mark.parametrize(
+    ("table", "key", "value"),
+    [("weights", "loyalty", 1e300), ("values", "creature_base", -2e6), ("game", "weight", 1e10), ("game", "win", 1e4)],
+)
+def test_numbers_past_their_limit_are_refused(table: str, key: str, value: float) -> None:
+    with pytest.raises(PolicyError, match="must be from"):
+        Policy.from_dict({table: {key: value}})
+
+
+def test_with_weights_checks_like_the_file() -> None:
+    assert Policy().with_weights(first_strike=0.5).weight("first strike") == 0.5
+    with pytest.raises(PolicyError, match="did you mean"):
+        Policy().with_weights(loyality=2)
+
+
+@pytest.mark.parametrize("content", [b"\xff\xfe[game]\n", b"a = " + b"[" * 100_000])
+def test_unreadable_policy_files_are_policy_errors(tmp_path: Path, content: bytes) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_bytes(content)
+    with pytest.raises(PolicyError):
+        Policy.from_toml(path)
+
+
+def test_the_constructor_bounds_numbers_too() -> None:
+    with pytest.raises(PolicyError, match=r"game\.weight: must be from"):
+        Policy(game_weight=1e300)
+    with pytest.raises(PolicyError, match="finite"):
+        Policy(weights={"loyalty": float("nan")})
+
+
+@pytest.mark.parametrize("game", [{"draw": 0.999}, {"elimination": 0.001}])
+def test_game_scores_too_close_together_are_refused(game: dict[str, float]) -> None:
+    """The objective raises the game weight by max |score| / smallest gap; solver.limits budgets for 200."""
+    with pytest.raises(PolicyError, match="too close together"):
+        Policy.from_dict({"game": game})
+
+
+@pytest.mark.parametrize("game", [{}, {"draw": 0.5}, {"draw": 0.0}, {"elimination": 0.01}])
+def test_reasonable_game_scores_are_accepted(game: dict[str, float]) -> None:
+    assert Policy.from_dict({"game": game}).win == 1.0

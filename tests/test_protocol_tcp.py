@@ -84,7 +84,7 @@ def test_quit_ends_only_that_client(server: tuple[subprocess.Popen[bytes], int])
         with pytest.raises(ProtocolError) as info:
             second.send_raw("not json").result()
         assert info.value.code == "parse_error"
-        assert second.solve(BOARD)["chosen"] == expected()["chosen"]
+        assert second.submit_solve(BOARD).result()["chosen"] == expected()["chosen"]
     assert process.poll() is None
 
 

@@ -1,13 +1,15 @@
 """A small Python client for ``proliferate serve``: for tests, and for callers who want process isolation.
 
->>> with EngineClient() as engine:                      # starts ``python -m solver serve``
-...     reply = engine.solve(board, top_k=3)            # the result message, a dict
-...     reply["chosen"], reply["alternatives"]
+>>> with EngineClient() as engine:  # doctest: +SKIP
+...     result = engine.solve(board, top_k=3)  # starts ``python -m solver serve``; a SolveResult
+...     result.decision.chosen, result.decision.alternatives
 
-Replies are matched to requests by id on a reader thread, so requests can overlap:
-:meth:`EngineClient.submit` returns a :class:`Pending` at once, which is how a solve is
-cancelled while it runs.  Error replies raise :class:`ProtocolError` with the server's
-``code``, ``message`` and ``data``.
+:meth:`EngineClient.solve` returns typed results (a :class:`solver.Decision` rebuilt by
+:meth:`~solver.decision.Decision.from_json`, the ``evaluated`` choices, the timings); the
+lower-level :meth:`EngineClient.submit_solve` returns a :class:`Pending` whose ``result()`` is
+the reply as a dict.  Replies are matched to requests by id on a reader thread, so requests
+can overlap: a :class:`Pending` is how a solve is cancelled while it runs.  Error replies
+raise :class:`ProtocolError` with the server's ``code``, ``message`` and ``data``.
 """
 
 from __future__ import annotations
@@ -22,14 +24,40 @@ import sys
 import threading
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future
-from types import TracebackType
+from dataclasses import dataclass
+from types import MappingProxyType, TracebackType
 from typing import IO, Any
 
 import solver
+from solver.decision import choice_from_json
+from solver.inputs import BoardLike, as_board
 
 from .messages import PROTOCOL, ProtocolError, RequestId
 
-__all__ = ["EngineClient", "EngineTerminated", "Pending", "ProtocolError"]
+__all__ = ["EngineClient", "EngineTerminated", "Evaluated", "Pending", "ProtocolError", "SolveResult"]
+
+#: Result keys :meth:`solver.Decision.from_json` needs; added to any ``fields`` the caller asks for.
+_DECISION_KEYS = ("rounds", "value", "status", "bound", "method")
+
+
+@dataclass(frozen=True)
+class Evaluated:
+    """One ``evaluate`` entry's answer: the choice as the engine read it, its value and regret."""
+
+    choice: solver.Choice
+    value: float
+    regret: float
+
+
+@dataclass(frozen=True)
+class SolveResult:
+    """A solve's reply, typed: the decision, the evaluated choices, the timings, and the raw message."""
+
+    decision: solver.Decision
+    evaluated: tuple[Evaluated, ...]
+    timing: Mapping[str, float]
+    raw: Mapping[str, Any]
+
 
 DEFAULT_TIMEOUT = 60.0
 
@@ -90,6 +118,7 @@ class EngineClient:
         self._reader, self._writer, self._socket = reader, writer, sock
         self.timeout = timeout
         self._ids = itertools.count(1)
+        self._policy: solver.Policy | None = None  # the session's, as last configured: decisions are rebuilt with it
         self._lock = threading.Lock()
         self._waiting: dict[RequestId | None, collections.deque[Future[dict[str, Any]]]] = {}
         self._closed = False
@@ -168,35 +197,63 @@ class EngineClient:
 
     def configure(self, **options: Any) -> dict[str, Any]:
         """Change session options (``policy``, ``time_ms``, ``top_k``, ``max_line_bytes``, ``max_objects``)."""
-        return self.request("configure", **options)
+        reply = self.request("configure", **options)
+        if "policy" in options:
+            self._policy = None if options["policy"] is None else solver.Policy.from_dict(options["policy"])
+        return reply
 
     def submit_solve(
         self,
-        board: solver.Board | Mapping[str, Any] | str,
+        board: BoardLike,
         *,
         top_k: int | None = None,
         evaluate: Sequence[Any] | None = None,
         time_ms: int | None = None,
+        fields: Sequence[str] | None = None,
     ) -> Pending:
-        fields: dict[str, Any] = {"board": _board_json(board)}
+        """Send a solve without waiting; ``result()`` of the Pending is the reply as a dict."""
+        request: dict[str, Any] = {"board": _board_json(board)}
         if top_k is not None:
-            fields["top_k"] = top_k
+            request["top_k"] = top_k
         if evaluate is not None:
-            fields["evaluate"] = list(evaluate)
+            request["evaluate"] = list(evaluate)
         if time_ms is not None:
-            fields["time_ms"] = time_ms
-        return self.submit("solve", **fields)
+            request["time_ms"] = time_ms
+        if fields is not None:
+            request["fields"] = list(fields)
+        return self.submit("solve", **request)
 
     def solve(
         self,
-        board: solver.Board | Mapping[str, Any] | str,
+        board: BoardLike,
         *,
         top_k: int | None = None,
         evaluate: Sequence[Any] | None = None,
         time_ms: int | None = None,
-    ) -> dict[str, Any]:
-        """The result message: ``Decision.to_json()`` fields plus ``evaluated`` and ``timing``."""
-        return self.submit_solve(board, top_k=top_k, evaluate=evaluate, time_ms=time_ms).result()
+        fields: Sequence[str] | None = None,
+    ) -> SolveResult:
+        """The engine's decision for ``board``, typed.
+
+        ``fields`` asks for fewer result keys (docs/protocol.md); the keys a
+        :class:`~solver.Decision` needs are always asked for, and what is left out (the
+        outcome, the explanation) is derived again locally, on first access, by the same
+        rules.  Raises :class:`ProtocolError` for an error reply.
+        """
+        loaded = as_board(board)
+        if fields is not None:
+            fields = [*dict.fromkeys([*_DECISION_KEYS, *fields])]
+        sent = board if isinstance(board, Mapping) else loaded
+        reply = self.submit_solve(sent, top_k=top_k, evaluate=evaluate, time_ms=time_ms, fields=fields).result()
+        evaluated = tuple(
+            Evaluated(choice_from_json(item, loaded.rounds), float(item["value"]), float(item["regret"]))
+            for item in reply.get("evaluated", ())
+        )
+        return SolveResult(
+            decision=solver.Decision.from_json(reply, loaded, self._policy),
+            evaluated=evaluated,
+            timing=MappingProxyType(dict(reply.get("timing", {}))),
+            raw=MappingProxyType(reply),
+        )
 
     def cancel(self, target: RequestId | Pending) -> dict[str, Any]:
         """Cancel a pending solve, given as its id or its Pending (its own reply becomes the error ``cancelled``)."""
@@ -228,9 +285,10 @@ class EngineClient:
             future.set_exception(EngineTerminated("the engine closed the connection before replying"))
 
 
-def _board_json(board: solver.Board | Mapping[str, Any] | str) -> Any:
+def _board_json(board: BoardLike) -> Any:
+    """The board as JSON data to send: a Board dumped, a mapping as is, text or a file read."""
     if isinstance(board, solver.Board):
         return solver.dump_board(board)
-    if isinstance(board, str):
-        return json.loads(board)
-    return board
+    if isinstance(board, Mapping):
+        return board
+    return solver.dump_board(as_board(board))

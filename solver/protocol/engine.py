@@ -5,8 +5,11 @@ thread; solves go to one worker thread per session, in arrival order, so ``ping`
 ``cancel`` are answered at once even while a solve runs (the UCI ``isready`` lesson).  Every
 request owes exactly one final reply; a solve's reply can come from the worker, from a
 ``cancel``, from its deadline or from ``quit``, so each pending solve is *claimed* by whichever
-answers first and the others stay silent.  A solve cannot be interrupted inside the solver,
-so a cancelled or timed-out solve finishes in the background and its result is dropped.
+answers first and the others stay silent.  Claiming a solve that is still running also sets
+its cancel token, which stops the search (CP-SAT from a watcher thread, the fast path between
+stages), so the next request does not wait for an answer nobody will read.  A session whose
+client is gone (a reset connection, replies that cannot be written) cancels everything it
+still owes and stops its worker.
 """
 
 from __future__ import annotations
@@ -60,7 +63,8 @@ class LineSource(Protocol):
     def readline(self, size: int = -1, /) -> bytes: ...
 
 
-#: Writes one encoded reply line; the transport makes it atomic and flushes it.
+#: Writes one encoded reply line; the transport makes it atomic and flushes it, and raises
+#: OSError once the client can no longer be written to (the session then stops its solves).
 Send = Callable[[bytes], None]
 
 
@@ -98,12 +102,16 @@ class Settings:
 
 @dataclass(eq=False)
 class _Job:
-    """A solve that still owes its reply; ``claim`` hands the right to reply to exactly one thread."""
+    """A solve that still owes its reply; ``claim`` hands the right to reply to exactly one thread.
+
+    ``stop`` is the solve's cancel token: set when anyone but the worker claims the reply.
+    """
 
     request: Solve
     settings: Settings
     received: float
     timer: threading.Timer | None = None
+    stop: threading.Event = field(default_factory=threading.Event)
     _answered: bool = False
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -111,11 +119,14 @@ class _Job:
     def answered(self) -> bool:
         return self._answered
 
-    def claim(self) -> bool:
+    def claim(self, stop: bool = True) -> bool:
+        """The right to send this solve's reply, once; ``stop`` also stops its search."""
         with self._lock:
             if self._answered:
                 return False
             self._answered = True
+        if stop:
+            self.stop.set()
         if self.timer is not None:
             self.timer.cancel()
         return True
@@ -129,6 +140,7 @@ class Session:
         self.settings = settings or Settings()
         self._pending: dict[RequestId, _Job] = {}
         self._pending_changed = threading.Condition()
+        self._gone = False  # set once the client is gone: nothing more is solved
         self._queue: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._worker = threading.Thread(target=self._work, name="proliferate-solve", daemon=True)
         self._worker.start()
@@ -143,7 +155,7 @@ class Session:
             message = decode(line)
             rid = request_id(message)
             request = parse_request(message, self.settings.max_objects)
-            return self._dispatch(request)
+            return _HANDLERS[type(request)](self, request)
         except ProtocolError as exc:
             self._reply(error_reply(rid, exc))
         except Exception as exc:  # a bug must cost one request, never the session
@@ -163,23 +175,49 @@ class Session:
             self._pending_changed.wait_for(lambda: not self._pending)
         self._queue.put(None)
 
-    def _dispatch(self, request: Request) -> bool:
-        if isinstance(request, Solve):
-            self._submit(request)
-        elif isinstance(request, Ping):
-            self._reply({"type": "pong", "id": request.id})
-        elif isinstance(request, Hello):
-            self._reply(self._hello_ok(request))
-        elif isinstance(request, Configure):
-            self.settings = replace(self.settings, **request.changes)
-            self._reply({"type": "result", "id": request.id, "options": self.settings.values()})
-        elif isinstance(request, Cancel):
-            self._cancel(request)
-        elif isinstance(request, Quit):
-            self.finish()
-            self._reply({"type": "result", "id": request.id, "quit": True})
-            return False
+    def abandon(self) -> None:
+        """The client is gone: stop every pending solve without replying, and stop the worker."""
+        with self._pending_changed:
+            if self._gone:
+                return
+            self._gone = True
+            jobs = list(self._pending.values())
+            self._pending.clear()
+            self._pending_changed.notify_all()
+        for job in jobs:
+            job.claim()
+        self._queue.put(None)
+
+    def join(self, timeout: float | None = None) -> None:
+        """Wait for the worker thread to end (after :meth:`finish` or :meth:`abandon`)."""
+        self._worker.join(timeout)
+
+    # -------------------------------------------------------------- handlers, one per request type
+    def _on_solve(self, request: Solve) -> bool:
+        self._submit(request)
         return True
+
+    def _on_ping(self, request: Ping) -> bool:
+        self._reply({"type": "pong", "id": request.id})
+        return True
+
+    def _on_hello(self, request: Hello) -> bool:
+        self._reply(self._hello_ok(request))
+        return True
+
+    def _on_configure(self, request: Configure) -> bool:
+        self.settings = replace(self.settings, **request.changes)
+        self._reply({"type": "result", "id": request.id, "options": self.settings.values()})
+        return True
+
+    def _on_cancel(self, request: Cancel) -> bool:
+        self._cancel(request)
+        return True
+
+    def _on_quit(self, request: Quit) -> bool:
+        self.finish()
+        self._reply({"type": "result", "id": request.id, "quit": True})
+        return False
 
     def _hello_ok(self, request: Hello) -> dict[str, Any]:
         return {
@@ -192,6 +230,7 @@ class Session:
                 "evaluate": True,
                 "cancel": True,
                 "time_ms": True,
+                "fields": True,
                 "stream": False,
                 "max_objects": self.settings.max_objects,
                 "max_line_bytes": self.settings.max_line_bytes,
@@ -202,6 +241,8 @@ class Session:
     def _submit(self, request: Solve) -> None:
         job = _Job(request, self.settings, time.perf_counter())
         with self._pending_changed:
+            if self._gone:
+                return
             if request.id in self._pending:
                 raise invalid([Problem("id", f"{request.id!r} is already the id of a pending solve")])
             self._pending[request.id] = job
@@ -228,6 +269,7 @@ class Session:
 
     # -------------------------------------------------------------- worker side
     def _work(self) -> None:
+        """Solve queued jobs in order; nothing a job does can end this loop before the session does."""
         while (job := self._queue.get()) is not None:
             if job.answered:
                 continue  # cancelled or expired while queued: do not spend time on it
@@ -238,10 +280,11 @@ class Session:
             except Exception as exc:
                 log.exception("internal error in solve %r", job.request.id)
                 reply = error_reply(job.request.id, ProtocolError("internal", f"{type(exc).__name__}: {exc}"))
-            if job.claim():
+            if reply is not None and job.claim(stop=False):
                 self._answer(job, reply)
 
-    def _solve(self, job: _Job) -> dict[str, Any]:
+    def _solve(self, job: _Job) -> dict[str, Any] | None:
+        """The result for a job, or None when it was answered (cancelled, expired) while it ran."""
         request, settings = job.request, job.settings
         started = time.perf_counter()
         try:
@@ -249,22 +292,29 @@ class Session:
         except solver.BoardError as exc:
             data = {"problems": problems_json(exc.problems, "board")}
             raise ProtocolError("invalid_board", f"board: {exc.problems[0]}", data) from exc
+        if job.answered:  # cancelled or expired while the board loaded
+            return None
         choices = [_choice(item, board, f"evaluate[{i}]") for i, item in enumerate(request.evaluate)]
         top_k = request.top_k or settings.top_k
         time_ms = request.time_ms or settings.time_ms
-        # Each further alternative is one more CP-SAT run, so they share the time budget.
-        time_limit = None if time_ms is None else time_ms / 1000 / top_k
         solved = time.perf_counter()
-        decision = solver.solve(board, settings.policy, top_k=top_k, time_limit=time_limit)
-        reply: dict[str, Any] = {"type": "result", "id": request.id, **decision.to_json()}
-        reply["evaluated"] = _evaluate(board, settings.policy, decision.value, choices)
+        # The limit bounds the whole request, from its arrival: what is left of it goes to the solve.
+        time_limit = None if time_ms is None else max(time_ms / 1000 - (solved - job.received), 1e-3)
+        decision = solver.solve(board, settings.policy, top_k=top_k, time_limit=time_limit, cancel=job.stop)
+        if job.answered:
+            return None
+        fields = request.fields
+        reply: dict[str, Any] = {"type": "result", "id": request.id, **decision.to_json(fields)}
+        if fields is None or "evaluated" in fields:
+            reply["evaluated"] = _evaluate(board, settings.policy, decision.value, choices)
         done = time.perf_counter()
-        reply["timing"] = {
-            "queued_ms": _ms(started - job.received),
-            "load_ms": _ms(solved - started),
-            "solve_ms": _ms(done - solved),
-            "total_ms": _ms(done - job.received),
-        }
+        if fields is None or "timing" in fields:
+            reply["timing"] = {
+                "queued_ms": _ms(started - job.received),
+                "load_ms": _ms(solved - started),
+                "solve_ms": _ms(done - solved),
+                "total_ms": _ms(done - job.received),
+            }
         return reply
 
     # -------------------------------------------------------------- output
@@ -278,10 +328,29 @@ class Session:
     def _reply(self, reply: Mapping[str, Any]) -> None:
         try:
             line = encode(reply)
-        except ValueError as exc:  # NaN or infinity: a bug, but the caller still gets its one reply
+        except ValueError as exc:  # NaN, infinity or a surrogate: a bug, but the caller still gets its one reply
             log.exception("cannot encode reply to %r", reply.get("id"))
-            line = encode(error_reply(reply.get("id"), ProtocolError("internal", f"unencodable reply: {exc}")))
-        self._send(line)
+            error = ProtocolError("internal", f"unencodable reply: {type(exc).__name__}")
+            try:
+                line = encode(error_reply(reply.get("id"), error))
+            except ValueError:
+                line = encode(error_reply(None, error))
+        try:
+            self._send(line)
+        except OSError as exc:  # the client is gone: nobody will read what is still being worked on
+            log.info("cannot reply (%s): stopping this session's solves", exc)
+            self.abandon()
+
+
+#: The handler of each request type: a request class without one fails the tests (and the type check).
+_HANDLERS: Mapping[type[Request], Callable[[Session, Any], bool]] = {
+    Hello: Session._on_hello,
+    Ping: Session._on_ping,
+    Configure: Session._on_configure,
+    Solve: Session._on_solve,
+    Cancel: Session._on_cancel,
+    Quit: Session._on_quit,
+}
 
 
 def _choice(item: EvaluateItem, board: solver.Board, path: str) -> tuple[str, solver.Choice]:
@@ -322,25 +391,37 @@ def _ms(seconds: float) -> float:
     return round(seconds * 1000, 3)
 
 
-def run_session(stream: LineSource, send: Send, settings: Settings) -> None:
+def run_session(stream: LineSource, send: Send, settings: Settings, *, answer_at_end: bool = True) -> None:
     """Serve one client: read request lines from ``stream`` until ``quit`` or end of input.
 
     Lines are read with a length bound so a huge line costs ``max_line_bytes`` of memory, not
     its size; the rest of it is skipped and reported as ``too_large``.  At end of input the
-    pending solves are still answered, so ``cat requests.jsonl | proliferate serve`` works.
+    pending solves are still answered when ``answer_at_end`` (stdio: ``cat requests.jsonl |
+    proliferate serve`` works), else cancelled (TCP: a client that closes is gone).  A read
+    error (a reset connection) cancels them too.  Either way the session's worker thread has
+    ended when this returns.
     """
     session = Session(send, settings)
-    while True:
-        limit = session.settings.max_line_bytes
-        line = stream.readline(limit + 1)
-        if not line:
-            break
-        if len(line) > limit and not line.endswith(b"\n"):
-            session.line_too_long(len(line) + _skip_line(stream))
-            continue
-        if not session.handle_line(line.rstrip(b"\r\n")):
-            return
-    session.finish()
+    try:
+        while True:
+            limit = session.settings.max_line_bytes
+            line = stream.readline(limit + 1)
+            if not line:
+                break
+            if len(line) > limit and not line.endswith(b"\n"):
+                session.line_too_long(len(line) + _skip_line(stream))
+                continue
+            if not session.handle_line(line.rstrip(b"\r\n")):
+                return
+        if answer_at_end:
+            session.finish()
+        else:
+            session.abandon()
+    except BaseException:
+        session.abandon()
+        raise
+    finally:
+        session.join()
 
 
 def _skip_line(stream: LineSource) -> int:

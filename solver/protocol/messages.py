@@ -10,20 +10,27 @@ Board *contents* are not checked here -- the board loader does that, in the work
 from __future__ import annotations
 
 import json
+import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal, get_args
 
+from solver.decision import JSON_FIELDS
 from solver.errors import Problem
 from solver.policy import Policy, PolicyError
+from solver.validation import Problems, json_type, recipients, unique_ids
 
 __all__ = [
     "ERROR_CODES",
     "GRACE_MS",
+    "ID_INT_MAX",
+    "ID_STR_MAX",
     "KNOWN_TYPES",
     "MAJOR",
+    "PARSERS",
     "PROTOCOL",
+    "RESULT_FIELDS",
     "TIME_MS_MAX",
     "TOP_K_MAX",
     "Cancel",
@@ -55,6 +62,12 @@ GRACE_MS: Final = 250
 #: Bounds on the configurable input limits: small enough to refuse nothing sensible, large enough to guard memory.
 LINE_BYTES_RANGE: Final = (1_024, 1_073_741_824)
 OBJECTS_RANGE: Final = (2, 10_000_000)
+#: Largest integer id magnitude: 2**53 - 1, the integers every JSON parser (JavaScript's too) keeps exact.
+ID_INT_MAX: Final = 2**53 - 1
+#: Longest string id, in characters.
+ID_STR_MAX: Final = 256
+#: What a solve's ``fields`` may name: the decision's JSON keys, then the protocol's own.
+RESULT_FIELDS: Final = (*JSON_FIELDS, "evaluated", "timing")
 
 ErrorCode = Literal[
     "parse_error",
@@ -141,11 +154,14 @@ class EvaluateItem:
 
 @dataclass(frozen=True)
 class Solve:
+    """``fields``: the result keys to send (None: all of :data:`RESULT_FIELDS`)."""
+
     id: RequestId
     board: Mapping[str, Any]
     top_k: int | None
     evaluate: tuple[EvaluateItem, ...]
     time_ms: int | None
+    fields: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -156,23 +172,46 @@ class Cancel:
 
 @dataclass(frozen=True)
 class Quit:
-    id: RequestId
+    """``id`` may be left out, as UCI's ``quit`` has none; the reply then has ``"id": null``."""
+
+    id: RequestId | None
 
 
 Request = Hello | Ping | Configure | Solve | Cancel | Quit
-KNOWN_TYPES: Final = ("hello", "ping", "configure", "solve", "cancel", "quit")
 
 
 def request_id(message: Mapping[str, Any]) -> RequestId | None:
-    """The id to echo, or None when it is missing or not a string/integer."""
+    """The id to echo, or None when it is missing, not a string/integer, or out of bounds."""
     value = message.get("id")
-    if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
-        return value
+    if isinstance(value, str):
+        return value if len(value) <= ID_STR_MAX else None
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value if -ID_INT_MAX <= value <= ID_INT_MAX else None
     return None
 
 
+def _id_problem(raw: object, path: str = "id") -> Problem:
+    if raw is None:
+        return Problem(path, "missing (every request has an id)")
+    return Problem(
+        path,
+        f"must be a string of at most {ID_STR_MAX} characters or an integer from -(2^53-1) to 2^53-1"
+        + ("" if isinstance(raw, str | int) and not isinstance(raw, bool) else f", not {json_type(raw)}"),
+    )
+
+
+#: JSON escapes of UTF-16 surrogates; only a line holding one needs the full surrogate check.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
 def decode(line: bytes) -> dict[str, Any]:
-    """One line as a JSON object; ``parse_error`` for anything that is not JSON at all."""
+    """One line as a JSON object; ``parse_error`` for anything that is not JSON at all.
+
+    This is the one place where text becomes values, so it also refuses what no later stage
+    could handle: a lone UTF-16 surrogate (``"\\ud800"``, valid JSON syntax but not a
+    character, so it could be neither used nor echoed) anywhere in the message, and numbers
+    too long to convert; both are ``invalid_request`` naming the field.
+    """
     try:
         text = line.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -183,9 +222,48 @@ def decode(line: bytes) -> dict[str, Any]:
         raise ProtocolError("parse_error", f"not JSON: {exc.msg} at column {exc.colno}", {"column": exc.colno}) from exc
     except RecursionError as exc:
         raise ProtocolError("too_large", "JSON nested too deeply") from exc
+    except ValueError:  # an integer with more digits than Python converts (sys.get_int_max_str_digits)
+        value = json.loads(text, parse_int=_bounded_int)
     if not isinstance(value, dict):
-        raise invalid([Problem("", f"a message must be a JSON object, not {_kind(value)}")])
+        raise invalid([Problem("", f"a message must be a JSON object, not {json_type(value)}")])
+    if _SURROGATE_ESCAPE.search(text):
+        bad = _surrogate_path(value)
+        if bad is not None:
+            raise invalid([Problem(bad, "contains a lone UTF-16 surrogate escape, which is not a character")])
     return value
+
+
+def _bounded_int(text: str) -> int | float:
+    """An integer literal, or an infinity for one too long to convert: every validator refuses it by field."""
+    if len(text) <= 100:
+        return int(text)
+    return -math.inf if text.startswith("-") else math.inf
+
+
+def _surrogate_path(value: object) -> str | None:
+    """The path of the first string (or key) holding a lone surrogate, or None."""
+    stack: list[tuple[str, object]] = [("", value)]
+    while stack:
+        path, item = stack.pop()
+        if isinstance(item, str):
+            if not _encodable(item):
+                return path
+        elif isinstance(item, dict):
+            for key, sub in item.items():
+                if not _encodable(key):
+                    return f"{path}[key]" if path else "(a key)"
+                stack.append((f"{path}.{key}" if path else key, sub))
+        elif isinstance(item, list):
+            stack.extend((f"{path}[{i}]", sub) for i, sub in enumerate(item))
+    return None
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def parse_request(message: Mapping[str, Any], max_objects: int) -> Request:
@@ -194,33 +272,37 @@ def parse_request(message: Mapping[str, Any], max_objects: int) -> Request:
     if kind is None:
         raise invalid([Problem("type", "missing (every message has a type)")])
     if not isinstance(kind, str):
-        raise invalid([Problem("type", f"must be a string, not {_kind(kind)}")])
-    if kind not in KNOWN_TYPES:
+        raise invalid([Problem("type", f"must be a string, not {json_type(kind)}")])
+    parser = PARSERS.get(kind)
+    if parser is None:
         raise ProtocolError(
             "unknown_type", f"unknown message type {kind!r}", {"type": kind, "known": list(KNOWN_TYPES)}
         )
     rid = request_id(message)
-    if rid is None:
-        raw = message.get("id")
-        why = "missing (every request has an id)" if raw is None else f"must be a string or integer, not {_kind(raw)}"
-        raise invalid([Problem("id", why)])
-    if kind == "hello":
-        return _hello(rid, message)
-    if kind == "ping":
-        return Ping(rid)
-    if kind == "configure":
-        return _configure(rid, message)
-    if kind == "solve":
-        return _solve(rid, message, max_objects)
-    if kind == "cancel":
-        target = request_id({"id": message.get("target")})
-        if target is None:
-            raise invalid([Problem("target", "must be the id (string or integer) of a pending solve")])
-        return Cancel(rid, target)
+    if rid is None and not (kind == "quit" and "id" not in message):
+        raise invalid([_id_problem(message.get("id"))])
+    return parser(rid, message, max_objects)
+
+
+def _cancel(rid: RequestId | None, message: Mapping[str, Any], max_objects: int) -> Cancel:
+    assert rid is not None
+    target = request_id({"id": message.get("target")})
+    if target is None:
+        raise invalid([Problem("target", "must be the id (string or integer) of a pending solve")])
+    return Cancel(rid, target)
+
+
+def _ping(rid: RequestId | None, message: Mapping[str, Any], max_objects: int) -> Ping:
+    assert rid is not None
+    return Ping(rid)
+
+
+def _quit(rid: RequestId | None, message: Mapping[str, Any], max_objects: int) -> Quit:
     return Quit(rid)
 
 
-def _hello(rid: RequestId, message: Mapping[str, Any]) -> Hello:
+def _hello(rid: RequestId | None, message: Mapping[str, Any], max_objects: int) -> Hello:
+    assert rid is not None
     protocol = message.get("protocol")
     if not isinstance(protocol, str):
         raise invalid([Problem("protocol", f'must be a string such as "{PROTOCOL}"')])
@@ -234,7 +316,8 @@ def _hello(rid: RequestId, message: Mapping[str, Any]) -> Hello:
     return Hello(rid, protocol, int(match.group(2) or 0))
 
 
-def _configure(rid: RequestId, message: Mapping[str, Any]) -> Configure:
+def _configure(rid: RequestId | None, message: Mapping[str, Any], max_objects: int) -> Configure:
+    assert rid is not None
     problems: list[Problem] = []
     changes: dict[str, Any] = {}
     if "policy" in message:
@@ -262,11 +345,12 @@ def _configure(rid: RequestId, message: Mapping[str, Any]) -> Configure:
     return Configure(rid, changes)
 
 
-def _solve(rid: RequestId, message: Mapping[str, Any], max_objects: int) -> Solve:
+def _solve(rid: RequestId | None, message: Mapping[str, Any], max_objects: int) -> Solve:
+    assert rid is not None
     problems: list[Problem] = []
     board = message.get("board")
     if not isinstance(board, Mapping):
-        why = "missing" if board is None else f"must be an object (board JSON v1), not {_kind(board)}"
+        why = "missing" if board is None else f"must be an object (board JSON v1), not {json_type(board)}"
         problems.append(Problem("board", why))
     else:
         _check_size(board, max_objects)
@@ -282,10 +366,37 @@ def _solve(rid: RequestId, message: Mapping[str, Any], max_objects: int) -> Solv
                 parsed = _evaluate_item(item, f"evaluate[{i}]", problems)
                 if parsed is not None:
                     evaluate.append(parsed)
+    fields = _fields(message.get("fields"), problems)
     if problems:
         raise invalid(problems)
     assert isinstance(board, Mapping)
-    return Solve(rid, board, top_k, tuple(evaluate), time_ms)
+    return Solve(rid, board, top_k, tuple(evaluate), time_ms, fields)
+
+
+def _fields(raw: object, problems: list[Problem]) -> tuple[str, ...] | None:
+    """The result keys a solve asks for; every one must be a known key (a typo would silently drop data)."""
+    if raw is None:
+        return None
+    if not isinstance(raw, list):
+        problems.append(Problem("fields", f"must be a list of result keys ({', '.join(RESULT_FIELDS)})"))
+        return None
+    for i, name in enumerate(raw):
+        if name not in RESULT_FIELDS:
+            problems.append(Problem(f"fields[{i}]", f"unknown result key {name!r} (one of {', '.join(RESULT_FIELDS)})"))
+    return tuple(raw)
+
+
+#: Every request type and its parser: the one list of what the protocol accepts (the session
+#: has one handler per request class, checked against this table by the tests).
+PARSERS: Final[Mapping[str, Callable[[RequestId | None, Mapping[str, Any], int], Request]]] = {
+    "hello": _hello,
+    "ping": _ping,
+    "configure": _configure,
+    "solve": _solve,
+    "cancel": _cancel,
+    "quit": _quit,
+}
+KNOWN_TYPES: Final = tuple(PARSERS)
 
 
 def _check_size(board: Mapping[str, Any], max_objects: int) -> None:
@@ -330,23 +441,19 @@ def _round(
     if "chosen" not in raw:
         problems.append(Problem(f"{path}.chosen", "missing"))
         return None
-    ids = _ids(raw["chosen"], f"{path}.chosen", problems)
-    recipients = raw.get("poison_recipients") or {}
-    ok = isinstance(recipients, Mapping) and all(isinstance(v, str) for v in recipients.values())
-    if not ok:
-        problems.append(Problem(f"{path}.poison_recipients", "must map team names to chosen player ids"))
-        return None
-    return None if ids is None else (ids, dict(recipients))
+    found = Problems()
+    ids = unique_ids(raw["chosen"], f"{path}.chosen", found, "an object id")
+    named = recipients(raw.get("poison_recipients") or {}, f"{path}.poison_recipients", found)
+    problems.extend(found)
+    return None if found or ids is None or named is None else (ids, named)
 
 
 def _ids(raw: object, path: str, problems: list[Problem]) -> tuple[str, ...] | None:
-    if not isinstance(raw, list):
-        problems.append(Problem(path, "must be a list of object ids"))
-        return None
-    bad = [i for i, v in enumerate(raw) if not isinstance(v, str)]
-    for i in bad:
-        problems.append(Problem(f"{path}[{i}]", f"must be an object id (string), not {_kind(raw[i])}"))
-    return None if bad else tuple(raw)
+    """Distinct object ids, with the board loader's and the record reader's rules (solver.validation)."""
+    found = Problems()
+    ids = unique_ids(raw, path, found, "an object id")
+    problems.extend(found)
+    return None if found else ids
 
 
 def _int(message: Mapping[str, Any], key: str, low: int, high: int, problems: list[Problem]) -> int:
@@ -357,23 +464,9 @@ def _int(message: Mapping[str, Any], key: str, low: int, high: int, problems: li
     return value
 
 
-def _kind(value: object) -> str:
-    """The JSON name of a value's type, for messages that a non-Python caller understands."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    return "an object"
-
-
 # ---------------------------------------------------------------------------- replies
 def error_reply(rid: RequestId | None, error: ProtocolError) -> dict[str, Any]:
+    """The ``error`` message for ``error`` in reply to request ``rid`` (None when it had no usable id)."""
     reply: dict[str, Any] = {"type": "error", "id": rid, "code": error.code, "message": error.message}
     if error.data:
         reply["data"] = error.data

@@ -32,13 +32,14 @@ def serve_stdio(settings: Settings) -> int:
     def send(line: bytes) -> None:
         with lock:
             if broken.is_set():
-                return
+                raise BrokenPipeError("replies can no longer be written")
             try:
                 out.write(line)
                 out.flush()
-            except OSError as exc:  # the client closed its end; keep reading until it closes ours
+            except OSError as exc:  # the client closed its end: the session stops its solves
                 broken.set()
                 log.warning("cannot write replies: %s", exc)
+                raise
 
     try:
         run_session(sys.stdin.buffer, send, settings)

@@ -2,7 +2,8 @@
 
 Loopback by default: the engine has no authentication, so exposing it beyond the machine is
 a decision the operator makes by naming another host.  ``quit`` ends that client's session
-only; the server runs until SIGINT.
+only; the server runs until SIGINT.  A client that closes its connection, or whose connection
+is reset, is gone: its pending solves are stopped and its session's threads end.
 """
 
 from __future__ import annotations
@@ -52,16 +53,17 @@ class _Handler(socketserver.StreamRequestHandler):
         def send(line: bytes) -> None:
             with lock:
                 if gone.is_set():
-                    return
+                    raise ConnectionError("the client is gone")
                 try:
                     self.wfile.write(line)
                 except OSError:
                     gone.set()
+                    raise
 
         peer = f"{self.client_address[0]}:{self.client_address[1]}"
         log.info("client %s connected", peer)
         try:
-            run_session(self.rfile, send, self.server.settings)
+            run_session(self.rfile, send, self.server.settings, answer_at_end=False)
         except OSError as exc:
             log.info("client %s: %s", peer, exc)
         log.info("client %s done", peer)

@@ -1,0 +1,104 @@
+"""Warm round trips through ``proliferate serve``: the whole reply against a reply with only the answer.
+
+One server process (stdio, as engines run it), a handshake and warm-up solves, then, per board,
+the median round trip of: a ``solve`` with the full reply (the baseline, as before ``fields``),
+a ``solve`` with ``"fields": ["chosen", "poison_recipients", "value", "status"]``, and a ``ping``
+(the transport's floor); plus, in process for reference, loading and solving (what the server
+must do per request) and solving a loaded board.  Ratios are against
+the full reply measured in the same run, since the machine is shared.
+
+    python -m benchmarks.protocol_latency [--sizes 50 200 2000] [--repeats 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import solver
+from benchmarks.boards import BoardSpec, generate
+from benchmarks.common import Timing, markdown_table, ratio, time_it, write_json
+from solver.protocol.client import EngineClient
+
+ANSWER_ONLY = ("chosen", "poison_recipients", "value", "status")
+#: The target of issue 11: a 200-object round trip with only the answer.
+TARGET_S = 0.003
+
+
+def measure(sizes: Sequence[int], repeats: int) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    with EngineClient() as engine:
+        engine.hello()
+        ping, _ = time_it(engine.ping, repeats, warmup=20)
+        for size in sizes:
+            data = generate(BoardSpec(size=size, extras=True, seed=1))
+            board = solver.load_board(data)
+
+            def full(data: dict[str, Any] = data) -> dict[str, Any]:
+                return engine.submit_solve(data).result()
+
+            def answer(data: dict[str, Any] = data) -> dict[str, Any]:
+                return engine.submit_solve(data, fields=ANSWER_ONLY).result()
+
+            baseline, reply = time_it(full, repeats, warmup=5)
+            short, short_reply = time_it(answer, repeats, warmup=5)
+            local, decision = time_it(lambda board=board: solver.solve(board), repeats, warmup=5)
+            loaded, _ = time_it(lambda data=data: solver.solve(solver.load_board(data)), repeats, warmup=5)
+            if not reply["value"] == short_reply["value"] == decision.value:
+                raise AssertionError("the replies and the in-process solve disagree")
+            rows.append(
+                {
+                    "size": size,
+                    "full": baseline,
+                    "answer": short,
+                    "in_process": local,
+                    "load_solve": loaded,
+                    "ping": ping,
+                }
+            )
+    return rows
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    out = []
+    for row in rows:
+        full: Timing = row["full"]
+        for what in ("full", "answer", "ping", "load_solve", "in_process"):
+            timing: Timing = row[what]
+            label = {
+                "full": "solve, full reply (baseline)",
+                "answer": f"solve, fields={list(ANSWER_ONLY)}",
+                "ping": "ping",
+                "load_solve": "load_board + solve in process (the server's floor)",
+                "in_process": "solver.solve in process, board loaded",
+            }[what]
+            out.append([f"{row['size']} duel +thr/fx", label, timing.show(), ratio(timing.median, full.median)])
+    return markdown_table(["board", "round trip", "median [min-max]", "vs full reply"], out)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.protocol_latency", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[50, 200, 2000])
+    parser.add_argument("--repeats", type=int, default=200)
+    parser.add_argument("--json", type=Path, help="where to write the results (default benchmarks/results/)")
+    args = parser.parse_args(argv)
+    rows = measure(args.sizes, args.repeats)
+    print("## Protocol round trips (stdio, warm)\n")
+    print(table(rows))
+    at_200 = [row for row in rows if row["size"] == 200]
+    if at_200:
+        median = at_200[0]["answer"].median
+        verdict = "met" if median <= TARGET_S else "missed"
+        print(f"\nTarget: a 200-object round trip with only the answer <= 3 ms: {median * 1000:.2f} ms, {verdict}.")
+    payload = {
+        "rows": [{k: (v.to_json() if isinstance(v, Timing) else v) for k, v in row.items()} for row in rows],
+        "fields": list(ANSWER_ONLY),
+    }
+    write_json("protocol_latency", payload, args.json)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
