@@ -49,6 +49,7 @@ ENV_NAME = "proliferate-masked"
 
 def masked_space(action_space: spaces.Space[Any], features: spaces.Box) -> tuple[spaces.Dict, spaces.Space[Any]]:
     """The observation and action spaces RLlib sees: a Discrete stays, a MultiBinary(n) becomes MultiDiscrete([2]*n)."""
+    action: spaces.Space[Any]
     if isinstance(action_space, spaces.Discrete):
         logits, action = int(action_space.n), action_space
     elif isinstance(action_space, spaces.MultiBinary):
@@ -112,7 +113,10 @@ def masked_aec(variant: str, **kwargs: Any) -> Any:
         def __init__(self, inner: ProliferateAEC) -> None:
             super().__init__(inner)
             agent = inner.possible_agents[0]
-            box = inner.observation_space(agent)["observation"]
+            observation = inner.observation_space(agent)
+            box = observation["observation"] if isinstance(observation, spaces.Dict) else None
+            if not isinstance(box, spaces.Box):
+                raise TypeError(f"expected a Dict observation with a Box 'observation', not {observation}")
             self._source_action = inner.action_space(agent)
             self._spaces = masked_space(self._source_action, box)
 
@@ -132,7 +136,7 @@ def masked_aec(variant: str, **kwargs: Any) -> Any:
         def step(self, action: Any) -> None:
             super().step(None if action is None else np.asarray(action, dtype=np.int8))
 
-    return PettingZooEnv(MaskedAEC(ProliferateAEC(variant, **kwargs)))
+    return PettingZooEnv(MaskedAEC(ProliferateAEC(variant, **kwargs)))  # type: ignore[no-untyped-call]
 
 
 def make_env(config: dict[str, Any]) -> Any:
@@ -159,7 +163,7 @@ def build(env_name: str, env_runners: int, *, batch: int = 512, hidden: int = 64
         model_config={"head_fcnet_hiddens": [hidden, hidden], "vf_share_layers": False},
     )
     config = (
-        PPOConfig()
+        PPOConfig()  # type: ignore[no-untyped-call]
         .environment(ENV_NAME, env_config={"env": env_name})
         .env_runners(num_env_runners=env_runners, num_cpus_per_env_runner=1, rollout_fragment_length="auto")
         .learners(num_learners=0)
