@@ -185,7 +185,7 @@ class ProliferateVectorEnv(VectorEnv[dict[str, Any], Any, Any]):
         ended = terminated | truncated
         if self.metadata["autoreset_mode"] is AutoresetMode.SAME_STEP and ended.any():
             done = np.flatnonzero(ended).tolist()
-            final = {i: ({key: value[i] for key, value in obs.items()}, infos[i]) for i in done}
+            final = {i: ({key: value[i].copy() for key, value in obs.items()}, infos[i]) for i in done}
             fresh = self._restart(done, infos)
             for key, value in fresh.items():
                 obs[key][done] = value
