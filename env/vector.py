@@ -9,7 +9,7 @@ The registered ``TimeLimit`` is applied here too (``max_episode_steps``, passed 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -19,14 +19,14 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from solver.board import BoolArray
+from solver.board import Board, BoolArray, IntArray
 from solver.policy import Policy
 
 from .actions import check_actions
 from .config import ActionMode, AgentConfig, EnvConfig, Opponent, RewardMode
 from .core import action_space
 from .events import EventParams
-from .game import plan_all
+from .game import PendingDecision, plan_all
 from .lockstep import Info, Lockstep, Obs
 from .spaces import maskable, observation_space
 
@@ -222,21 +222,29 @@ class ProliferateVectorEnv(VectorEnv[dict[str, Any], Any, Any]):
         return np.stack([core.mask(core.episode(i)) for i in self._all])
 
     def oracle_actions(self) -> npt.NDArray[np.int64]:
-        """The optimal action of every sub-env now (sub-envs whose episode is over: choose nothing / DONE)."""
+        """The optimal action of every sub-env now, the optima solved in one batch."""
         core = self._core
         plan_all([d for d in (core.episode(i).game.pending for i in self._all) if d is not None])
+        return self.policy_actions(lambda board, decision: (decision.optimum.chosen, decision.optimum.recipients))
+
+    def policy_actions(
+        self, decide: Callable[[Board, PendingDecision], tuple[BoolArray, IntArray]]
+    ) -> npt.NDArray[np.int64]:
+        """Every sub-env's action for the whole-decision choice ``decide(board, decision)`` returns.
+
+        ``decide`` returns solver matrices (rounds x objects, rounds x teams).  Sub-envs whose
+        episode is over (their next step resets them) get "choose nothing" / DONE.
+        """
+        core = self._core
         out = []
         for i in self._all:
             ep = core.episode(i)
             decision = ep.game.pending
             if decision is None:
-                out.append(
-                    np.zeros(self.agent.n_bits, dtype=np.int64)
-                    if self.agent.action_mode == "subset"
-                    else self.settings.slots
-                )
+                nothing = np.zeros(self.agent.n_bits, dtype=np.int64)
+                out.append(nothing if self.agent.action_mode == "subset" else self.settings.slots)
             else:
-                out.append(core.action_for(ep, decision.optimum.chosen, decision.optimum.recipients))
+                out.append(core.action_for(ep, *decide(decision.board, decision)))
         return np.asarray(np.stack(out) if self.agent.action_mode == "subset" else np.array(out), dtype=np.int64)
 
     def close_extras(self, **kwargs: Any) -> None:
