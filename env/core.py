@@ -53,6 +53,8 @@ class ProliferateEnv(gym.Env[dict[str, Any], Any]):
     several times in one resolution (Contagion Engine, Tekuthal) takes one subset (or one
     DONE-terminated run of picks) per proliferate.  Ineligible bits and picks are ignored,
     counted in ``info["illegal_bits"]`` and cost ``illegal_penalty`` each; they never raise.
+    Anything that is not a point of the action space (a wrong shape, a bit that is not 0 or
+    1, a non-integer index, NaN, a string) raises ``ValueError`` before any state changes.
 
     ## Observation space
     A single-level ``Dict``: ``counters`` (slots x 14 int16: a fixed kind vocabulary plus
@@ -79,6 +81,28 @@ class ProliferateEnv(gym.Env[dict[str, Any], Any]):
     side; free-for-all: the agent loses or is the last one left), or after the single
     decision of a bandit.  Truncated by the registered ``TimeLimit`` (agent steps), or
     when the game passes ``max_turns`` turns.
+
+    ## Arguments
+    - ``variant``: ``"duel"``, ``"two_headed_giant"`` or ``"free_for_all"`` (set by the id).
+    - ``slots``: object slots, players included (default 32 in a duel, 48 otherwise).
+    - ``action_mode``: ``"subset"`` or ``"sequential"``; ``reward_mode``: ``"delta"``,
+      ``"terminal"`` or ``"regret"``; ``bandit``: one decision per episode.
+    - ``opponent``: ``"rule"`` (default), ``"noop"``, ``"random"``, ``"oracle"`` or a callable
+      ``(board, np_random) -> (chosen, recipients)`` deciding the other seats' proliferates.
+    - ``events`` (:class:`env.EventParams` or a dict of its fields), ``archetypes`` (deck
+      names of :data:`env.scenarios.ARCHETYPES`), ``policy`` (objective weights),
+      ``p_activate``, ``p_spell``, ``p_fizzle``, ``max_turns``: the game
+      (:class:`env.config.EnvConfig`, checked at construction).
+    - ``illegal_penalty``, ``oracle_in_info``, ``horizon``, ``c_max``, ``render_mode``
+      (``"ansi"`` or ``"rgb_array"``).
+
+    ``gymnasium.make_vec(id, num_envs=N)`` gives :class:`env.vector.ProliferateVectorEnv`,
+    N of these games stepped together by the same code.
+
+    ## Version History
+    - v0: the first version.  Unchanged semantics since, save for actions outside the
+      action space, which now raise ``ValueError`` before the step instead of being
+      counted or raising another error.
     """
 
     metadata: dict[str, Any] = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}  # noqa: RUF012

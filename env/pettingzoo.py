@@ -60,6 +60,18 @@ class ProliferateAEC(AECEnv):  # type: ignore[misc]
     solver objective's value of each completed decision (points, from the decider's side) to the
     decider and its teammates.  In 2HG both kinds are team rewards: teammates always get equal
     rewards, because a team wins or loses together (810.8a) and a decision's value is the team's.
+
+    ## Arguments
+    - ``variant``: ``"two_headed_giant"`` or ``"free_for_all"``; ``slots``: default 48.
+    - ``reward_mode``: ``"terminal"`` or ``"delta"``.
+    - the game's keywords shared with the Gymnasium env (``events``, ``archetypes``,
+      ``policy``, ``c_max``, ``p_activate``, ``p_spell``, ``p_fizzle``, ``max_turns``,
+      ``horizon``), checked by :class:`env.config.EnvConfig`.
+
+    An action outside the action space raises ``ValueError`` before any state changes.
+
+    ## Version History
+    - v0 (``proliferate_aec_v0``): the first version.
     """
 
     metadata: dict[str, Any] = {"render_modes": [], "name": "proliferate_aec_v0", "is_parallelizable": False}  # noqa: RUF012
