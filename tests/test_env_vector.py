@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import data_equivalence
 from gymnasium.vector import AutoresetMode
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import env
 from env.vector import ProliferateVectorEnv
@@ -183,3 +185,35 @@ def test_maskable_ppo_trains_on_the_native_vector_env_and_never_picks_an_illegal
     assert ended > 0
     assert vec.env_is_wrapped(gym.Wrapper) == [False] * 4
     assert vec.get_attr("num_envs") == [4] * 4
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 2**31 - 1),
+    n=st.integers(1, 4),
+    env_id=st.sampled_from(IDS),
+    mode=st.sampled_from(MODES),
+    opponent=st.sampled_from(["rule", "random", "oracle", "noop"]),
+)
+def test_property_any_seed_and_size_gives_the_single_envs_games(
+    seed: int, n: int, env_id: str, mode: str, opponent: str
+) -> None:
+    kwargs: dict[str, Any] = {"action_mode": mode, "opponent": opponent, "max_episode_steps": 6}
+    vec = gym.make_vec(env_id, num_envs=n, **kwargs)
+    singles = [gym.make(env_id, **kwargs) for _ in range(n)]
+    obs, _ = vec.reset(seed=seed)
+    for i, single in enumerate(singles):
+        assert data_equivalence(single.reset(seed=seed + i)[0], {k: v[i] for k, v in obs.items()})
+    rng = np.random.default_rng(seed)
+    ended = np.zeros(n, dtype=bool)
+    for _ in range(10):
+        actions = _random_actions(obs["action_mask"], mode, rng)
+        obs, reward, terminated, truncated, _ = vec.step(actions)
+        for i, single in enumerate(singles):
+            if ended[i]:
+                expected: tuple[Any, ...] = (single.reset()[0], 0.0, False, False)
+            else:
+                expected = tuple(single.step(actions[i])[:4])
+            got = ({k: v[i] for k, v in obs.items()}, reward[i], terminated[i], truncated[i])
+            assert data_equivalence(expected[0], got[0]) and expected[1:] == got[1:]
+        ended = terminated | truncated
