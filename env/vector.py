@@ -134,6 +134,7 @@ class ProliferateVectorEnv(VectorEnv[dict[str, Any], Any, Any]):
     def reset(
         self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Obs, dict[str, Any]]:
+        super().reset(seed=seed if isinstance(seed, int) else None)  # the vector env's own np_random, for users
         seeds: list[int | None]
         if seed is None:
             seeds = [None] * self.num_envs
