@@ -1,12 +1,14 @@
-"""Steps per second of every env id, next to CartPole-v1 in the same run: ``python -m benchmarks.env_throughput``.
+"""Env steps per second, native vector envs included, next to CartPole-v1 in the same run.
 
-For each id: the default reward (``"delta"``, oracle off), ``"terminal"`` (no objective is
-built at all), and ``"regret"`` (the optimum every decision), each as a single env made
-with ``gym.make`` (all default wrappers) and as ``gym.make_vec(..., "sync")`` with 4
-copies.  Actions are random legal subsets drawn from ``info["action_mask"]``.  Each figure
-is the median of ``--repeats`` timed windows with its min-max spread; the ratio column is
-against CartPole-v1 (random actions, ``gym.make``) in this same run.  A profile of the
-default duel then splits a step's time between the solver functions and the env itself.
+``python -m benchmarks.env_throughput`` measures, for every id: the single env made with
+``gym.make`` (all default wrappers) and the native vector env of ``gym.make_vec(id,
+num_envs=N)`` (aggregate sub-env steps per second), with random legal actions drawn from
+the observation's mask; ``--rewards`` adds the other reward modes.  CartPole-v1 (``gym.make``)
+is the baseline every ratio is against, and its own native vector env shows what the same
+N gives a simple numpy game.  Each figure is the median of ``--repeats`` timed windows with
+its min-max spread.  Then: the resident memory of an N-game Duel vector env (a fresh
+process: after imports, and after reset and a few steps), and a profile of a vector step
+split between the solver, the env's own code and Gymnasium.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ import argparse
 import cProfile
 import pstats
 import statistics
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -26,47 +30,60 @@ import numpy as np
 import env
 from benchmarks.common import markdown_table, write_json
 
-REWARDS = ("delta", "terminal", "regret")
+#: Targets of issue 12 (aggregate steps/s).
+TARGETS = {
+    ("proliferate/Duel-v0", "single"): 3_000,
+    ("proliferate/Duel-v0", "vector"): 50_000,
+    ("proliferate/TwoHeadedGiant-v0", "vector"): 20_000,
+    ("proliferate/FreeForAll-v0", "vector"): 20_000,
+}
+MEMORY_TARGET_MB = 200
+
+
+def _actions(masks: np.ndarray, discrete: bool, rng: np.random.Generator) -> Any:
+    if discrete:
+        return np.array([int(rng.choice(np.flatnonzero(m))) for m in masks], dtype=np.int64)
+    return (masks.astype(bool) & (rng.random(masks.shape) < 0.5)).astype(np.int8)
 
 
 def _single(env_id: str, kwargs: dict[str, Any]) -> Callable[[float], float]:
     made = gym.make(env_id, **kwargs)
     rng = np.random.default_rng(0)
-    _, info = made.reset(seed=0)
-    masked = "action_mask" in info
-    state = {"info": info}
+    obs, _ = made.reset(seed=0)
+    state = {"obs": obs}
 
     def run(seconds: float) -> float:
         start = time.perf_counter()
         steps = 0
         while time.perf_counter() - start < seconds:
             steps += 1
-            if masked:
-                mask = state["info"]["action_mask"].astype(bool)
-                action: Any = (mask & (rng.random(mask.shape) < 0.5)).astype(np.int8)
+            if isinstance(state["obs"], dict):
+                action: Any = _actions(state["obs"]["action_mask"][None], False, rng)[0]
             else:
                 action = made.action_space.sample()
-            _, _, term, trunc, state["info"] = made.step(action)
-            if term or trunc:
-                _, state["info"] = made.reset()
+            obs, _, term, trunc, _ = made.step(action)
+            state["obs"] = made.reset()[0] if term or trunc else obs
         return steps / (time.perf_counter() - start)
 
     return run
 
 
 def _vector(env_id: str, kwargs: dict[str, Any], n: int) -> Callable[[float], float]:
-    vec = gym.make_vec(env_id, num_envs=n, vectorization_mode="sync", **kwargs)
+    vec = gym.make_vec(env_id, num_envs=n, **kwargs)
     rng = np.random.default_rng(0)
-    _, info = vec.reset(seed=0)
-    state = {"info": info}
+    obs, _ = vec.reset(seed=0)
+    state = {"obs": obs}
 
     def run(seconds: float) -> float:
         start = time.perf_counter()
         steps = 0
-        while time.perf_counter() - start < seconds:
+        while time.perf_counter() - start < seconds or steps < 2:
             steps += 1
-            mask = state["info"]["action_mask"].astype(bool)
-            _, _, _, _, state["info"] = vec.step((mask & (rng.random(mask.shape) < 0.5)).astype(np.int8))
+            if isinstance(state["obs"], dict):
+                action: Any = _actions(state["obs"]["action_mask"], False, rng)
+            else:
+                action = vec.action_space.sample()
+            state["obs"] = vec.step(action)[0]
         return steps * n / (time.perf_counter() - start)
 
     return run
@@ -78,59 +95,66 @@ def measure(run: Callable[[float], float], seconds: float, repeats: int) -> tupl
     return statistics.median(rates), min(rates), max(rates)
 
 
-#: Solver functions whose cumulative time the profile reports (module path fragment, function name).
-_SOLVER_FUNCTIONS = (
-    ("solver/objective.py", "value_of", "Objective.value_of (delta reward, on the settled resolution)"),
-    ("solver/objective.py", "baseline", "  of which Objective.baseline (settles every round count)"),
-    ("solver/objective.py", "units", "  of which Objective.units (per-unit tables, via game_weight)"),
-    ("solver/objective.py", "__init__", "Objective.__init__"),
-    ("solver/fast.py", "solve_fast", "solve_fast (optimum)"),
-    ("solver/rules.py", "apply_matrix", "apply_matrix (decisions)"),
-    ("solver/rules.py", "settle", "settle (all calls: SBAs, objective)"),
-    ("solver/effects.py", "gains", "effects.gains (Board.gain, per new board)"),
-    ("solver/board.py", "__post_init__", "Board.__post_init__ (every new board)"),
-    ("solver/board.py", "build", "Board.build (permanents entering)"),
-    ("env/events.py", "turn_events", "env: turn_events (event model)"),
-    ("env/boardops.py", "enter", "  of which env: boardops.enter (a permanent enters)"),
-    ("env/spaces.py", "build", "env: View.build (observation layout)"),
-)
+_MEMORY_PROBE = """
+import resource, sys
+import gymnasium as gym, numpy as np
+import env
+def rss():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * resource.getpagesize() / 2**20
+before = rss()
+vec = gym.make_vec("proliferate/Duel-v0", num_envs=int(sys.argv[1]))
+obs, _ = vec.reset(seed=0)
+rng = np.random.default_rng(0)
+for _ in range(5):
+    obs = vec.step((obs["action_mask"].astype(bool) & (rng.random(obs["action_mask"].shape) < 0.5)).astype(np.int8))[0]
+print(before, rss())
+"""
 
 
-def profile(env_id: str, seconds: float) -> tuple[float, list[tuple[str, float, float]]]:
-    """Seconds per step and, per function of interest, (label, µs per step, share of the step)."""
-    run = _single(env_id, {})
+def memory(n: int) -> tuple[float, float]:
+    """Resident MB of a fresh process after imports, and with an ``n``-game Duel vector env reset and stepped."""
+    done = subprocess.run([sys.executable, "-c", _MEMORY_PROBE, str(n)], capture_output=True, text=True, check=True)
+    before, after = (float(x) for x in done.stdout.split())
+    return before, after
+
+
+def profile(env_id: str, n: int, seconds: float) -> list[tuple[str, float]]:
+    """Share of a native vector step's time by where the code lives (own time of each function)."""
+    run = _vector(env_id, {}, n)
     run(seconds / 5)
     profiler = cProfile.Profile()
     profiler.enable()
-    start = time.perf_counter()
-    rate = run(seconds)
-    steps = max(int(rate * (time.perf_counter() - start)), 1)
+    run(seconds)
     profiler.disable()
-    stats = pstats.Stats(profiler)
-    raw: dict[tuple[str, int, str], tuple[Any, ...]] = stats.stats  # type: ignore[attr-defined]
-    total = max(v[3] for k, v in raw.items() if k[2] == "run")
-    rows = []
-    for fragment, name, label in _SOLVER_FUNCTIONS:
-        cum = sum(v[3] for (path, _, fn), v in raw.items() if fn == name and path.endswith(fragment))
-        rows.append((label, 1e6 * cum / steps, cum / total))
-    return total / steps, rows
-
-
-def seconds_per_step(result: dict[str, Any]) -> float:
-    """Seconds per step of a measured result (the inverse of its median rate)."""
-    return 1.0 / float(result["steps_per_s"])
+    raw: dict[tuple[str, int, str], tuple[Any, ...]] = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
+    groups = {"solver (rules, objective, boards)": 0.0, "env (game, events, layout)": 0.0, "numpy": 0.0, "other": 0.0}
+    for (path, _, _), v in raw.items():
+        own = float(v[2])
+        if "/solver/" in path:
+            groups["solver (rules, objective, boards)"] += own
+        elif "/env/" in path and "site-packages" not in path:
+            groups["env (game, events, layout)"] += own
+        elif "numpy" in path or path == "~":
+            groups["numpy"] += own
+        else:
+            groups["other"] += own
+    total = sum(groups.values()) or 1.0
+    return [(name, t / total) for name, t in groups.items()]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=1.0, help="length of a timed window (default 1 s)")
+    parser.add_argument("--seconds", type=float, default=2.0, help="length of a timed window (default 2 s)")
     parser.add_argument("--repeats", type=int, default=3, help="timed windows per figure (default 3)")
-    parser.add_argument("--vector", type=int, default=4, help="copies in the make_vec sync env (default 4)")
+    parser.add_argument("--num-envs", type=int, default=256, help="games in each native vector env (default 256)")
+    parser.add_argument("--rewards", action="store_true", help="also measure reward_mode terminal and regret")
     parser.add_argument("--json", type=Path, default=None, help="where to write the JSON (default benchmarks/results)")
     args = parser.parse_args(argv)
+    n = args.num_envs
 
     cart = measure(_single("CartPole-v1", {}), args.seconds, args.repeats)
-    results: list[dict[str, Any]] = [
+    rows: list[dict[str, Any]] = [
         {
             "id": "CartPole-v1",
             "reward_mode": "-",
@@ -140,14 +164,27 @@ def main(argv: list[str] | None = None) -> int:
             "max": cart[2],
         }
     ]
+    cart_vec = measure(_vector("CartPole-v1", {}, n), args.seconds, args.repeats)
+    rows.append(
+        {
+            "id": "CartPole-v1",
+            "reward_mode": "-",
+            "mode": f"vector x{n}",
+            "steps_per_s": cart_vec[0],
+            "min": cart_vec[1],
+        }
+        | {"max": cart_vec[2]}
+    )
+    rewards = ("delta", "terminal", "regret") if args.rewards else ("delta",)
     for env_id in env.IDS:
-        for reward in REWARDS:
+        for reward in rewards:
             kwargs = {"reward_mode": reward}
-            for mode in ("single", f"make_vec sync x{args.vector}"):
-                factory = _single(env_id, kwargs) if mode == "single" else _vector(env_id, kwargs, args.vector)
+            for mode in ("single", "vector"):
+                factory = _single(env_id, kwargs) if mode == "single" else _vector(env_id, kwargs, n)
                 median, low, high = measure(factory, args.seconds, args.repeats)
-                results.append(
-                    {"id": env_id, "reward_mode": reward, "mode": mode, "steps_per_s": median, "min": low, "max": high}
+                label = "single" if mode == "single" else f"vector x{n}"
+                rows.append(
+                    {"id": env_id, "reward_mode": reward, "mode": label, "steps_per_s": median, "min": low, "max": high}
                 )
     table = [
         [
@@ -157,36 +194,37 @@ def main(argv: list[str] | None = None) -> int:
             f"{r['steps_per_s']:,.0f} [{r['min']:,.0f}-{r['max']:,.0f}]",
             f"{r['steps_per_s'] / cart[0]:.4f}",
         ]
-        for r in results
+        for r in rows
     ]
-    print("## Env throughput (env steps/s; ratio = / CartPole-v1 in this run)\n")
+    print(f"## Env throughput (env steps/s; ratio = / single CartPole-v1 in this run, {cart[0]:,.0f} steps/s)\n")
     print(markdown_table(["id", "reward", "mode", "steps/s [min-max]", "x CartPole"], table))
 
-    per_step, rows = profile("proliferate/Duel-v0", 2 * args.seconds)
-    print(f"\n## Where a step of proliferate/Duel-v0 (delta) goes: {1e6 * per_step:,.0f} µs per step under cProfile\n")
-    print(
-        markdown_table(
-            ["function (cumulative)", "µs / step", "share"], [[n, f"{u:,.0f}", f"{s:.0%}"] for n, u, s in rows]
-        )
+    before, after = memory(n)
+    print(f"\n## Memory: a {n}-game Duel-v0 vector env\n")
+    print(f"{after:,.0f} MB resident after reset and 5 steps ({before:,.0f} MB after imports; target < 200 MB)")
+
+    shares = profile("proliferate/Duel-v0", n, args.seconds)
+    print(f"\n## Where a native vector step of Duel-v0 (x{n}) goes (own time under cProfile)\n")
+    print(markdown_table(["code", "share"], [[name, f"{s:.0%}"] for name, s in shares]))
+
+    print("\n## Targets (issue 12)\n")
+    target_rows = []
+    for (env_id, mode), target in TARGETS.items():
+        label = "single" if mode == "single" else f"vector x{n}"
+        got = next(r for r in rows if r["id"] == env_id and r["mode"] == label and r["reward_mode"] == "delta")
+        met = "met" if got["steps_per_s"] >= target else "NOT met"
+        target_rows.append([env_id, label, f"{target:,}", f"{got['steps_per_s']:,.0f}", met])
+    target_rows.append(
+        ["memory", f"x{n} Duel", f"< {MEMORY_TARGET_MB} MB", f"{after:,.0f} MB", "met" if after < 200 else "NOT met"]
     )
-    target = next(
-        r for r in results if r["id"] == "proliferate/Duel-v0" and r["reward_mode"] == "delta" and r["mode"] == "single"
-    )
-    print(
-        f"\nTarget: >= 20,000 steps/s single env, oracle off, 32-slot duel: measured {target['steps_per_s']:,.0f} "
-        f"({'met' if target['steps_per_s'] >= 20000 else 'NOT met'})."
-    )
-    settle_us = next(u for n, u, _ in rows if n.startswith("settle"))
-    print(
-        f"The target allows 50 µs per step; one agent step runs several whole-board solver passes (the decision, "
-        f"each turn's state-based actions, the opponents' decisions, the reward's objective): settle alone takes "
-        f"{settle_us:,.0f} µs of a step under cProfile ({1e6 * seconds_per_step(target):,.0f} µs per step unprofiled)."
-    )
+    print(markdown_table(["id", "mode", "target steps/s", "measured", ""], target_rows))
     path = write_json(
         "env_throughput",
         {
-            "results": results,
-            "profile_duel_delta": {"us_per_step": 1e6 * per_step, "rows": [list(r) for r in rows]},
+            "num_envs": n,
+            "results": rows,
+            "memory_mb": {"after_imports": before, "vector_env": after},
+            "profile_vector_duel": dict(shares),
         },
         args.json,
     )

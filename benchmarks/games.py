@@ -35,8 +35,8 @@ import gymnasium as gym
 import numpy as np
 
 import env
-from env.agents import BoardPolicy, matrices, oracle_choice, random_choice, rule_choice
 from env.core import ProliferateEnv
+from env.policies import BoardPolicy, matrices, oracle_choice, random_choice, rule_choice
 from env.scenarios import ARCHETYPES
 from solver.analysis.winprob import material_balance
 from solver.board import Board, BoolArray, IntArray

@@ -2,7 +2,8 @@
 
 Importing this package registers ``proliferate/Duel-v0``, ``proliferate/TwoHeadedGiant-v0``,
 ``proliferate/FreeForAll-v0`` and ``proliferate/Bandit-v0`` (``gymnasium.make("env:proliferate/Duel-v0")``
-imports it for you).  Every rule and value comes from :mod:`solver`; see ``docs/environments.md``.
+imports it for you), each with a native vector env (``gymnasium.make_vec(id, num_envs=N)``).
+Every rule and value comes from :mod:`solver`; see ``docs/environments.md``.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import gymnasium as gym
 from .agents import OracleAgent, RandomAgent, RuleBasedAgent
 from .core import ProliferateEnv
 from .events import EventParams
+from .vector import ProliferateVectorEnv
 from .wrappers import ScaledCounters, sample_legal
 
 __all__ = [
@@ -19,6 +21,7 @@ __all__ = [
     "EventParams",
     "OracleAgent",
     "ProliferateEnv",
+    "ProliferateVectorEnv",
     "RandomAgent",
     "RuleBasedAgent",
     "ScaledCounters",
@@ -35,4 +38,10 @@ IDS: dict[str, tuple[dict[str, object], int | None]] = {
 
 for _id, (_kwargs, _steps) in IDS.items():
     if _id not in gym.registry:
-        gym.register(id=_id, entry_point="env.core:ProliferateEnv", kwargs=_kwargs, max_episode_steps=_steps)
+        gym.register(
+            id=_id,
+            entry_point="env.core:ProliferateEnv",
+            vector_entry_point="env.vector:ProliferateVectorEnv",
+            kwargs=_kwargs,
+            max_episode_steps=_steps,
+        )

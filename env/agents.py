@@ -1,132 +1,22 @@
-"""Baseline deciders: the oracle, uniform random legal choices, and the classic per-object filter.
+"""Agents for users: baselines that act on an env in its own action format.
 
-Two levels.  *Board policies* (:data:`BoardPolicy`) decide a proliferate on a
-:class:`solver.Board` and are what the env's opponents use.  *Agents* act on an env, in the
-env's action format, and are the baselines of ``benchmarks/train_maskable.py``.  Every
-choice goes through :func:`solver.rules.choice_matrix`, so the solver checks its legality
-and fills in the implicit Two-Headed Giant poison recipients (701.34b).
+They are the reference points of ``benchmarks/train_maskable.py``: the oracle (zero
+regret), uniformly random legal actions, and the classic per-object filter.  The scripted
+seats inside a game use the board policies of :mod:`env.policies` instead.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from solver.board import Board, BoolArray, CardType, IntArray, Variant
-from solver.fast import solve_fast
-from solver.objective import Objective
-from solver.policy import Policy
-from solver.rules import Choice, Round, choice_matrix, eligible_mask
-from solver.solve import to_matrix
+from .policies import rule_choice
 
 if TYPE_CHECKING:
     from .core import ProliferateEnv
 
-__all__ = [
-    "BOARD_POLICIES",
-    "Agent",
-    "BoardPolicy",
-    "OracleAgent",
-    "RandomAgent",
-    "RuleBasedAgent",
-    "matrices",
-    "noop_choice",
-    "oracle_choice",
-    "random_choice",
-    "rule_choice",
-]
-
-#: (board, rng) -> (rounds x objects chosen, rounds x teams poison recipient rows).
-BoardPolicy = Callable[[Board, np.random.Generator], tuple[BoolArray, IntArray]]
-
-
-def matrices(
-    board: Board, rows: list[list[int]], recipients: list[dict[int, int]] | None = None
-) -> tuple[BoolArray, IntArray]:
-    """Per-round chosen rows (and named 2HG recipients, team -> head row) as checked solver matrices."""
-    named = recipients or [{} for _ in rows]
-    choice = Choice(
-        tuple(
-            Round(
-                tuple(board.ids[i] for i in chosen),
-                {board.team_names[t]: board.ids[h] for t, h in per_team.items()},
-            )
-            for chosen, per_team in zip(rows, named, strict=True)
-        )
-    )
-    return choice_matrix(board, choice)
-
-
-def _two_head_recipients(board: Board, chosen: list[int], pick: Callable[[list[int]], int]) -> dict[int, int]:
-    """A recipient for every poisoned 2HG team with both heads chosen (701.34b), picked by ``pick``."""
-    col = board.kind_column("poison")
-    if board.variant is not Variant.TWO_HEADED_GIANT or col < 0:
-        return {}
-    out: dict[int, int] = {}
-    for team in range(board.n_teams):
-        heads = [i for i in chosen if i < board.n_players and board.team[i] == team and board.counts[i, col] > 0]
-        if len(heads) > 1:
-            out[team] = pick(heads)
-    return out
-
-
-def noop_choice(board: Board, rng: np.random.Generator) -> tuple[BoolArray, IntArray]:
-    """Choose nothing (always legal, 701.34a: "any number" includes zero)."""
-    return matrices(board, [[] for _ in range(board.rounds)])
-
-
-def random_choice(board: Board, rng: np.random.Generator) -> tuple[BoolArray, IntArray]:
-    """Each eligible object with probability 1/2 in each round; a random head gets a 2HG team's poison."""
-    eligible = np.flatnonzero(eligible_mask(board))
-    rows: list[list[int]] = []
-    named: list[dict[int, int]] = []
-    for _ in range(board.rounds):
-        chosen = [int(i) for i in eligible[rng.random(len(eligible)) < 0.5]]
-        rows.append(chosen)
-        named.append(_two_head_recipients(board, chosen, lambda heads: heads[int(rng.integers(len(heads)))]))
-    return matrices(board, rows, named)
-
-
-def rule_choice(
-    board: Board, rng: np.random.Generator | None = None, policy: Policy | None = None
-) -> tuple[BoolArray, IntArray]:
-    """The per-object filter of classic engine AIs (Forge's, for one), not an optimiser.
-
-    Choose an ally's object whose counter kinds are, on balance, good for their holder, and
-    an opponent player or creature whose kinds are, on balance, bad for them; never an
-    opponent's noncreature permanent.  It looks at which kinds are present, not how many,
-    and ignores thresholds, deaths and the game result: that is what the oracle adds.
-    Kind weights are the solver's (:class:`solver.Policy`).
-    """
-    policy = policy or Policy()
-    weight = np.array([policy.weight(k) for k in board.kinds], dtype=np.float64)
-    balance = (board.counts > 0) @ weight
-    ally = board.is_ally
-    creature_or_player = board.has_type(CardType.CREATURE).copy()
-    creature_or_player[: board.n_players] = True
-    good = np.where(ally, balance > 0, (balance < 0) & creature_or_player)
-    chosen = [int(i) for i in np.flatnonzero(good & eligible_mask(board))]
-    named = _two_head_recipients(board, chosen, min)
-    return matrices(board, [chosen] * board.rounds, [named] * board.rounds)
-
-
-def oracle_choice(
-    board: Board, rng: np.random.Generator | None = None, policy: Policy | None = None
-) -> tuple[BoolArray, IntArray]:
-    """The solver's optimum (exact fast path, canonical tie-break)."""
-    objective = Objective(board, policy)
-    best = solve_fast(objective)
-    return to_matrix(objective, best.single_times, best.team_options)
-
-
-BOARD_POLICIES: dict[str, BoardPolicy] = {
-    "noop": noop_choice,
-    "random": random_choice,
-    "rule": rule_choice,
-    "oracle": oracle_choice,
-}
+__all__ = ["Agent", "OracleAgent", "RandomAgent", "RuleBasedAgent"]
 
 
 class Agent:
@@ -158,7 +48,7 @@ class RandomAgent(Agent):
 
 
 class RuleBasedAgent(Agent):
-    """Plays :func:`rule_choice`, the classic per-object filter, in the env's action format."""
+    """Plays :func:`env.policies.rule_choice`, the classic per-object filter, in the env's action format."""
 
     def act(self, env: ProliferateEnv) -> Any:
         board = env.decision_board()

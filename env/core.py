@@ -7,8 +7,8 @@ given with ``reset(options={"board": ...})``); the observation is relative to it
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Literal
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -16,27 +16,17 @@ import numpy.typing as npt
 from gymnasium import spaces
 
 from solver.board import Board, BoolArray, IntArray, Variant
-from solver.boardjson import load_board
-from solver.errors import BoardError
-from solver.objective import MILLI
 from solver.policy import Policy
 
-from .agents import BOARD_POLICIES, BoardPolicy, matrices
+from .actions import check_actions
+from .config import ActionMode, AgentConfig, EnvConfig, Opponent, RewardMode
 from .events import EventParams
-from .game import Decision, Game, GameConfig
-from .opportunities import GIVEN, Opportunity, opening
+from .game import PendingDecision
+from .lockstep import Episode, Lockstep
 from .render import render_ansi, render_rgb
-from .scenarios import sample_scenario, start_life, with_columns
-from .spaces import MAX_ROUNDS, View, maskable, observation_space
+from .spaces import View, maskable, observation_space
 
-__all__ = ["ProliferateEnv"]
-
-ActionMode = Literal["subset", "sequential"]
-RewardMode = Literal["delta", "terminal", "regret"]
-Opponent = str | BoardPolicy
-
-_SEATS = {Variant.DUEL: 2, Variant.TWO_HEADED_GIANT: 4, Variant.FREE_FOR_ALL: 4}
-_TERMINAL = {"win": 1.0, "loss": -1.0, "draw": 0.0}
+__all__ = ["ProliferateEnv", "action_space"]
 
 
 class ProliferateEnv(gym.Env[dict[str, Any], Any]):
@@ -63,6 +53,8 @@ class ProliferateEnv(gym.Env[dict[str, Any], Any]):
     several times in one resolution (Contagion Engine, Tekuthal) takes one subset (or one
     DONE-terminated run of picks) per proliferate.  Ineligible bits and picks are ignored,
     counted in ``info["illegal_bits"]`` and cost ``illegal_penalty`` each; they never raise.
+    Anything that is not a point of the action space (a wrong shape, a bit that is not 0 or
+    1, a non-integer index, NaN, a string) raises ``ValueError`` before any state changes.
 
     ## Observation space
     A single-level ``Dict``: ``counters`` (slots x 14 int16: a fixed kind vocabulary plus
@@ -89,6 +81,28 @@ class ProliferateEnv(gym.Env[dict[str, Any], Any]):
     side; free-for-all: the agent loses or is the last one left), or after the single
     decision of a bandit.  Truncated by the registered ``TimeLimit`` (agent steps), or
     when the game passes ``max_turns`` turns.
+
+    ## Arguments
+    - ``variant``: ``"duel"``, ``"two_headed_giant"`` or ``"free_for_all"`` (set by the id).
+    - ``slots``: object slots, players included (default 32 in a duel, 48 otherwise).
+    - ``action_mode``: ``"subset"`` or ``"sequential"``; ``reward_mode``: ``"delta"``,
+      ``"terminal"`` or ``"regret"``; ``bandit``: one decision per episode.
+    - ``opponent``: ``"rule"`` (default), ``"noop"``, ``"random"``, ``"oracle"`` or a callable
+      ``(board, np_random) -> (chosen, recipients)`` deciding the other seats' proliferates.
+    - ``events`` (:class:`env.EventParams` or a dict of its fields), ``archetypes`` (deck
+      names of :data:`env.scenarios.ARCHETYPES`), ``policy`` (objective weights),
+      ``p_activate``, ``p_spell``, ``p_fizzle``, ``max_turns``: the game
+      (:class:`env.config.EnvConfig`, checked at construction).
+    - ``illegal_penalty``, ``oracle_in_info``, ``horizon``, ``c_max``, ``render_mode``
+      (``"ansi"`` or ``"rgb_array"``).
+
+    ``gymnasium.make_vec(id, num_envs=N)`` gives :class:`env.vector.ProliferateVectorEnv`,
+    N of these games stepped together by the same code.
+
+    ## Version History
+    - v0: the first version.  Unchanged semantics since, save for actions outside the
+      action space, which now raise ``ValueError`` before the step instead of being
+      counted or raising another error.
     """
 
     metadata: dict[str, Any] = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}  # noqa: RUF012
@@ -103,7 +117,7 @@ class ProliferateEnv(gym.Env[dict[str, Any], Any]):
         bandit: bool = False,
         opponent: Opponent = "rule",
         events: EventParams | Mapping[str, float] | None = None,
-        archetypes: tuple[str, ...] | None = None,
+        archetypes: Sequence[str] | None = None,
         policy: Policy | Mapping[str, Any] | None = None,
         illegal_penalty: float = 0.0,
         oracle_in_info: bool = False,
@@ -115,153 +129,111 @@ class ProliferateEnv(gym.Env[dict[str, Any], Any]):
         max_turns: int = 200,
         render_mode: str | None = None,
     ) -> None:
-        self.variant = Variant(variant)
-        self.n_seats = _SEATS[self.variant]
-        self.slots = slots if slots is not None else (32 if self.variant is Variant.DUEL else 48)
-        if self.slots <= self.n_seats:
-            raise ValueError(f"slots must exceed the {self.n_seats} player slots of a {self.variant.value}")
-        if action_mode not in ("subset", "sequential"):
-            raise ValueError(f"action_mode must be 'subset' or 'sequential', not {action_mode!r}")
-        if reward_mode not in ("delta", "terminal", "regret"):
-            raise ValueError(f"reward_mode must be 'delta', 'terminal' or 'regret', not {reward_mode!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, not {render_mode!r}")
-        self.action_mode: ActionMode = action_mode
-        self.reward_mode: RewardMode = reward_mode
-        self.bandit = bandit
-        self.opponent = _board_policy(opponent)
-        self.archetypes = archetypes
-        self.policy = policy if isinstance(policy, Policy) else Policy.from_dict(policy or {})
-        self.illegal_penalty = float(illegal_penalty)
-        self.oracle_in_info = oracle_in_info
-        self.horizon = horizon
-        self.c_max = c_max
-        self.render_mode = render_mode
-        event_params = events if isinstance(events, EventParams) else EventParams(**(events or {}))
-        self.config = GameConfig(
-            events=event_params,
+        self.settings = EnvConfig.build(
+            variant,
+            slots=slots,
+            events=events,
+            archetypes=archetypes,
+            policy=policy,
+            c_max=c_max,
+            horizon=horizon,
             p_activate=p_activate,
             p_spell=p_spell,
             p_fizzle=p_fizzle,
             max_turns=max_turns,
-            capacity=self.slots - self.n_seats,
         )
-        self.extra = 2 if self.variant is Variant.TWO_HEADED_GIANT else 0
-        self.n_bits = self.slots + self.extra if action_mode == "subset" else self.slots + 1
-        self.done_action = self.slots
-        self.action_space: spaces.Space[Any] = (
-            spaces.MultiBinary(self.n_bits) if action_mode == "subset" else spaces.Discrete(self.n_bits)
+        self.agent = AgentConfig.build(
+            self.settings,
+            action_mode=action_mode,
+            reward_mode=reward_mode,
+            bandit=bandit,
+            opponent=opponent,
+            illegal_penalty=illegal_penalty,
+            oracle_in_info=oracle_in_info,
         )
+        self.render_mode = render_mode
+        self.action_space: spaces.Space[Any] = action_space(self.agent)
         self.observation_space = observation_space(self.slots, self.n_bits, c_max)
-        self._kind_map: dict[tuple[str, ...], npt.NDArray[np.float64]] = {}
-        self._orders: dict[tuple[object, ...], tuple[str, ...]] = {}
-        self._start_life = start_life(self.variant)
-        self._game: Game | None = None
-        self._view: View | None = None
-        self._picked = np.zeros(self.slots, dtype=np.int8)
-        self._order: list[int] = []
-        self._steps = 0
-        self._last: npt.NDArray[np.int8] = np.zeros(self.slots, dtype=np.int8)
+        self._core = Lockstep(self.settings, self.agent, 1)
+
+    # ------------------------------------------------------------------ configuration, read-only
+    @property
+    def variant(self) -> Variant:
+        return self.settings.variant
+
+    @property
+    def n_seats(self) -> int:
+        return self.settings.n_seats
+
+    @property
+    def slots(self) -> int:
+        return self.settings.slots
+
+    @property
+    def policy(self) -> Policy:
+        return self.settings.policy
+
+    @property
+    def action_mode(self) -> ActionMode:
+        return self.agent.action_mode
+
+    @property
+    def reward_mode(self) -> RewardMode:
+        return self.agent.reward_mode
+
+    @property
+    def bandit(self) -> bool:
+        return self.agent.bandit
+
+    @property
+    def n_bits(self) -> int:
+        return self.agent.n_bits
+
+    @property
+    def done_action(self) -> int:
+        """The DONE index of the sequential mode."""
+        return self.slots
+
+    @property
+    def actor(self) -> str:
+        """The seat the agent plays in the current episode."""
+        return self._episode().actor
 
     # ------------------------------------------------------------------ gymnasium API
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         super().reset(seed=seed)
-        rng = self.np_random
-        given = (options or {}).get("board")
-        if given is not None:
-            board = self._given_board(given)
-            seats = tuple(p.id for p in board.players)
-            actor = board.proliferator_id
-            archetypes = dict.fromkeys(seats, "mixed")
-            first: Opportunity = Opportunity(GIVEN, actor)
-        else:
-            scenario = sample_scenario(
-                self.variant, rng, max_permanents=(self.slots - self.n_seats) * 2 // 3, archetypes=self.archetypes
-            )
-            board, seats, archetypes, actor = scenario.board, scenario.seats, scenario.archetypes, "p0"
-            first = opening(board, actor, rng)
-        self.actor = actor
-        game = Game(
-            board,
-            seats,
-            archetypes,
-            rng,
-            external=frozenset({actor}),
-            policies=dict.fromkeys(seats, self.opponent),
-            config=self.config,
-            policy=self.policy,
-        )
-        self._game = game
-        self._steps = 0
-        self._last = np.zeros(self.slots, dtype=np.int8)
-        if given is not None:
-            game.pending = Decision(actor, board, first, self.policy)
-            game.next_seat = (seats.index(actor) + 1) % len(seats)
-        else:
-            game.start(actor, first)
-        if game.pending is None:  # cannot happen: the opening opportunity always proliferates
-            raise RuntimeError("the episode ended before the agent's first decision")
-        self._begin(game.pending)
-        obs, info = self._observe(illegal=0, terms={}, decision_done=False)
-        return obs, info
+        obs, infos = self._core.reset([0], [self.np_random], options)
+        return {key: value[0] for key, value in obs.items()}, infos[0]
 
     def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
-        game, decision = self._game, self._pending()
-        if game is None:
-            raise RuntimeError("call reset() before step()")
-        self._steps += 1
-        illegal = self._take(decision, action)
-        terms: dict[str, float] = {"illegal": -self.illegal_penalty * illegal}
-        reward = terms["illegal"]
-        if decision.round < decision.rounds:
-            obs, info = self._observe(illegal, terms, decision_done=False)
-            return obs, reward, False, False, info
-
-        chosen, recipients = matrices(decision.board, decision.rows, decision.recipients)
-        outcome = game.resolve(decision, chosen, recipients)
-        if self.reward_mode != "terminal" or self.oracle_in_info:
-            # The resolution is already settled (apply_matrix): score it rather than settling it again.
-            value = decision.objective.value_of(outcome.settled)
-            terms["delta"] = value / MILLI
-            if self.reward_mode == "regret" or self.oracle_in_info:
-                terms["regret"] = -(decision.best.value - value) / MILLI
-        self._last = self._slot_bits(np.asarray(chosen.any(axis=0), dtype=bool))
-        game.pending = None
-        nxt = None if game.over or self.bandit else game.advance()
-        result = game.result(self.actor)
-        terminated = result is not None or self.bandit
-        truncated = game.truncated and not terminated
-        terms["terminal"] = _TERMINAL.get(result or "", 0.0)
-        reward += terms["delta" if self.reward_mode == "delta" else self.reward_mode]
-        if nxt is not None:
-            self._begin(nxt)
-        obs, info = self._observe(illegal, terms, decision_done=True)
-        info["dies"] = list(outcome.dies)
-        info["losers"] = list(outcome.losers)
-        if result is not None:
-            info["game_result"] = result
-        return obs, float(reward), bool(terminated), bool(truncated), info
+        self._episode().pending()
+        actions = check_actions(action, self.action_mode, self.n_bits, None)
+        obs, reward, terminated, truncated, infos = self._core.step([0], actions)
+        return (
+            {key: value[0] for key, value in obs.items()},
+            float(reward[0]),
+            bool(terminated[0]),
+            bool(truncated[0]),
+            infos[0],
+        )
 
     def render(self) -> Any:
-        if self.render_mode is None or self._view is None:
+        ep = self._core.episodes[0]
+        if self.render_mode is None or ep is None or ep.view is None:
             return None
         mask = self.current_mask()
         if self.render_mode == "ansi":
-            return render_ansi(self._view, mask[: self.slots], self._last, self._pending().opportunity)
-        return render_rgb(self._view, mask[: self.slots], self._last)
+            return render_ansi(ep.view, mask[: self.slots], ep.last, self._pending().opportunity)
+        return render_rgb(ep.view, mask[: self.slots], ep.last)
 
     # ------------------------------------------------------------------ masks and the oracle
     def current_mask(self) -> npt.NDArray[np.int8]:
         """The action mask (int8, 1 = allowed) of the current step, as in ``obs["action_mask"]``."""
-        view = self._current_view()
-        if self.action_mode == "subset":
-            return np.concatenate([view.eligible, view.recipient_open]).astype(np.int8)
-        mask = np.zeros(self.n_bits, dtype=np.int8)
-        mask[: self.slots] = view.eligible & (1 - self._picked)
-        mask[self.done_action] = 1
-        return mask
+        return self._core.mask(self._episode())
 
     def action_masks(self) -> BoolArray:
         """The mask in the layout sb3-contrib's MaskablePPO expects (2 bools per MultiBinary bit)."""
@@ -277,157 +249,26 @@ class ProliferateEnv(gym.Env[dict[str, Any], Any]):
         The optimum is solved once per decision.  In a decision with several proliferates,
         each round's action is that round of the optimal plan.
         """
-        decision = self._pending()
-        chosen, recipients = decision.plan
-        return self.action_for(chosen, recipients)
+        plan = self._pending().optimum
+        return self.action_for(plan.chosen, plan.recipients)
 
     def action_for(self, chosen: BoolArray, recipients: IntArray) -> Any:
         """Turn a whole-decision choice (solver matrices) into this step's action."""
-        decision = self._pending()
-        r = decision.round
-        rows = np.flatnonzero(chosen[r])
-        view = self._current_view()
-        if self.action_mode == "subset":
-            bits = np.zeros(self.n_bits, dtype=np.int8)
-            bits[view.slot_of_row[rows]] = 1
-            for t, (first, second) in enumerate(view.recipient_heads):
-                team = int(decision.board.team[first])
-                bits[self.slots + t] = int(chosen[r, first] and chosen[r, second] and recipients[r, team] == second)
-            return bits
-        receivers = set(int(h) for h in recipients[r] if h >= 0)
-        todo = [int(view.slot_of_row[i]) for i in sorted(rows, key=lambda i: (i not in receivers, view.slot_of_row[i]))]
-        remaining = [s for s in todo if not self._picked[s]]
-        return remaining[0] if remaining else self.done_action
+        return self._core.action_for(self._episode(), chosen, recipients)
 
     # ------------------------------------------------------------------ internals
-    def _given_board(self, given: Any) -> Board:
-        try:
-            board = given if isinstance(given, Board) else load_board(given)
-        except BoardError as exc:
-            raise ValueError(f"options['board'] is not a valid board:\n{exc}") from exc
-        if board.variant is not self.variant:
-            raise ValueError(
-                f"options['board'].variant is {board.variant.value!r}; this env plays {self.variant.value!r}"
-            )
-        if board.n_players > self.n_seats:
-            raise ValueError(f"options['board'].players has {board.n_players} players; at most {self.n_seats} here")
-        if board.rounds > MAX_ROUNDS:
-            raise ValueError(f"options['board'].proliferates gives {board.rounds} rounds; at most {MAX_ROUNDS}")
-        return with_columns(board)
+    def _episode(self) -> Episode:
+        return self._core.episode(0)
 
-    def _pending(self) -> Decision:
-        decision = None if self._game is None else self._game.pending
-        if decision is None:
-            raise RuntimeError("no decision is pending: call reset()")
-        return decision
+    def _pending(self) -> PendingDecision:
+        return self._episode().pending()
 
     def _current_view(self) -> View:
-        if self._view is None:
-            raise RuntimeError("call reset() first")
-        return self._view
-
-    def _begin(self, decision: Decision) -> None:
-        game = self._game
-        assert game is not None
-        self._view = View.build(
-            decision.board,
-            game.seats,
-            decision.seat,
-            self.slots,
-            self.c_max,
-            self._kind_map,
-            self._start_life,
-            self._orders,
-        )
-        self._picked = np.zeros(self.slots, dtype=np.int8)
-        self._order = []
-
-    def _take(self, decision: Decision, action: Any) -> int:
-        """Record this step's part of the decision; return how many ineligible bits or picks were ignored."""
-        view = self._current_view()
-        if self.action_mode == "subset":
-            bits = np.asarray(action).reshape(-1)
-            if bits.shape != (self.n_bits,):
-                raise ValueError(f"action must have {self.n_bits} bits, not shape {np.shape(action)}")
-            on = bits != 0
-            ok = view.eligible.astype(bool)
-            illegal = int((on[: self.slots] & ~ok).sum()) + int(
-                (on[self.slots :] & ~view.recipient_open.astype(bool)).sum()
-            )
-            rows = [int(view.row_of_slot[s]) for s in np.flatnonzero(on[: self.slots] & ok)]
-            second = [bool(on[self.slots + t]) and bool(view.recipient_open[t]) for t in range(self.extra)]
-            self._close_round(decision, rows, second)
-            return illegal
-        index = int(action)
-        if index == self.done_action:
-            self._close_round(decision, [int(view.row_of_slot[s]) for s in self._order], None)
-            return 0
-        if not 0 <= index < self.slots or not view.eligible[index] or self._picked[index]:
-            return 1
-        self._picked[index] = 1
-        self._order.append(index)
-        return 0
-
-    def _close_round(self, decision: Decision, rows: list[int], second: list[bool] | None) -> None:
-        """Finish one proliferate of the decision: the chosen rows and the 2HG poison recipients."""
-        view = self._current_view()
-        named: dict[int, int] = {}
-        chosen = set(rows)
-        for t, (first, other) in enumerate(view.recipient_heads):
-            if not (view.recipient_open[t] and first in chosen and other in chosen):
-                continue
-            if second is None:  # sequential: the head picked first receives
-                named[int(decision.board.team[first])] = first if rows.index(first) < rows.index(other) else other
-            else:
-                named[int(decision.board.team[first])] = other if second[t] else first
-        decision.rows.append(sorted(rows))
-        decision.recipients.append(named)
-        self._picked = np.zeros(self.slots, dtype=np.int8)
-        self._order = []
-
-    def _slot_bits(self, rows: BoolArray) -> npt.NDArray[np.int8]:
-        out = np.zeros(self.slots, dtype=np.int8)
-        out[self._current_view().slot_of_row[np.flatnonzero(rows)]] = 1
-        return out
-
-    def _times(self) -> npt.NDArray[np.int8]:
-        decision = self._pending()
-        view = self._current_view()
-        times = np.zeros(self.slots, dtype=np.int8)
-        for rows in decision.rows:
-            times[view.slot_of_row[rows]] += 1
-        return times
-
-    def _observe(
-        self, illegal: int, terms: dict[str, float], decision_done: bool
-    ) -> tuple[dict[str, Any], dict[str, Any]]:
-        """The observation and the info of this step (the mask is worked out once for both)."""
-        view = self._current_view()
-        decision = self._game.pending if self._game is not None else None
-        info: dict[str, Any] = {"illegal_bits": illegal, "reward_terms": dict(terms), "decision_done": decision_done}
-        if decision is None:  # the episode is over: the last decision's view, nothing allowed
-            info["action_mask"] = np.zeros(self.n_bits, dtype=np.int8)
-            mask = np.zeros(self.n_bits, dtype=np.int8)
-            if self.action_mode == "sequential":
-                mask[self.done_action] = 1
-            zeros = np.zeros(self.slots, dtype=np.int8)
-            return view.observation(mask, zeros, zeros, 0, 1, self._steps / self.horizon), info
-        mask = self.current_mask()
-        obs = view.observation(
-            mask, self._times(), self._picked, decision.round, max(decision.rounds, 1), self._steps / self.horizon
-        )
-        info["action_mask"] = mask
-        info["opportunity"] = decision.opportunity.to_info()
-        info["round"] = decision.round
-        if self.oracle_in_info:
-            info["oracle_action"] = self.oracle_action()
-            info["oracle_value"] = decision.best.value / MILLI
-        return obs, info
+        return self._episode().current_view()
 
 
-def _board_policy(opponent: Opponent) -> BoardPolicy:
-    if callable(opponent):
-        return opponent
-    if opponent not in BOARD_POLICIES:
-        raise ValueError(f"opponent must be one of {sorted(BOARD_POLICIES)} or a callable, not {opponent!r}")
-    return BOARD_POLICIES[opponent]
+def action_space(agent: AgentConfig) -> spaces.Space[Any]:
+    """One agent's action space: ``MultiBinary`` in subset mode, ``Discrete`` in sequential mode."""
+    if agent.action_mode == "subset":
+        return spaces.MultiBinary(agent.n_bits)
+    return spaces.Discrete(agent.n_bits)

@@ -1,35 +1,37 @@
 """The game between decisions: turns, events, opportunities, scripted seats and who has lost.
 
-A :class:`Game` runs until a seat it does not script (an *external* seat: the Gymnasium
-agent, or every PettingZoo agent) has a proliferate to decide, then waits for
-:meth:`Game.decide`.  Every rule comes from the solver: a decision is applied with
-:func:`solver.rules.apply_matrix`, and after each turn's events the same function with
-the empty choice runs the state-based actions and says who lost (704.5, 704.6, 810.8).
+A :class:`Game` runs until a seat has a proliferate to decide.  :func:`advance_all` drives
+many games at once: it has the scripted seats' decisions made (batched across the games)
+and stops each game when a seat it does not script (an *external* seat: the Gymnasium
+agent, or every PettingZoo agent) must decide, which :meth:`Game.resolve` then applies.
+Every rule comes from the solver: a decision is applied with :func:`solver.rules.apply_matrix`,
+and after each turn's events :func:`solver.rules.settle` and :func:`solver.rules.losers` run the
+state-based actions and say who lost (704.5, 704.6, 810.8).
 All randomness comes from the generator passed in (the env's ``np_random``).
 """
 
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 import numpy as np
 
 from solver.board import Board, BoolArray, IntArray, Variant
-from solver.fast import FastSolution, solve_fast
 from solver.objective import Objective
 from solver.policy import Policy
 from solver.rules import Outcome, apply_matrix, losers, settle
-from solver.solve import to_matrix
 
-from .agents import BoardPolicy
 from .boardops import remove, retarget
+from .decide import Plan, decide_boards
 from .events import EventParams, dies_triggers, turn_events
 from .opportunities import PERMANENT_SOURCES, Opportunity, prepare, turn_opportunities
+from .policies import BoardPolicy, decide_each
 from .scenarios import rebuild
 
-__all__ = ["Decision", "Game", "GameConfig"]
+__all__ = ["Game", "GameConfig", "PendingDecision", "advance_all", "plan_all"]
 
 
 @dataclass(frozen=True)
@@ -44,11 +46,12 @@ class GameConfig:
     capacity: int = 30
 
 
-class Decision:
-    """A proliferate being decided: the board it happens on, and the solver work for it, built once.
+class PendingDecision:
+    """A proliferate being decided: the board it happens on, the rounds chosen so far, and its solver work.
 
-    The :class:`solver.objective.Objective` and the optimum are computed lazily and cached,
-    so the reward, the regret, the oracle and ``oracle_in_info`` share one build per decision.
+    The :class:`solver.objective.Objective` is built lazily and cached, and the optimum
+    (:attr:`plan`) is filled by :func:`plan_all` for many decisions at once, so the reward,
+    the regret, the oracle and ``oracle_in_info`` share one build per decision.
     """
 
     def __init__(self, seat: str, board: Board, opportunity: Opportunity, policy: Policy) -> None:
@@ -58,6 +61,7 @@ class Decision:
         self.policy = policy
         self.rows: list[list[int]] = []
         self.recipients: list[dict[int, int]] = []
+        self.plan: Plan | None = None
 
     @property
     def rounds(self) -> int:
@@ -71,14 +75,50 @@ class Decision:
     def objective(self) -> Objective:
         return Objective(self.board, self.policy)
 
-    @cached_property
-    def best(self) -> FastSolution:
-        return solve_fast(self.objective)
+    @property
+    def optimum(self) -> Plan:
+        """The optimal plan (solved now if :func:`plan_all` has not solved it yet)."""
+        if self.plan is None:
+            plan_all([self])
+        assert self.plan is not None
+        return self.plan
 
-    @cached_property
-    def plan(self) -> tuple[BoolArray, IntArray]:
-        """The optimal choice as solver matrices (rounds x objects, rounds x teams)."""
-        return to_matrix(self.objective, self.best.single_times, self.best.team_options)
+
+def plan_all(decisions: Sequence[PendingDecision]) -> None:
+    """Solve the optimum of every decision that has none yet: one :func:`env.decide.decide_boards` call per policy."""
+    todo: dict[int, list[PendingDecision]] = {}
+    for decision in decisions:
+        if decision.plan is None:
+            todo.setdefault(id(decision.policy), []).append(decision)
+    for group in todo.values():
+        for decision, plan in zip(group, decide_boards([d.board for d in group], group[0].policy), strict=True):
+            decision.plan = plan
+
+
+def advance_all(games: Sequence[Game]) -> None:
+    """Run every game until one of its external seats must decide (``pending``) or it ends.
+
+    The scripted seats' decisions of all the games are taken together, one
+    :func:`env.policies.decide_each` call per board policy; each game still consumes its own
+    generator in the order a game run alone would.
+    """
+    for game in games:
+        game.advance()
+    while True:
+        waiting: dict[int, list[Game]] = {}
+        for game in games:
+            decision = game.pending
+            if decision is not None and decision.seat not in game.external:
+                waiting.setdefault(id(game.policies[decision.seat]), []).append(game)
+        if not waiting:
+            return
+        for group in waiting.values():
+            decisions = [g.pending for g in group if g.pending is not None]
+            policy = group[0].policies[decisions[0].seat]
+            answers = decide_each(policy, [d.board for d in decisions], [g.rng for g in group])
+            for game, decision, (chosen, recipients) in zip(group, decisions, answers, strict=True):
+                game.resolve(decision, chosen, recipients)
+                game.advance()
 
 
 class Game:
@@ -111,7 +151,7 @@ class Game:
         self.lost: set[str] = set()
         self.over = False
         self.truncated = False
-        self.pending: Decision | None = None
+        self.pending: PendingDecision | None = None
         self.log: list[str] = []
 
     # ------------------------------------------------------------------ results
@@ -127,14 +167,16 @@ class Game:
         return None
 
     # ------------------------------------------------------------------ running
-    def start(self, seat: str, opportunity: Opportunity, first_turn: int | None = None) -> Decision | None:
-        """Begin with ``opportunity`` for ``seat``; turns then go on from ``first_turn`` (default: after ``seat``)."""
+    def start(self, seat: str, opportunity: Opportunity) -> None:
+        """Begin with ``opportunity`` for ``seat``, turns going on after ``seat``; :func:`advance_all` runs it."""
         self.queue.append((seat, opportunity))
-        self.next_seat = (self.seats.index(seat) + 1) % len(self.seats) if first_turn is None else first_turn
-        return self.advance()
+        self.next_seat = (self.seats.index(seat) + 1) % len(self.seats)
 
-    def advance(self) -> Decision | None:
-        """Run until an external seat must decide (returned, also in ``pending``) or the game ends (None)."""
+    def advance(self) -> None:
+        """Run until a seat must decide (in ``pending``, external or scripted) or the game ends.
+
+        Scripted seats' decisions are made by :func:`advance_all`, which batches them across games.
+        """
         self.pending = None
         while not self.over:
             if self.queue:
@@ -146,17 +188,11 @@ class Game:
                 if not prepared.happens:
                     self.log.append(f"{opportunity.source.card}: {prepared.reason}")
                     continue
-                decision = Decision(seat, prepared.board, opportunity, self.policy)
-                if seat in self.external:
-                    self.pending = decision
-                    return decision
-                chosen, recipients = self.policies[seat](decision.board, self.rng)
-                self.resolve(decision, chosen, recipients)
-            else:
-                self._turn()
-        return None
+                self.pending = PendingDecision(seat, prepared.board, opportunity, self.policy)
+                return
+            self._turn()
 
-    def resolve(self, decision: Decision, chosen: BoolArray, recipients: IntArray) -> Outcome:
+    def resolve(self, decision: PendingDecision, chosen: BoolArray, recipients: IntArray) -> Outcome:
         """Apply a decision's checked solver matrices, then the state-based actions (inside ``apply_matrix``)."""
         outcome = apply_matrix(decision.board, chosen, recipients)
         self._after(outcome)

@@ -26,10 +26,12 @@ from solver.board import Board, Variant
 from solver.objective import MILLI
 from solver.policy import Policy
 
-from .agents import matrices
+from .actions import check_actions
+from .config import EnvConfig
 from .events import EventParams
-from .game import Decision, Game, GameConfig
+from .game import Game, PendingDecision, advance_all
 from .opportunities import opening
+from .policies import matrices
 from .scenarios import sample_scenario, start_life
 from .spaces import View, observation_space
 
@@ -58,6 +60,18 @@ class ProliferateAEC(AECEnv):  # type: ignore[misc]
     solver objective's value of each completed decision (points, from the decider's side) to the
     decider and its teammates.  In 2HG both kinds are team rewards: teammates always get equal
     rewards, because a team wins or loses together (810.8a) and a decision's value is the team's.
+
+    ## Arguments
+    - ``variant``: ``"two_headed_giant"`` or ``"free_for_all"``; ``slots``: default 48.
+    - ``reward_mode``: ``"terminal"`` or ``"delta"``.
+    - the game's keywords shared with the Gymnasium env (``events``, ``archetypes``,
+      ``policy``, ``c_max``, ``p_activate``, ``p_spell``, ``p_fizzle``, ``max_turns``,
+      ``horizon``), checked by :class:`env.config.EnvConfig`.
+
+    An action outside the action space raises ``ValueError`` before any state changes.
+
+    ## Version History
+    - v0 (``proliferate_aec_v0``): the first version.
     """
 
     metadata: dict[str, Any] = {"render_modes": [], "name": "proliferate_aec_v0", "is_parallelizable": False}  # noqa: RUF012
@@ -79,29 +93,30 @@ class ProliferateAEC(AECEnv):  # type: ignore[misc]
         horizon: int = 64,
     ) -> None:
         super().__init__()
-        self.variant = Variant(variant)
-        if self.variant not in _VARIANTS:
+        if variant not in tuple(v.value for v in _VARIANTS):
             raise ValueError(f"variant must be 'two_headed_giant' or 'free_for_all', not {variant!r}")
         if reward_mode not in ("terminal", "delta"):
             raise ValueError(f"reward_mode must be 'terminal' or 'delta', not {reward_mode!r}")
-        self.n_seats = 4
-        if slots <= self.n_seats:
-            raise ValueError(f"slots must exceed the {self.n_seats} player slots")
-        self.slots = slots
-        self.reward_mode: RewardMode = reward_mode
-        self.archetypes = archetypes
-        self.policy = policy if isinstance(policy, Policy) else Policy.from_dict(policy or {})
-        self.c_max = c_max
-        self.horizon = horizon
-        params = events if isinstance(events, EventParams) else EventParams(**(events or {}))
-        self.config = GameConfig(
-            events=params,
+        self.settings = config = EnvConfig.build(
+            variant,
+            slots=slots,
+            events=events,
+            archetypes=archetypes,
+            policy=policy,
+            c_max=c_max,
+            horizon=horizon,
             p_activate=p_activate,
             p_spell=p_spell,
             p_fizzle=p_fizzle,
             max_turns=max_turns,
-            capacity=slots - self.n_seats,
         )
+        self.variant = config.variant
+        self.n_seats = config.n_seats
+        self.slots = config.slots
+        self.reward_mode: RewardMode = reward_mode
+        self.policy = config.policy
+        self.c_max = config.c_max
+        self.horizon = config.horizon
         self.n_bits = slots + (2 if self.variant is Variant.TWO_HEADED_GIANT else 0)
         self._dict_space = observation_space(slots, self.n_bits, c_max)
         flat = spaces.flatten_space(self._dict_space)
@@ -139,8 +154,9 @@ class ProliferateAEC(AECEnv):  # type: ignore[misc]
         if seed is not None or self._game is None:
             self.np_random, _ = seeding.np_random(seed)
         rng = self.np_random
+        config = self.settings
         scenario = sample_scenario(
-            self.variant, rng, max_permanents=(self.slots - self.n_seats) * 2 // 3, archetypes=self.archetypes
+            config.variant, rng, max_permanents=config.start_permanents, archetypes=config.archetypes
         )
         seats = scenario.seats
         game = Game(
@@ -150,8 +166,8 @@ class ProliferateAEC(AECEnv):  # type: ignore[misc]
             rng,
             external=frozenset(seats),
             policies={},
-            config=self.config,
-            policy=self.policy,
+            config=config.game,
+            policy=config.policy,
         )
         self._game = game
         self._steps = 0
@@ -162,7 +178,9 @@ class ProliferateAEC(AECEnv):  # type: ignore[misc]
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         first = seats[int(rng.integers(len(seats)))]
-        if game.start(first, opening(scenario.board, first, rng)) is None:  # the opening always proliferates
+        game.start(first, opening(scenario.board, first, rng))
+        advance_all([game])
+        if game.pending is None:  # cannot happen: the opening always proliferates
             raise RuntimeError("the game ended before its first decision")
         self._select()
 
@@ -197,10 +215,11 @@ class ProliferateAEC(AECEnv):  # type: ignore[misc]
             return
         game, decision = self._game, self._pending()
         assert game is not None
+        bits = check_actions(action, "subset", self.n_bits, None)[0]
         self._cumulative_rewards[agent] = 0.0
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._steps += 1
-        illegal = self._take(decision, action)
+        illegal = self._take(decision, bits)
         for a in self.agents:
             self.infos[a] = {}
         self.infos[agent] = {"illegal_bits": illegal, "round": decision.round}
@@ -213,7 +232,7 @@ class ProliferateAEC(AECEnv):  # type: ignore[misc]
         self._game = None
 
     # ------------------------------------------------------------------ internals
-    def _pending(self) -> Decision:
+    def _pending(self) -> PendingDecision:
         decision = None if self._game is None else self._game.pending
         if decision is None:
             raise RuntimeError("no decision is pending: call reset()")
@@ -242,12 +261,9 @@ class ProliferateAEC(AECEnv):  # type: ignore[misc]
         self._views[seat] = view
         return view
 
-    def _take(self, decision: Decision, action: Any) -> int:
-        """Record one proliferate of the acting seat's decision; return how many bits were ignored."""
+    def _take(self, decision: PendingDecision, bits: npt.NDArray[np.int64]) -> int:
+        """Record one proliferate of the acting seat's decision (checked bits); return how many were ignored."""
         view = self._view(decision.seat)
-        bits = np.asarray(action).reshape(-1)
-        if bits.shape != (self.n_bits,):
-            raise ValueError(f"action must have {self.n_bits} bits, not shape {np.shape(action)}")
         on = bits != 0
         ok = view.eligible.astype(bool)
         open_bits = view.recipient_open.astype(bool)
@@ -261,7 +277,7 @@ class ProliferateAEC(AECEnv):  # type: ignore[misc]
         decision.recipients.append(named)
         return illegal
 
-    def _resolve(self, game: Game, decision: Decision) -> None:
+    def _resolve(self, game: Game, decision: PendingDecision) -> None:
         """Apply the completed decision through the solver, run the game on, and pay rewards."""
         chosen, recipients = matrices(decision.board, decision.rows, decision.recipients)
         outcome = game.resolve(decision, chosen, recipients)
@@ -274,7 +290,7 @@ class ProliferateAEC(AECEnv):  # type: ignore[misc]
                     self.rewards[self._agent_of[seat]] += value
         game.pending = None
         if not game.over:
-            game.advance()
+            advance_all([game])
         for seat in game.seats:
             agent = self._agent_of[seat]
             if agent not in self.agents or self._finished(agent):

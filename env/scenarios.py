@@ -26,6 +26,7 @@ __all__ = [
     "LEGENDARY",
     "CardSpec",
     "Scenario",
+    "check_archetypes",
     "make_permanent",
     "rebuild",
     "sample_scenario",
@@ -33,8 +34,6 @@ __all__ = [
     "start_life",
     "with_columns",
 ]
-
-ARCHETYPES: tuple[str, ...] = ("infect", "superfriends", "plus_counters", "minus_counters", "sagas_battles", "mixed")
 
 #: Kinds every generated board carries as columns (zero where absent), so that counters of
 #: these kinds can be added between decisions without rebuilding the board.
@@ -122,10 +121,30 @@ CARDS: dict[str, tuple[CardSpec, ...]] = {
         _creature("Martyr for the Cause", 2, 2),
     ),
 }
+#: The mixed deck: every other card of each named deck, plus Vorinclex.  It is built from the decks
+#: listed above it by name, so the order of :data:`ARCHETYPES` does not matter.
 CARDS["mixed"] = (
-    *(spec for name in ARCHETYPES[:-1] for spec in CARDS[name][::2]),
+    *(spec for cards in tuple(CARDS.values()) for spec in cards[::2]),
     _creature("Vorinclex, Monstrous Raider", 6, 6, "trample", "haste"),
 )
+
+#: The deck archetypes a seat can play, in the order scenarios draw from.
+ARCHETYPES: tuple[str, ...] = tuple(CARDS)
+
+
+def check_archetypes(archetypes: Sequence[str] | None) -> tuple[str, ...] | None:
+    """``archetypes`` as a tuple, or ValueError naming the known ones (None means all of them)."""
+    if archetypes is None:
+        return None
+    if isinstance(archetypes, str):
+        raise ValueError(f"archetypes must be a sequence of names such as ('infect',), not the string {archetypes!r}")
+    chosen = tuple(archetypes)
+    unknown = [a for a in chosen if a not in CARDS]
+    if unknown or not chosen:
+        what = f"unknown archetype {unknown[0]!r}" if unknown else "no archetype given"
+        raise ValueError(f"archetypes: {what}; known: {', '.join(ARCHETYPES)}")
+    return chosen
+
 
 #: Legendary cards: a seat never plays a second copy of one it controls (the legend rule, 704.5j, would put
 #: one into the graveyard at once).  This also keeps Tekuthal's doubling to one per player.
@@ -202,7 +221,7 @@ def sample_scenario(
     """A seeded game start with at most ``max_permanents`` permanents, ``actor`` proliferating."""
     seat_teams = seats_for(variant)
     seats = tuple(seat for seat, _ in seat_teams)
-    pool = tuple(archetypes) if archetypes else ARCHETYPES
+    pool = check_archetypes(archetypes) or ARCHETYPES
     decks = {seat: str(pool[int(rng.integers(len(pool)))]) for seat in seats}
     if variant is Variant.TWO_HEADED_GIANT:  # teammates share a deck plan
         decks["p1"], decks["p3"] = decks["p0"], decks["p2"]

@@ -34,6 +34,7 @@ __all__ = [
     "N_TYPES",
     "RELATION_NAMES",
     "TYPE_NAMES",
+    "VARIANTS",
     "View",
     "maskable",
     "observation_space",
@@ -80,7 +81,8 @@ MAX_SEATS = 4
 N_GLOBALS = 6 + 3 * MAX_SEATS
 MAX_ROUNDS = 8
 
-_VARIANTS = (Variant.DUEL, Variant.TWO_HEADED_GIANT, Variant.FREE_FOR_ALL)
+#: The variants in the order of the variant one-hot in ``globals``.
+VARIANTS = (Variant.DUEL, Variant.TWO_HEADED_GIANT, Variant.FREE_FOR_ALL)
 # Precedence when a permanent has several types: the one that decides how its counters matter.
 _TYPE_ORDER = (
     (CardType.CREATURE, 2),
@@ -298,7 +300,7 @@ class View:
         globals_[0] = round_index / rounds
         globals_[1] = min(rounds / 4.0, 1.0)
         globals_[2] = min(max(progress, 0.0), 1.0)
-        globals_[3 + _VARIANTS.index(self.board.variant)] = 1.0
+        globals_[3 + VARIANTS.index(self.board.variant)] = 1.0
         globals_[6:] = self.seat_globals
         return {
             "counters": self.counters.copy(),

@@ -1,0 +1,133 @@
+"""Board policies: how the scripted seats of a game decide their proliferates.
+
+A board policy takes a :class:`solver.Board` (the proliferate about to happen) and the
+game's generator, and returns solver matrices.  Every choice goes through
+:func:`solver.rules.choice_matrix`, so the solver checks its legality and fills in the
+implicit Two-Headed Giant poison recipients (701.34b).  The agents users act with live in
+:mod:`env.agents`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from solver.board import Board, BoolArray, CardType, IntArray, Variant
+from solver.policy import Policy
+from solver.rules import Choice, Round, choice_matrix, eligible_mask
+
+from .decide import decide_boards
+
+__all__ = [
+    "BOARD_POLICIES",
+    "BoardPolicy",
+    "decide_each",
+    "matrices",
+    "noop_choice",
+    "oracle_choice",
+    "random_choice",
+    "rule_choice",
+]
+
+#: (board, rng) -> (rounds x objects chosen, rounds x teams poison recipient rows).
+BoardPolicy = Callable[[Board, np.random.Generator], tuple[BoolArray, IntArray]]
+
+
+def matrices(
+    board: Board, rows: list[list[int]], recipients: list[dict[int, int]] | None = None
+) -> tuple[BoolArray, IntArray]:
+    """Per-round chosen rows (and named 2HG recipients, team -> head row) as checked solver matrices."""
+    named = recipients or [{} for _ in rows]
+    choice = Choice(
+        tuple(
+            Round(
+                tuple(board.ids[i] for i in chosen),
+                {board.team_names[t]: board.ids[h] for t, h in per_team.items()},
+            )
+            for chosen, per_team in zip(rows, named, strict=True)
+        )
+    )
+    return choice_matrix(board, choice)
+
+
+def _two_head_recipients(board: Board, chosen: list[int], pick: Callable[[list[int]], int]) -> dict[int, int]:
+    """A recipient for every poisoned 2HG team with both heads chosen (701.34b), picked by ``pick``."""
+    col = board.kind_column("poison")
+    if board.variant is not Variant.TWO_HEADED_GIANT or col < 0:
+        return {}
+    out: dict[int, int] = {}
+    for team in range(board.n_teams):
+        heads = [i for i in chosen if i < board.n_players and board.team[i] == team and board.counts[i, col] > 0]
+        if len(heads) > 1:
+            out[team] = pick(heads)
+    return out
+
+
+def noop_choice(board: Board, rng: np.random.Generator) -> tuple[BoolArray, IntArray]:
+    """Choose nothing (always legal, 701.34a: "any number" includes zero)."""
+    return matrices(board, [[] for _ in range(board.rounds)])
+
+
+def random_choice(board: Board, rng: np.random.Generator) -> tuple[BoolArray, IntArray]:
+    """Each eligible object with probability 1/2 in each round; a random head gets a 2HG team's poison."""
+    eligible = np.flatnonzero(eligible_mask(board))
+    rows: list[list[int]] = []
+    named: list[dict[int, int]] = []
+    for _ in range(board.rounds):
+        chosen = [int(i) for i in eligible[rng.random(len(eligible)) < 0.5]]
+        rows.append(chosen)
+        named.append(_two_head_recipients(board, chosen, lambda heads: heads[int(rng.integers(len(heads)))]))
+    return matrices(board, rows, named)
+
+
+def rule_choice(
+    board: Board, rng: np.random.Generator | None = None, policy: Policy | None = None
+) -> tuple[BoolArray, IntArray]:
+    """The per-object filter of classic engine AIs (Forge's, for one), not an optimiser.
+
+    Choose an ally's object whose counter kinds are, on balance, good for their holder, and
+    an opponent player or creature whose kinds are, on balance, bad for them; never an
+    opponent's noncreature permanent.  It looks at which kinds are present, not how many,
+    and ignores thresholds, deaths and the game result: that is what the oracle adds.
+    Kind weights are the solver's (:class:`solver.Policy`).
+    """
+    policy = policy or Policy()
+    weight = np.array([policy.weight(k) for k in board.kinds], dtype=np.float64)
+    balance = (board.counts > 0) @ weight
+    ally = board.is_ally
+    creature_or_player = board.has_type(CardType.CREATURE).copy()
+    creature_or_player[: board.n_players] = True
+    good = np.where(ally, balance > 0, (balance < 0) & creature_or_player)
+    chosen = [int(i) for i in np.flatnonzero(good & eligible_mask(board))]
+    named = _two_head_recipients(board, chosen, min)
+    return matrices(board, [chosen] * board.rounds, [named] * board.rounds)
+
+
+def oracle_choice(
+    board: Board, rng: np.random.Generator | None = None, policy: Policy | None = None
+) -> tuple[BoolArray, IntArray]:
+    """The solver's optimum (exact fast path, canonical tie-break)."""
+    plan = decide_boards([board], policy)[0]
+    return plan.chosen, plan.recipients
+
+
+BOARD_POLICIES: dict[str, BoardPolicy] = {
+    "noop": noop_choice,
+    "random": random_choice,
+    "rule": rule_choice,
+    "oracle": oracle_choice,
+}
+
+
+def decide_each(
+    policy: BoardPolicy, boards: Sequence[Board], rngs: Sequence[np.random.Generator]
+) -> list[tuple[BoolArray, IntArray]]:
+    """``policy`` on every board, each with its own game's generator; the oracle decides them in one batch.
+
+    A policy that draws from the generator is called board by board, in order, because each
+    game's stream must be consumed exactly as one game alone would consume it.
+    """
+    if policy is oracle_choice:
+        return [(plan.chosen, plan.recipients) for plan in decide_boards(boards)]
+    return [policy(board, rng) for board, rng in zip(boards, rngs, strict=True)]
