@@ -255,15 +255,40 @@ class GameRules:
 
     @classmethod
     def of(cls, board: Board, policy: Policy) -> GameRules:
-        seat = seats(board)
-        our_team = board.team[board.proliferator]
-        opponents = np.unique(seat[board.team != our_team])
+        seat_rules = SeatRules.of(board)
+        return cls.build(
+            policy,
+            seat_rules,
+            player_board=np.zeros(board.n_players, dtype=np.int64),
+            seat=seats(board),
+            team=board.team,
+            proliferator=np.array([board.proliferator], dtype=np.int64),
+        )
+
+    @classmethod
+    def build(
+        cls,
+        policy: Policy,
+        seat_rules: SeatRules,
+        *,
+        player_board: IntArray,
+        seat: IntArray,
+        team: IntArray,
+        proliferator: IntArray,
+    ) -> GameRules:
+        """The rules of many boards from per-player arrays; ``proliferator[b]`` indexes them."""
+        n_boards = len(proliferator)
+        rival = team != team[proliferator][player_board]
+        opponents = np.zeros(n_boards, dtype=np.int64)
+        np.bitwise_or.at(opponents, player_board, np.where(rival, np.left_shift(np.int64(1), seat), 0))
+        n_opponents = np.bitwise_count(opponents).astype(np.int64)
+        eliminations = {int(n): elimination_score(policy, int(n)) for n in np.unique(n_opponents)}
         return cls(
-            seats=SeatRules.of(board),
-            our_seat=np.array([seat[board.proliferator]], dtype=np.int64),
-            opponents=np.array([int(np.bitwise_or.reduce(np.left_shift(1, opponents), initial=0))], dtype=np.int64),
-            n_opponents=np.array([len(opponents)], dtype=np.int64),
-            elimination=np.array([elimination_score(policy, len(opponents))]),
+            seats=seat_rules,
+            our_seat=seat[proliferator],
+            opponents=opponents,
+            n_opponents=n_opponents,
+            elimination=np.array([eliminations[int(n)] for n in n_opponents], dtype=np.float64),
         )
 
 

@@ -441,21 +441,45 @@ class EventLayout:
 
     @classmethod
     def of(cls, board: Board) -> EventLayout:
-        seat = seats(board)
-        total = n_seats(board)
-        if total > MAX_SEATS:
+        players = np.arange(board.n_players, dtype=np.int64)
+        return cls.build(
+            player_rows=players,
+            seat=seats(board),
+            seats_per_player=np.full(board.n_players, n_seats(board), dtype=np.int64),
+            life=board.life,
+            two_headed=np.full(board.n_players, board.variant is Variant.TWO_HEADED_GIANT),
+            poison_column=board.kind_column("poison"),
+            thr_owner=board.controller[board.thr_object],
+            thr_effect=board.thr_effect,
+        )
+
+    @classmethod
+    def build(
+        cls,
+        *,
+        player_rows: IntArray,
+        seat: IntArray,
+        seats_per_player: IntArray,
+        life: IntArray,
+        two_headed: BoolArray,
+        poison_column: int,
+        thr_owner: IntArray,
+        thr_effect: tuple[str | float, ...],
+    ) -> EventLayout:
+        """The layout from per-player arrays (``thr_owner`` indexes them) for one board or a stack."""
+        if len(seats_per_player) and int(seats_per_player.max()) > MAX_SEATS:
             raise ValueError(f"at most {MAX_SEATS} players (or 2HG teams) are supported")
         bit = np.left_shift(np.int64(1), seat)
-        owner_bit = bit[board.controller[board.thr_object]]
-        shift = np.array([_THRESHOLD_SHIFT.get(str(e), -1) for e in board.thr_effect], dtype=np.int64)
-        thr_bits = np.where(shift >= 0, np.left_shift(owner_bit, np.maximum(shift, 0) * total), 0)
-        poison_loses = np.full(board.n_players, board.variant is not Variant.TWO_HEADED_GIANT)
+        shift = np.array([_THRESHOLD_SHIFT.get(e, -1) if isinstance(e, str) else -1 for e in thr_effect], np.int64)
+        thr_bits = np.where(
+            shift >= 0, np.left_shift(bit[thr_owner], np.maximum(shift, 0) * seats_per_player[thr_owner]), 0
+        )
         return cls(
-            player_rows=np.arange(board.n_players, dtype=np.int64),
+            player_rows=player_rows,
             player_bit=bit,
-            life_lost=board.life <= 0,
-            poison_loses=poison_loses,
-            poison_column=board.kind_column("poison"),
+            life_lost=life <= 0,
+            poison_loses=~two_headed,
+            poison_column=poison_column,
             thr_bits=thr_bits.astype(np.int64),
         )
 
@@ -505,14 +529,27 @@ class SeatRules:
 
     @classmethod
     def of(cls, board: Board) -> SeatRules:
-        seat = seats(board)
-        total = n_seats(board)
-        rivals = np.zeros((1, total), dtype=np.int64)
-        for s in range(total):
-            team = board.team[int(np.flatnonzero(seat == s)[0])]
-            for other in np.unique(seat[board.team != team]):
-                rivals[0, s] |= 1 << int(other)
-        return cls(n_seats=np.array([total], dtype=np.int64), rivals=rivals)
+        return cls.build(
+            n_seats=np.array([n_seats(board)], dtype=np.int64),
+            player_board=np.zeros(board.n_players, dtype=np.int64),
+            seat=seats(board),
+            team=board.team,
+        )
+
+    @classmethod
+    def build(cls, *, n_seats: IntArray, player_board: IntArray, seat: IntArray, team: IntArray) -> SeatRules:
+        """The rules of many boards from per-player arrays: board, seat and (any unique) team of each."""
+        rivals = np.zeros((len(n_seats), int(n_seats.max(initial=0))), dtype=np.int64)
+        # Players of a board are contiguous: pair each with the one ``d`` places on, for every d.
+        reach = int(np.bincount(player_board).max(initial=0))
+        n = len(player_board)
+        for d in range(1 - reach, reach):
+            p = np.arange(max(0, -d), min(n, n - d))
+            q = p + d
+            rival = (player_board[p] == player_board[q]) & (team[p] != team[q])
+            bits = np.where(rival, np.left_shift(np.int64(1), seat[q]), 0)
+            np.bitwise_or.at(rivals, (player_board[p], seat[p]), bits)
+        return cls(n_seats=n_seats, rivals=rivals)
 
 
 def lost_seats_of(rules: SeatRules, events: IntArray) -> IntArray:
