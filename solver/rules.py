@@ -22,6 +22,7 @@ from .errors import IllegalChoice
 
 __all__ = [
     "Choice",
+    "ChoiceMatrix",
     "Outcome",
     "Round",
     "Settled",
@@ -231,32 +232,63 @@ def eligible(board: Board) -> tuple[str, ...]:
 
 
 # ---------------------------------------------------------------------------- choices
-def choice_matrix(board: Board, choice: Choice) -> tuple[BoolArray, IntArray]:
-    """The choice as a ``rounds x objects`` boolean matrix and a ``rounds x teams`` recipient matrix.
+@dataclass(frozen=True, eq=False)
+class ChoiceMatrix:
+    """A choice as arrays over one board's rows: the form the rules and every solver work in.
 
-    Raises :class:`IllegalChoice` for anything 701.34 does not allow.  A recipient entry
-    is the row of the head receiving the team's poison, or -1; it is implicit when only
-    one head of a poisoned team is chosen (701.34b).
+    ``chosen[r, i]`` says whether row ``i`` is chosen in proliferate ``r``; ``recipients[r, t]``
+    is the row of the head receiving 2HG team ``t``'s poison counter in that proliferate, or
+    -1.  :meth:`from_choice` checks a :class:`Choice` and converts it; :meth:`to_choice` is the
+    inverse.
     """
-    if len(choice.rounds) != board.rounds:
-        raise IllegalChoice(
-            f"this resolution proliferates {board.rounds} time(s); the choice has {len(choice.rounds)} round(s)"
-        )
-    ok = eligible_mask(board)
-    chosen = np.zeros((board.rounds, board.n_objects), dtype=bool)
-    recipients = np.full((board.rounds, board.n_teams), -1, dtype=np.int64)
-    for r, rnd in enumerate(choice.rounds):
-        for obj_id in rnd.chosen:
-            row = board.index.get(obj_id)
-            if row is None:
-                raise IllegalChoice(f"round {r + 1}: {obj_id!r} is not a player or permanent on this board")
-            if board.phased_out[row]:
-                raise IllegalChoice(f"round {r + 1}: {obj_id!r} is phased out and treated as nonexistent (702.26b)")
-            if not ok[row]:
-                raise IllegalChoice(f"round {r + 1}: {obj_id!r} has no counters (701.34a)")
-            chosen[r, row] = True
-        recipients[r] = _recipients(board, chosen[r], rnd.poison_recipients, r)
-    return chosen, recipients
+
+    board: Board
+    chosen: BoolArray
+    recipients: IntArray
+
+    @classmethod
+    def from_choice(cls, board: Board, choice: Choice) -> ChoiceMatrix:
+        """The choice as matrices; raises :class:`IllegalChoice` for anything 701.34 does not allow.
+
+        A recipient is implicit when only one head of a poisoned team is chosen (701.34b).
+        """
+        if len(choice.rounds) != board.rounds:
+            raise IllegalChoice(
+                f"this resolution proliferates {board.rounds} time(s); the choice has {len(choice.rounds)} round(s)"
+            )
+        ok = eligible_mask(board)
+        chosen = np.zeros((board.rounds, board.n_objects), dtype=bool)
+        recipients = np.full((board.rounds, board.n_teams), -1, dtype=np.int64)
+        for r, rnd in enumerate(choice.rounds):
+            for obj_id in rnd.chosen:
+                row = board.index.get(obj_id)
+                if row is None:
+                    raise IllegalChoice(f"round {r + 1}: {obj_id!r} is not a player or permanent on this board")
+                if board.phased_out[row]:
+                    raise IllegalChoice(
+                        f"round {r + 1}: {obj_id!r} is phased out and treated as nonexistent (702.26b)"
+                    )
+                if not ok[row]:
+                    raise IllegalChoice(f"round {r + 1}: {obj_id!r} has no counters (701.34a)")
+                chosen[r, row] = True
+            recipients[r] = _recipients(board, chosen[r], rnd.poison_recipients, r)
+        return cls(board, chosen, recipients)
+
+    def to_choice(self) -> Choice:
+        """The :class:`Choice` these matrices stand for (ids in board order per round)."""
+        board = self.board
+        ids, team_names = board.ids, board.team_names
+        rounds = []
+        for r in range(self.chosen.shape[0]):
+            named = {team_names[t]: ids[h] for t, h in enumerate(self.recipients[r].tolist()) if h >= 0}
+            rounds.append(Round(tuple(ids[i] for i in np.flatnonzero(self.chosen[r]).tolist()), named))
+        return Choice(tuple(rounds))
+
+
+def choice_matrix(board: Board, choice: Choice) -> tuple[BoolArray, IntArray]:
+    """``ChoiceMatrix.from_choice(board, choice)`` as a pair of arrays (rounds x objects, rounds x teams)."""
+    matrix = ChoiceMatrix.from_choice(board, choice)
+    return matrix.chosen, matrix.recipients
 
 
 def _recipients(board: Board, chosen: BoolArray, named: Mapping[str, str], r: int) -> IntArray:

@@ -1,0 +1,201 @@
+"""Many boards as one: the disjoint union of their objects, for deciding them in one pass.
+
+A :class:`Stack` has one row per object of any of its boards (each board's rows together,
+in board order, players first as on a board), one column per counter kind on any of them,
+and ``board_of`` saying whose each row is.  Controllers, protectors and threshold objects
+point at rows of the stack.  It offers the attributes the rules read from a board
+(:class:`solver.rules.ObjectArrays`, :class:`solver.objective.MaterialSource`), so the
+state-based actions and the material of ten thousand boards are the same array operations
+as for one (:func:`solver.rules.settle`, :func:`solver.objective.material_of`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from .board import Board, BoolArray, CardType, FloatArray, IntArray, SbaMasks, Variant
+from .kinds import pt_delta
+
+__all__ = ["Stack"]
+
+
+@dataclass(frozen=True, eq=False)
+class Stack:
+    """The disjoint union of boards (see module docstring).  Build one with :meth:`of`.
+
+    Per board: ``offsets[b]:offsets[b + 1]`` are its rows, ``rounds[b]`` its proliferates,
+    ``proliferator[b]`` the row of its proliferator.  Per player (``player_rows``, in stack
+    order): ``player_board``, ``seat`` (its team in 2HG, else itself, 810.8a), ``team`` (a
+    team number unique across the stack) and ``team_offsets`` to map teams back to boards;
+    ``has_poison[b]`` whether board ``b`` has a poison column at all.
+    """
+
+    boards: tuple[Board, ...]
+    offsets: IntArray
+    board_of: IntArray
+    kinds: tuple[str, ...]
+    counts: IntArray
+    gain: IntArray
+    controller: IntArray
+    protector: IntArray
+    types: IntArray
+    power: IntArray
+    toughness: IntArray
+    damage: IntArray
+    indestructible: BoolArray
+    chapters: IntArray
+    phased_out: BoolArray
+    value: FloatArray
+    is_ally: BoolArray
+    thr_object: IntArray
+    thr_kind: IntArray
+    thr_at: IntArray
+    thr_effect: tuple[str | float, ...]
+    cv_object: IntArray
+    cv_kind: IntArray
+    cv_value: FloatArray
+    rounds: IntArray
+    two_headed: BoolArray
+    has_poison: BoolArray
+    proliferator: IntArray
+    player_rows: IntArray
+    player_board: IntArray
+    life: IntArray
+    seat: IntArray
+    team: IntArray
+    team_offsets: IntArray
+
+    @classmethod
+    def of(cls, boards: Sequence[Board]) -> Stack:
+        """Stack ``boards``: a few Python passes over the boards, none over their objects."""
+        boards = tuple(boards)
+        sizes = np.array([b.n_objects for b in boards], dtype=np.int64)
+        offsets = np.zeros(len(boards) + 1, dtype=np.int64)
+        np.cumsum(sizes, out=offsets[1:])
+        board_of = np.repeat(np.arange(len(boards)), sizes)
+        shift = offsets[:-1][board_of]
+
+        # The union of kinds; boards with the same kinds share one column map.
+        union: dict[str, int] = {}
+        maps: dict[tuple[str, ...], IntArray] = {}
+        for b in boards:
+            if b.kinds not in maps:
+                maps[b.kinds] = np.array([union.setdefault(k, len(union)) for k in b.kinds], dtype=np.int64)
+        column = [maps[b.kinds] for b in boards]
+        n = int(offsets[-1])
+        counts = np.zeros((n, len(union)), dtype=np.int64)
+        gain = np.zeros((n, len(union)), dtype=np.int64)
+        groups: dict[tuple[str, ...], list[int]] = {}
+        for i, b in enumerate(boards):
+            groups.setdefault(b.kinds, []).append(i)
+        for kinds, members in groups.items():
+            if not kinds:
+                continue
+            rows = np.flatnonzero(np.isin(board_of, members)) if len(groups) > 1 else np.arange(n)
+            cols = maps[kinds]
+            counts[rows[:, None], cols[None, :]] = np.concatenate([boards[i].counts for i in members])
+            gain[rows[:, None], cols[None, :]] = np.concatenate([boards[i].gain for i in members])
+
+        def cat(name: str) -> np.ndarray:
+            return np.concatenate([getattr(b, name) for b in boards])
+
+        n_thr = np.array([len(b.thr_object) for b in boards], dtype=np.int64)
+        n_cv = np.array([len(b.cv_object) for b in boards], dtype=np.int64)
+        n_players = np.array([b.n_players for b in boards], dtype=np.int64)
+        player_rows = np.flatnonzero(np.arange(n) - offsets[:-1][board_of] < n_players[board_of])
+        player_board = np.repeat(np.arange(len(boards)), n_players)
+        two_headed = np.array([b.variant is Variant.TWO_HEADED_GIANT for b in boards], dtype=bool)
+        local_team = cat("team")
+        n_teams = np.array([b.n_teams for b in boards], dtype=np.int64)
+        team_offsets = np.zeros(len(boards) + 1, dtype=np.int64)
+        np.cumsum(n_teams, out=team_offsets[1:])
+        protector = cat("protector")
+        return cls(
+            boards=boards,
+            offsets=offsets,
+            board_of=board_of,
+            kinds=tuple(union),
+            counts=counts,
+            gain=gain,
+            controller=cat("controller") + shift,
+            protector=np.where(protector >= 0, protector + shift, -1),
+            types=cat("types"),
+            power=cat("power"),
+            toughness=cat("toughness"),
+            damage=cat("damage"),
+            indestructible=cat("indestructible"),
+            chapters=cat("chapters"),
+            phased_out=cat("phased_out"),
+            value=cat("value"),
+            is_ally=cat("is_ally"),
+            thr_object=cat("thr_object") + np.repeat(offsets[:-1], n_thr),
+            thr_kind=np.concatenate([c[b.thr_kind] for c, b in zip(column, boards, strict=True)]),
+            thr_at=cat("thr_at"),
+            thr_effect=tuple(e for b in boards for e in b.thr_effect),
+            cv_object=cat("cv_object") + np.repeat(offsets[:-1], n_cv),
+            cv_kind=np.concatenate([c[b.cv_kind] for c, b in zip(column, boards, strict=True)]),
+            cv_value=cat("cv_value"),
+            rounds=np.array([b.rounds for b in boards], dtype=np.int64),
+            two_headed=two_headed,
+            has_poison=np.array([b.kind_column("poison") >= 0 for b in boards], dtype=bool),
+            proliferator=offsets[:-1] + np.array([b.proliferator for b in boards], dtype=np.int64),
+            player_rows=player_rows,
+            player_board=player_board,
+            life=cat("life"),
+            seat=np.where(two_headed[player_board], local_team, player_rows - offsets[:-1][player_board]),
+            team=local_team + team_offsets[:-1][player_board],
+            team_offsets=team_offsets,
+        )
+
+    # ------------------------------------------------------------------ what the rules read
+    @property
+    def n_boards(self) -> int:
+        return len(self.boards)
+
+    @property
+    def n_objects(self) -> int:
+        return len(self.board_of)
+
+    @cached_property
+    def _columns(self) -> dict[str, int]:
+        return {kind: k for k, kind in enumerate(self.kinds)}
+
+    def kind_column(self, kind: str) -> int:
+        """Column of a kind, or -1 if no object of any board has it."""
+        return self._columns.get(kind, -1)
+
+    @cached_property
+    def is_player(self) -> BoolArray:
+        out = np.zeros(self.n_objects, dtype=bool)
+        out[self.player_rows] = True
+        return out
+
+    @cached_property
+    def sba_masks(self) -> SbaMasks:
+        """Which objects each state-based action can concern, as :attr:`Board.sba_masks` for one board."""
+        present = ~self.phased_out & ~self.is_player
+        creature = present & ((self.types & int(CardType.CREATURE)) != 0)
+        return SbaMasks(
+            present=present,
+            creature=creature,
+            destructible=creature & ~self.indestructible,
+            planeswalker=present & ((self.types & int(CardType.PLANESWALKER)) != 0),
+            battle=present & ((self.types & int(CardType.BATTLE)) != 0),
+            saga=present & (self.chapters > 0),
+        )
+
+    @cached_property
+    def toughness_per_counter(self) -> IntArray:
+        """Toughness one counter of each kind adds (122.1a)."""
+        return np.array([(pt_delta(k) or (0, 0))[1] for k in self.kinds], dtype=np.int64)
+
+    @cached_property
+    def n_seats(self) -> IntArray:
+        """Seats per board: teams in 2HG, else players."""
+        out: IntArray = np.bincount(self.player_board, minlength=self.n_boards)
+        teams = np.diff(self.team_offsets)
+        return np.where(self.two_headed, teams, out).astype(np.int64)
