@@ -232,8 +232,9 @@ def material_of(tables: MaterialTables, settled: Settled) -> IntArray:
     value = value + tables.saga_chapter * (settled.chapters_after - settled.chapters_before)
     if len(tables.thr_index):
         paid = np.where(settled.thr_crossed[..., tables.thr_index], tables.thr_amount, 0.0)
-        flat = value.reshape(-1, value.shape[-1])
-        np.add.at(flat, (np.arange(len(flat))[:, None], tables.thr_object[None, :]), paid.reshape(len(flat), -1))
+        flat = value.reshape(-1)
+        at = (np.arange(len(flat) // value.shape[-1]) * value.shape[-1])[:, None] + tables.thr_object[None, :]
+        np.add.at(flat, at.ravel(), paid.ravel())
     out: IntArray = np.rint(MILLI * tables.side * value).astype(np.int64)
     return out
 

@@ -530,8 +530,9 @@ def events_of(layout: EventLayout, thr_object: IntArray, settled: Settled) -> In
     events[..., layout.player_rows] = np.where(lost, layout.player_bit, 0)
     if len(thr_object):
         bits = np.where(settled.thr_reached, layout.thr_bits, 0)
-        flat = events.reshape(-1, events.shape[-1])
-        np.bitwise_or.at(flat, (np.arange(len(flat))[:, None], thr_object[None, :]), bits.reshape(len(flat), -1))
+        flat = events.reshape(-1)
+        at = (np.arange(len(flat) // events.shape[-1]) * events.shape[-1])[:, None] + thr_object[None, :]
+        np.bitwise_or.at(flat, at.ravel(), bits.ravel())
     return events
 
 

@@ -89,16 +89,19 @@ class Stack:
         n = int(offsets[-1])
         counts = np.zeros((n, len(union)), dtype=np.int64)
         gain = np.zeros((n, len(union)), dtype=np.int64)
-        groups: dict[tuple[str, ...], list[int]] = {}
-        for i, b in enumerate(boards):
-            groups.setdefault(b.kinds, []).append(i)
-        for kinds, members in groups.items():
-            if not kinds:
-                continue
-            rows = np.flatnonzero(np.isin(board_of, members)) if len(groups) > 1 else np.arange(n)
-            cols = maps[kinds]
-            counts[rows[:, None], cols[None, :]] = np.concatenate([boards[i].counts for i in members])
-            gain[rows[:, None], cols[None, :]] = np.concatenate([boards[i].gain for i in members])
+        # Every (row, kind) cell of every board, flattened: its stack row and union column.
+        width = np.array([len(b.kinds) for b in boards], dtype=np.int64)
+        cells = sizes * width
+        cell_board = np.repeat(np.arange(len(boards)), cells)
+        if len(cell_board):
+            first_cell = np.concatenate([[0], np.cumsum(cells)[:-1]])
+            first_col = np.concatenate([[0], np.cumsum(width)[:-1]])
+            pos = np.arange(len(cell_board)) - first_cell[cell_board]
+            wide = width[cell_board]
+            rows = offsets[:-1][cell_board] + pos // wide
+            cols = np.concatenate(column)[first_col[cell_board] + pos % wide]
+            counts[rows, cols] = np.concatenate([b.counts.ravel() for b in boards])
+            gain[rows, cols] = np.concatenate([b.gain.ravel() for b in boards])
 
         def cat(name: str) -> np.ndarray:
             return np.concatenate([getattr(b, name) for b in boards])
