@@ -184,7 +184,8 @@ def _decide(st: Stack, policy: Policy, sense: int) -> BatchDecisions:
         gain = gain.copy()
         gain[heads, pcol] = 0
     times_axis = np.arange(most + 1, dtype=np.int64)[:, None]
-    settled = settle(st, st.counts + (np.minimum(times_axis, rounds_of)[:, :, None] * gain))
+    chosen_times: IntArray = np.minimum(times_axis, rounds_of)
+    settled = settle(st, st.counts + chosen_times[:, :, None] * gain)
     material = material_of(MaterialTables.build(st, policy, st.player_rows, heads), settled)
     player_pos = np.full(n, -1, dtype=np.int64)
     player_pos[st.player_rows] = np.arange(len(st.player_rows))
@@ -377,9 +378,9 @@ def _team_units(
     board = st.player_board[order].tolist()
     empty: list[int] = []
     for t, lo, hi in zip(shared_teams.tolist(), bounds.tolist(), ends.tolist(), strict=True):
-        rows = tuple(player_rows[lo:hi].tolist())
-        key = (rounds[board[lo]], tuple(ok[r] for r in rows), bool(team_poison[t] > 0), tuple(gain[r] for r in rows))
-        groups.setdefault(key, []).append((t, rows))
+        heads = tuple(player_rows[lo:hi].tolist())
+        key = (rounds[board[lo]], tuple(ok[r] for r in heads), bool(team_poison[t] > 0), tuple(gain[r] for r in heads))
+        groups.setdefault(key, []).append((t, heads))
     units: list[_TeamGroup] = []
     for key, members in groups.items():
         patterns = team_patterns(*key)

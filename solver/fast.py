@@ -114,8 +114,8 @@ def _coupled(
     # The DP state is the set of seats lost so far, over the seats some coupled option can still change.
     free = 0
     for opts in options:
-        for _, _, events in opts:
-            free |= events
+        for _, _, seats_lost in opts:
+            free |= seats_lost
     free_bits = [b for b in range(free.bit_length()) if (free >> b) & 1 and not (base_events >> b) & 1]
     if len(free_bits) > MAX_FREE_SEATS:
         raise ValueError(f"more than {MAX_FREE_SEATS} seats can be eliminated by one choice; use method='cpsat'")

@@ -83,7 +83,7 @@ class UnitRef(NamedTuple):
     """A unit by kind and index (into ``Units.single_rows`` or ``Units.teams``)."""
 
     kind: UnitKind
-    index: int
+    number: int
 
 
 @dataclass(frozen=True)
@@ -233,7 +233,8 @@ def material_of(tables: MaterialTables, settled: Settled) -> IntArray:
     if len(tables.thr_index):
         paid = np.where(settled.thr_crossed[..., tables.thr_index], tables.thr_amount, 0.0)
         flat = value.reshape(-1)
-        at = (np.arange(len(flat) // value.shape[-1]) * value.shape[-1])[:, None] + tables.thr_object[None, :]
+        width = int(value.shape[-1])
+        at = (np.arange(len(flat) // width) * width)[:, None] + tables.thr_object[None, :]
         np.add.at(flat, at.ravel(), paid.ravel())
     out: IntArray = np.rint(MILLI * tables.side * value).astype(np.int64)
     return out
@@ -330,9 +331,7 @@ def game_weight_of(policy: Policy, span: IntArray, n_opponents: IntArray) -> Flo
 
 def _score_gap(policy: Policy, n_opponents: int) -> float:
     elimination = elimination_score(policy, n_opponents)
-    scores = sorted(
-        {policy.win, policy.draw, policy.loss, 0.0} | {elimination * k for k in range(1, n_opponents)}
-    )
+    scores = sorted({policy.win, policy.draw, policy.loss, 0.0} | {elimination * k for k in range(1, n_opponents)})
     return min(b - a for a, b in itertools.pairwise(scores))
 
 
@@ -393,7 +392,8 @@ class Objective:
         scores = game_scores(self.policy, self.rules, events.reshape(1, -1))
         if not scores.any():
             return np.zeros(len(events), dtype=np.int64)
-        return game_milli_of(np.array([self.game_weight]), scores)[0]
+        out: IntArray = game_milli_of(np.array([self.game_weight]), scores)[0]
+        return out
 
     def game_result(self, events: int) -> str:
         """``win``, ``draw``, ``loss``, ``eliminations`` or ``none``, in words for explanations."""

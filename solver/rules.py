@@ -265,9 +265,7 @@ class ChoiceMatrix:
                 if row is None:
                     raise IllegalChoice(f"round {r + 1}: {obj_id!r} is not a player or permanent on this board")
                 if board.phased_out[row]:
-                    raise IllegalChoice(
-                        f"round {r + 1}: {obj_id!r} is phased out and treated as nonexistent (702.26b)"
-                    )
+                    raise IllegalChoice(f"round {r + 1}: {obj_id!r} is phased out and treated as nonexistent (702.26b)")
                 if not ok[row]:
                     raise IllegalChoice(f"round {r + 1}: {obj_id!r} has no counters (701.34a)")
                 chosen[r, row] = True
@@ -523,7 +521,7 @@ _THRESHOLD_SHIFT = {"win": 1, "lose": 2}
 def events_of(layout: EventLayout, thr_object: IntArray, settled: Settled) -> IntArray:
     """:func:`row_events` from a layout: one board's rows, or a stack's, with any leading axes."""
     counts = settled.counts
-    events = np.zeros(counts.shape[:-1], dtype=np.int64)
+    events: IntArray = np.zeros(counts.shape[:-1], dtype=np.int64)
     lost = layout.life_lost
     if layout.poison_column >= 0:
         lost = lost | (layout.poison_loses & (counts[..., layout.player_rows, layout.poison_column] >= 10))
@@ -531,7 +529,8 @@ def events_of(layout: EventLayout, thr_object: IntArray, settled: Settled) -> In
     if len(thr_object):
         bits = np.where(settled.thr_reached, layout.thr_bits, 0)
         flat = events.reshape(-1)
-        at = (np.arange(len(flat) // events.shape[-1]) * events.shape[-1])[:, None] + thr_object[None, :]
+        width = int(events.shape[-1])
+        at = (np.arange(len(flat) // width) * width)[:, None] + thr_object[None, :]
         np.bitwise_or.at(flat, at.ravel(), bits.ravel())
     return events
 

@@ -100,10 +100,10 @@ def _permanent(rng: np.random.Generator, oid: str, ids: list[str]) -> dict[str, 
     if roll < 0.45:
         toughness = int(rng.integers(1, 6))
         perm |= {"types": ["creature"], "power": int(rng.integers(0, 6)), "toughness": toughness}
-        kind = rng.random()
-        if kind < 0.4:
+        which = rng.random()
+        if which < 0.4:
             counters["+1/+1"] = int(rng.integers(1, 4))
-        elif kind < 0.7:
+        elif which < 0.7:
             counters["-1/-1"] = int(rng.integers(1, toughness + 1))
         if rng.random() < 0.2:
             perm["damage"] = int(rng.integers(0, toughness + 2))

@@ -9,6 +9,7 @@ poison recipients, status, game result -- and what brute force gives on small bo
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import numpy as np
 import pytest
@@ -101,7 +102,7 @@ def test_solve_many_gives_solves_decisions(boards: list[Board]) -> None:
 
 def test_inputs_may_be_dicts_or_json_text() -> None:
     data = random_boards(seed=3, n=3)
-    mixed = [load_board(data[0]), data[1], json.dumps(data[2])]
+    mixed: list[Board | dict[str, Any] | str] = [load_board(data[0]), data[1], json.dumps(data[2])]
     values = decide_many(mixed).values
     assert [int(v) for v in values] == [round(solve(load_board(d)).value * MILLI) for d in data]
 
