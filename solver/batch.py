@@ -44,7 +44,7 @@ from .stack import Stack
 __all__ = ["BatchDecisions", "decide_many", "solve_many"]
 
 #: Boards stacked at once: bounds memory (a few hundred bytes per object and kind) on huge batches.
-CHUNK = 4096
+CHUNK = 512
 
 BoardInput = Board | Mapping[str, Any] | str
 

@@ -284,7 +284,7 @@ class GameRules:
         opponents = np.zeros(n_boards, dtype=np.int64)
         np.bitwise_or.at(opponents, player_board, np.where(rival, np.left_shift(np.int64(1), seat), 0))
         n_opponents = np.bitwise_count(opponents).astype(np.int64)
-        eliminations = {int(n): elimination_score(policy, int(n)) for n in np.unique(n_opponents)}
+        eliminations = {n: elimination_score(policy, n) for n in set(n_opponents.tolist())}
         return cls(
             seats=seat_rules,
             our_seat=seat[proliferator],
@@ -323,7 +323,7 @@ def game_milli_of(weight: FloatArray, scores: FloatArray) -> IntArray:
 
 def game_weight_of(policy: Policy, span: IntArray, n_opponents: IntArray) -> FloatArray:
     """Points per unit of game score: the policy's, raised above each board's material ``span``."""
-    gaps = {int(n): _score_gap(policy, int(n)) for n in np.unique(n_opponents)}
+    gaps = {n: _score_gap(policy, n) for n in set(n_opponents.tolist())}
     gap = np.array([gaps[int(n)] for n in n_opponents], dtype=np.float64)
     out: FloatArray = np.maximum(policy.game_weight, (span / MILLI + 1.0) / gap)
     return out

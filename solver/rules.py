@@ -571,16 +571,20 @@ class SeatRules:
     @classmethod
     def build(cls, *, n_seats: IntArray, player_board: IntArray, seat: IntArray, team: IntArray) -> SeatRules:
         """The rules of many boards from per-player arrays: board, seat and (any unique) team of each."""
-        rivals = np.zeros((len(n_seats), int(n_seats.max(initial=0))), dtype=np.int64)
-        # Players of a board are contiguous: pair each with the one ``d`` places on, for every d.
-        reach = int(np.bincount(player_board).max(initial=0))
-        n = len(player_board)
-        for d in range(1 - reach, reach):
-            p = np.arange(max(0, -d), min(n, n - d))
-            q = p + d
-            rival = (player_board[p] == player_board[q]) & (team[p] != team[q])
-            bits = np.where(rival, np.left_shift(np.int64(1), seat[q]), 0)
-            np.bitwise_or.at(rivals, (player_board[p], seat[p]), bits)
+        n_boards = len(n_seats)
+        rivals = np.zeros((n_boards, int(n_seats.max(initial=0))), dtype=np.int64)
+        # Players of a board are contiguous: lay them out as boards x players, padded.
+        per_board = np.bincount(player_board, minlength=n_boards)
+        first = np.cumsum(per_board) - per_board
+        width = int(per_board.max(initial=0))
+        at = first[:, None] + np.arange(width)[None, :]
+        present = np.arange(width)[None, :] < per_board[:, None]
+        at = np.where(present, at, 0)
+        their_team = np.where(present, team[at], -1)
+        bit = np.where(present, np.left_shift(np.int64(1), seat[at]), 0)
+        rival = (their_team[:, :, None] != their_team[:, None, :]) & present[:, None, :]
+        beaten = np.bitwise_or.reduce(np.where(rival, bit[:, None, :], 0), axis=2)
+        np.bitwise_or.at(rivals, (np.nonzero(present)[0], seat[at[present]]), beaten[present])
         return cls(n_seats=n_seats, rivals=rivals)
 
 
