@@ -224,9 +224,9 @@ class MaterialTables:
 def material_of(tables: MaterialTables, settled: Settled) -> IntArray:
     """Material of every row after the state-based actions, in milli-points (any leading axes)."""
     counts = settled.counts
-    if tables.presence_only.any():
-        counts = np.where(tables.presence_only, np.minimum(counts, 1), counts)
-    counters = (counts * tables.weights).sum(axis=-1)
+    if tables.presence_only.any():  # one counter of a presence-only kind is as good as many
+        counts = np.minimum(counts, np.where(tables.presence_only, 1, np.iinfo(np.int64).max))
+    counters = np.einsum("...k,...k->...", counts, tables.weights)
     alive = ~(settled.dies | settled.sacrificed)
     value = np.where(alive, tables.worth + counters, 0.0)
     value = value + tables.saga_chapter * (settled.chapters_after - settled.chapters_before)

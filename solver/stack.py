@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from operator import attrgetter
 
 import numpy as np
 
@@ -21,6 +22,40 @@ from .board import Board, BoolArray, CardType, FloatArray, IntArray, SbaMasks, V
 from .kinds import pt_delta
 
 __all__ = ["Stack"]
+
+#: What :meth:`Stack.of` reads from every board, in one pass.
+_GATHERED = (
+    "ids",
+    "kinds",
+    "counts",
+    "gain",
+    "n_players",
+    "team_names",
+    "variant",
+    "rounds",
+    "proliferator",
+    "team",
+    "life",
+    "controller",
+    "protector",
+    "types",
+    "power",
+    "toughness",
+    "damage",
+    "indestructible",
+    "chapters",
+    "phased_out",
+    "value",
+    "is_ally",
+    "thr_object",
+    "thr_kind",
+    "thr_at",
+    "thr_effect",
+    "cv_object",
+    "cv_kind",
+    "cv_value",
+)
+_gather = attrgetter(*_GATHERED)
 
 
 @dataclass(frozen=True, eq=False)
@@ -71,9 +106,14 @@ class Stack:
 
     @classmethod
     def of(cls, boards: Sequence[Board]) -> Stack:
-        """Stack ``boards``: a few Python passes over the boards, none over their objects."""
+        """Stack ``boards``: one Python pass over the boards gathering their arrays, none over objects."""
         boards = tuple(boards)
-        sizes = np.array([b.n_objects for b in boards], dtype=np.int64)
+        gathered = dict(zip(_GATHERED, zip(*map(_gather, boards), strict=True), strict=True)) if boards else {}
+
+        def cat(name: str) -> np.ndarray:
+            return np.concatenate(gathered[name]) if boards else np.zeros(0)
+
+        sizes = np.array([len(ids) for ids in gathered.get("ids", ())], dtype=np.int64)
         offsets = np.zeros(len(boards) + 1, dtype=np.int64)
         np.cumsum(sizes, out=offsets[1:])
         board_of = np.repeat(np.arange(len(boards)), sizes)
@@ -82,41 +122,39 @@ class Stack:
         # The union of kinds; boards with the same kinds share one column map.
         union: dict[str, int] = {}
         maps: dict[tuple[str, ...], IntArray] = {}
-        for b in boards:
-            if b.kinds not in maps:
-                maps[b.kinds] = np.array([union.setdefault(k, len(union)) for k in b.kinds], dtype=np.int64)
-        column = [maps[b.kinds] for b in boards]
+        all_kinds: tuple[tuple[str, ...], ...] = gathered.get("kinds", ())
+        for kinds in all_kinds:
+            if kinds not in maps:
+                maps[kinds] = np.array([union.setdefault(k, len(union)) for k in kinds], dtype=np.int64)
+        column = [maps[kinds] for kinds in all_kinds]
         n = int(offsets[-1])
         counts = np.zeros((n, len(union)), dtype=np.int64)
         gain = np.zeros((n, len(union)), dtype=np.int64)
         # Every (row, kind) cell of every board, flattened: its stack row and union column.
-        width = np.array([len(b.kinds) for b in boards], dtype=np.int64)
+        width = np.array([len(kinds) for kinds in all_kinds], dtype=np.int64)
         cells = sizes * width
         cell_board = np.repeat(np.arange(len(boards)), cells)
         if len(cell_board):
-            first_cell = np.concatenate([[0], np.cumsum(cells)[:-1]])
-            first_col = np.concatenate([[0], np.cumsum(width)[:-1]])
+            first_cell = np.cumsum(cells) - cells
+            first_col = np.cumsum(width) - width
             pos = np.arange(len(cell_board)) - first_cell[cell_board]
             wide = width[cell_board]
             rows = offsets[:-1][cell_board] + pos // wide
             cols = np.concatenate(column)[first_col[cell_board] + pos % wide]
-            counts[rows, cols] = np.concatenate([b.counts.ravel() for b in boards])
-            gain[rows, cols] = np.concatenate([b.gain.ravel() for b in boards])
+            counts[rows, cols] = np.concatenate([c.ravel() for c in gathered["counts"]])
+            gain[rows, cols] = np.concatenate([g.ravel() for g in gathered["gain"]])
 
-        def cat(name: str) -> np.ndarray:
-            return np.concatenate([getattr(b, name) for b in boards])
-
-        n_thr = np.array([len(b.thr_object) for b in boards], dtype=np.int64)
-        n_cv = np.array([len(b.cv_object) for b in boards], dtype=np.int64)
-        n_players = np.array([b.n_players for b in boards], dtype=np.int64)
+        n_thr = np.array([len(t) for t in gathered.get("thr_object", ())], dtype=np.int64)
+        n_cv = np.array([len(c) for c in gathered.get("cv_object", ())], dtype=np.int64)
+        n_players = np.array(gathered.get("n_players", ()), dtype=np.int64)
         player_rows = np.flatnonzero(np.arange(n) - offsets[:-1][board_of] < n_players[board_of])
         player_board = np.repeat(np.arange(len(boards)), n_players)
-        two_headed = np.array([b.variant is Variant.TWO_HEADED_GIANT for b in boards], dtype=bool)
-        local_team = cat("team")
-        n_teams = np.array([b.n_teams for b in boards], dtype=np.int64)
+        two_headed = np.array([v is Variant.TWO_HEADED_GIANT for v in gathered.get("variant", ())], dtype=bool)
+        local_team = cat("team").astype(np.int64)
+        n_teams = np.array([len(t) for t in gathered.get("team_names", ())], dtype=np.int64)
         team_offsets = np.zeros(len(boards) + 1, dtype=np.int64)
         np.cumsum(n_teams, out=team_offsets[1:])
-        protector = cat("protector")
+        protector = cat("protector").astype(np.int64)
         return cls(
             boards=boards,
             offsets=offsets,
@@ -124,31 +162,35 @@ class Stack:
             kinds=tuple(union),
             counts=counts,
             gain=gain,
-            controller=cat("controller") + shift,
+            controller=cat("controller").astype(np.int64) + shift,
             protector=np.where(protector >= 0, protector + shift, -1),
-            types=cat("types"),
-            power=cat("power"),
-            toughness=cat("toughness"),
-            damage=cat("damage"),
-            indestructible=cat("indestructible"),
-            chapters=cat("chapters"),
-            phased_out=cat("phased_out"),
-            value=cat("value"),
-            is_ally=cat("is_ally"),
-            thr_object=cat("thr_object") + np.repeat(offsets[:-1], n_thr),
-            thr_kind=np.concatenate([c[b.thr_kind] for c, b in zip(column, boards, strict=True)]),
-            thr_at=cat("thr_at"),
-            thr_effect=tuple(e for b in boards for e in b.thr_effect),
-            cv_object=cat("cv_object") + np.repeat(offsets[:-1], n_cv),
-            cv_kind=np.concatenate([c[b.cv_kind] for c, b in zip(column, boards, strict=True)]),
-            cv_value=cat("cv_value"),
-            rounds=np.array([b.rounds for b in boards], dtype=np.int64),
+            types=cat("types").astype(np.int64),
+            power=cat("power").astype(np.int64),
+            toughness=cat("toughness").astype(np.int64),
+            damage=cat("damage").astype(np.int64),
+            indestructible=cat("indestructible").astype(bool),
+            chapters=cat("chapters").astype(np.int64),
+            phased_out=cat("phased_out").astype(bool),
+            value=cat("value").astype(np.float64),
+            is_ally=cat("is_ally").astype(bool),
+            thr_object=cat("thr_object").astype(np.int64) + np.repeat(offsets[:-1], n_thr),
+            thr_kind=np.concatenate([c[k] for c, k in zip(column, gathered.get("thr_kind", ()), strict=True)])
+            if boards
+            else np.zeros(0, np.int64),
+            thr_at=cat("thr_at").astype(np.int64),
+            thr_effect=tuple(e for effects in gathered.get("thr_effect", ()) for e in effects),
+            cv_object=cat("cv_object").astype(np.int64) + np.repeat(offsets[:-1], n_cv),
+            cv_kind=np.concatenate([c[k] for c, k in zip(column, gathered.get("cv_kind", ()), strict=True)])
+            if boards
+            else np.zeros(0, np.int64),
+            cv_value=cat("cv_value").astype(np.float64),
+            rounds=np.array(gathered.get("rounds", ()), dtype=np.int64),
             two_headed=two_headed,
-            has_poison=np.array([b.kind_column("poison") >= 0 for b in boards], dtype=bool),
-            proliferator=offsets[:-1] + np.array([b.proliferator for b in boards], dtype=np.int64),
+            has_poison=np.array(["poison" in k for k in all_kinds], dtype=bool),
+            proliferator=offsets[:-1] + np.array(gathered.get("proliferator", ()), dtype=np.int64),
             player_rows=player_rows,
             player_board=player_board,
-            life=cat("life"),
+            life=cat("life").astype(np.int64),
             seat=np.where(two_headed[player_board], local_team, player_rows - offsets[:-1][player_board]),
             team=local_team + team_offsets[:-1][player_board],
             team_offsets=team_offsets,
