@@ -344,20 +344,42 @@ class Objective:
         if board.n_players > 62:
             raise ValueError("at most 62 players are supported")
         self._shared_poison = board.variant is Variant.TWO_HEADED_GIANT and board.kind_column("poison") >= 0
+        self._game_cache: dict[int, int] = {0: 0}  # no game event, no game score
+
+    # The tables below are built on first use: many decisions never score a game event.
+    @cached_property
+    def tables(self) -> MaterialTables:
+        board = self.board
         players = np.arange(board.n_players, dtype=np.int64)
-        heads = players if self._shared_poison else players[:0]
-        self.tables = MaterialTables.build(board, self.policy, players, heads)
-        #: Points per counter, per object and kind (policy weights, ``counter_values`` overrides).
-        self.weights: FloatArray = self.tables.weights
-        self.presence_only = self.tables.presence_only
-        self.worth = self.tables.worth
-        self.rules = GameRules.of(board, self.policy)
-        self.layout = EventLayout.of(board)
-        self._our_seat = int(self.rules.our_seat[0])
-        our_team = board.team[board.proliferator]
-        team_side = np.where(np.arange(board.n_teams) == our_team, 1.0, -1.0)
-        self._team_poison_weight = team_side * self.policy.weight("poison")
-        self._game_cache: dict[int, int] = {}
+        return MaterialTables.build(board, self.policy, players, players if self._shared_poison else players[:0])
+
+    @property
+    def weights(self) -> FloatArray:
+        """Points per counter, per object and kind (policy weights, ``counter_values`` overrides)."""
+        return self.tables.weights
+
+    @property
+    def presence_only(self) -> BoolArray:
+        return self.tables.presence_only
+
+    @property
+    def worth(self) -> FloatArray:
+        return self.tables.worth
+
+    @cached_property
+    def rules(self) -> GameRules:
+        return GameRules.of(self.board, self.policy)
+
+    @cached_property
+    def layout(self) -> EventLayout:
+        return EventLayout.of(self.board)
+
+    @cached_property
+    def _team_poison_weight(self) -> FloatArray:
+        board = self.board
+        team_side = np.where(np.arange(board.n_teams) == board.team[board.proliferator], 1.0, -1.0)
+        out: FloatArray = team_side * self.policy.weight("poison")
+        return out
 
     # ------------------------------------------------------------------ material
     def material_rows(self, settled: Settled) -> IntArray:
@@ -389,6 +411,8 @@ class Objective:
 
     def game_millis(self, events: IntArray) -> IntArray:
         """:meth:`game_milli` of many event masks at once."""
+        if not events.any():
+            return np.zeros(len(events), dtype=np.int64)
         scores = game_scores(self.policy, self.rules, events.reshape(1, -1))
         if not scores.any():
             return np.zeros(len(events), dtype=np.int64)
@@ -400,7 +424,7 @@ class Objective:
         score = self.game_score(events)
         if score == self.policy.win:
             return "win"
-        if score == self.policy.draw and (lost_seats(self.board, events) >> self._our_seat) & 1:
+        if score == self.policy.draw and (lost_seats(self.board, events) >> int(self.rules.our_seat[0])) & 1:
             return "draw"
         if score == self.policy.loss:
             return "loss"
