@@ -36,6 +36,7 @@ from .objective import (
     game_weight_of,
     material_of,
     team_patterns,
+    team_poison_milli,
 )
 from .policy import Policy
 from .rules import ChoiceMatrix, EventLayout, SeatRules, apply_matrix, events_of, lost_seats_of, settle
@@ -234,15 +235,15 @@ def _decide(st: Stack, policy: Policy, sense: int) -> BatchDecisions:
     if pcol >= 0:
         np.maximum.at(team_poison, st.team, st.counts[st.player_rows, pcol])
     team_board = np.repeat(np.arange(n_boards), np.diff(st.team_offsets))
-    team_size = np.bincount(st.team, minlength=len(team_poison))
-    threshold = 15 + 5 * np.maximum(team_size - 2, 0)  # 704.6b, 810.11
+    threshold = np.zeros(len(team_poison), dtype=np.int64)  # 704.6b, 810.11, as each board says
+    for b in np.flatnonzero(shared).tolist():
+        threshold[st.team_offsets[b] : st.team_offsets[b + 1]] = st.boards[b].poison_threshold()
     our_team = st.team[player_pos[st.proliferator]]
     team_weight = np.where(np.arange(len(team_poison)) == our_team[team_board], 1.0, -1.0) * policy.weight("poison")
     local_team = np.arange(len(team_poison)) - st.team_offsets[:-1][team_board]
 
     def team_milli(team: IntArray, poison: IntArray) -> IntArray:
-        out: IntArray = np.rint(MILLI * team_weight[team] * poison).astype(np.int64)
-        return out
+        return team_poison_milli(team_weight[team], poison)
 
     def team_events(team: IntArray, poison: IntArray) -> IntArray:
         out: IntArray = np.where(poison >= threshold[team], np.left_shift(np.int64(1), local_team[team]), 0)

@@ -67,6 +67,7 @@ __all__ = [
     "game_scores",
     "material_of",
     "team_patterns",
+    "team_poison_milli",
 ]
 
 MILLI = 1000
@@ -191,7 +192,8 @@ class MaterialTables:
         """The tables of ``objs``, whose players are ``player_rows`` (2HG heads sharing poison: ``poison_heads``)."""
         kinds = objs.kinds
         weight = np.array([policy.weight(k) for k in kinds], dtype=np.float64)
-        weights = np.broadcast_to(weight, objs.counts.shape).copy()
+        weights = np.empty(objs.counts.shape, dtype=np.float64)
+        weights[...] = weight
         if len(objs.cv_object):
             weights[objs.cv_object, objs.cv_kind] = objs.cv_value
         if len(poison_heads):
@@ -315,6 +317,12 @@ def game_scores(policy: Policy, rules: GameRules, events: IntArray) -> FloatArra
     return out
 
 
+def team_poison_milli(weight: FloatArray, poison: IntArray) -> IntArray:
+    """Material of 2HG teams' shared poison, counted once per team: ``weight`` is +-the poison weight per team."""
+    out: IntArray = np.rint(MILLI * weight * poison).astype(np.int64)
+    return out
+
+
 def game_milli_of(weight: FloatArray, scores: FloatArray) -> IntArray:
     """Game scores in milli-points, with each board's game weight (axis 0)."""
     out: IntArray = np.where(scores != 0, np.rint((MILLI * weight)[:, None] * scores), 0).astype(np.int64)
@@ -390,8 +398,7 @@ class Objective:
         """Material of each 2HG team's shared poison (counted once per team, not per head)."""
         if not self._shared_poison:
             return np.zeros(len(poison), dtype=np.int64)
-        out: IntArray = np.rint(MILLI * self._team_poison_weight * poison).astype(np.int64)
-        return out
+        return team_poison_milli(self._team_poison_weight, poison)
 
     # ------------------------------------------------------------------ game result
     def game_score(self, events: int) -> float:

@@ -404,7 +404,7 @@ def settle(board: ObjectArrays, counts: IntArray) -> Settled:
         lore = board.kind_column("lore")
         lore_before = board.counts[:, lore] if lore >= 0 else zeros
         lore_after = counts[..., lore] if lore >= 0 else zeros
-        chapters_before = np.broadcast_to(np.where(masks.saga, np.minimum(lore_before, board.chapters), 0), lead)
+        chapters_before = zeros + np.where(masks.saga, np.minimum(lore_before, board.chapters), 0)
         chapters_after = np.where(masks.saga, np.minimum(lore_after, board.chapters), 0)
         sacrificed = masks.saga & (lore_after >= board.chapters)  # 714.4, after the chapter ability resolves
 
