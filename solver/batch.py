@@ -39,7 +39,16 @@ from .objective import (
     team_poison_milli,
 )
 from .policy import Policy
-from .rules import ChoiceMatrix, EventLayout, SeatRules, apply_matrix, events_of, lost_seats_of, settle
+from .rules import (
+    ChoiceMatrix,
+    EventLayout,
+    SeatRules,
+    apply_matrix,
+    events_of,
+    lost_seats_of,
+    settle,
+    shared_poison_threshold,
+)
 from .stack import Stack
 
 __all__ = ["BatchDecisions", "decide_many", "solve_many"]
@@ -235,9 +244,7 @@ def _decide(st: Stack, policy: Policy, sense: int) -> BatchDecisions:
     if pcol >= 0:
         np.maximum.at(team_poison, st.team, st.counts[st.player_rows, pcol])
     team_board = np.repeat(np.arange(n_boards), np.diff(st.team_offsets))
-    threshold = np.zeros(len(team_poison), dtype=np.int64)  # 704.6b, 810.11, as each board says
-    for b in np.flatnonzero(shared).tolist():
-        threshold[st.team_offsets[b] : st.team_offsets[b + 1]] = st.boards[b].poison_threshold()
+    threshold = shared_poison_threshold(np.bincount(st.team, minlength=len(team_poison)))
     our_team = st.team[player_pos[st.proliferator]]
     team_weight = np.where(np.arange(len(team_poison)) == our_team[team_board], 1.0, -1.0) * policy.weight("poison")
     local_team = np.arange(len(team_poison)) - st.team_offsets[:-1][team_board]
@@ -442,12 +449,17 @@ def _coupled_units(
     parts_picks = [np.where(ok, cc, -1)]
     parts_team = [np.full(len(rows), -1, dtype=np.int64)]
     for t in teams:
-        pad = width - t.material.shape[1]
+        shape, used = (len(t.team), width), t.material.shape[1]
         parts_board.append(st.board_of[t.rows[:, 0]])
         parts_row.append(t.rows.min(axis=1))
-        parts_material.append(np.pad(sense * t.material, ((0, 0), (0, pad)), constant_values=NO_OPTION))
-        parts_events.append(np.pad(t.events, ((0, 0), (0, pad))))
-        parts_picks.append(np.pad(t.picks, ((0, 0), (0, pad)), constant_values=-1))
+        for parts, table, fill in (
+            (parts_material, sense * t.material, NO_OPTION),
+            (parts_events, t.events, 0),
+            (parts_picks, t.picks, -1),
+        ):
+            padded = np.full(shape, fill, dtype=np.int64)
+            padded[:, :used] = table
+            parts.append(padded)
         parts_team.append(t.team)
     board = np.concatenate(parts_board)
     row = np.concatenate(parts_row)

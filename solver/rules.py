@@ -40,6 +40,7 @@ __all__ = [
     "row_events",
     "seats",
     "settle",
+    "shared_poison_threshold",
     "team_poison",
     "team_poison_events",
 ]
@@ -611,6 +612,12 @@ def lost_seats(board: Board, events: int) -> int:
     threshold costs it the game unless it wins first (it orders its own triggers, 603.3b).
     """
     return int(lost_seats_of(SeatRules.of(board), np.array([[events]], dtype=np.int64))[0, 0])
+
+
+def shared_poison_threshold(team_size: IntArray) -> IntArray:
+    """Shared poison that makes a 2HG team lose: 15 for two heads, 5 more per extra head (704.6b, 810.11)."""
+    out: IntArray = 15 + 5 * np.maximum(team_size - 2, 0)
+    return out
 
 
 def team_poison_events(board: Board, team_poison: IntArray) -> int:

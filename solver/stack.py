@@ -119,28 +119,24 @@ class Stack:
         board_of = np.repeat(np.arange(len(boards)), sizes)
         shift = offsets[:-1][board_of]
 
-        # The union of kinds; boards with the same kinds share one column map.
+        # The union of kinds: every board's columns, in one flat array of union columns.
         union: dict[str, int] = {}
-        maps: dict[tuple[str, ...], IntArray] = {}
         all_kinds: tuple[tuple[str, ...], ...] = gathered.get("kinds", ())
-        for kinds in all_kinds:
-            if kinds not in maps:
-                maps[kinds] = np.array([union.setdefault(k, len(union)) for k in kinds], dtype=np.int64)
-        column = [maps[kinds] for kinds in all_kinds]
+        code = np.array([union.setdefault(k, len(union)) for kinds in all_kinds for k in kinds], dtype=np.int64)
         n = int(offsets[-1])
         counts = np.zeros((n, len(union)), dtype=np.int64)
         gain = np.zeros((n, len(union)), dtype=np.int64)
         # Every (row, kind) cell of every board, flattened: its stack row and union column.
         width = np.array([len(kinds) for kinds in all_kinds], dtype=np.int64)
+        first_col = np.cumsum(width) - width
         cells = sizes * width
         cell_board = np.repeat(np.arange(len(boards)), cells)
         if len(cell_board):
             first_cell = np.cumsum(cells) - cells
-            first_col = np.cumsum(width) - width
             pos = np.arange(len(cell_board)) - first_cell[cell_board]
             wide = width[cell_board]
             rows = offsets[:-1][cell_board] + pos // wide
-            cols = np.concatenate(column)[first_col[cell_board] + pos % wide]
+            cols = code[first_col[cell_board] + pos % wide]
             counts[rows, cols] = np.concatenate([c.ravel() for c in gathered["counts"]])
             gain[rows, cols] = np.concatenate([g.ravel() for g in gathered["gain"]])
 
@@ -174,15 +170,11 @@ class Stack:
             value=cat("value").astype(np.float64),
             is_ally=cat("is_ally").astype(bool),
             thr_object=cat("thr_object").astype(np.int64) + np.repeat(offsets[:-1], n_thr),
-            thr_kind=np.concatenate([c[k] for c, k in zip(column, gathered.get("thr_kind", ()), strict=True)])
-            if boards
-            else np.zeros(0, np.int64),
+            thr_kind=code[np.repeat(first_col, n_thr) + cat("thr_kind").astype(np.int64)],
             thr_at=cat("thr_at").astype(np.int64),
             thr_effect=tuple(e for effects in gathered.get("thr_effect", ()) for e in effects),
             cv_object=cat("cv_object").astype(np.int64) + np.repeat(offsets[:-1], n_cv),
-            cv_kind=np.concatenate([c[k] for c, k in zip(column, gathered.get("cv_kind", ()), strict=True)])
-            if boards
-            else np.zeros(0, np.int64),
+            cv_kind=code[np.repeat(first_col, n_cv) + cat("cv_kind").astype(np.int64)],
             cv_value=cat("cv_value").astype(np.float64),
             rounds=np.array(gathered.get("rounds", ()), dtype=np.int64),
             two_headed=two_headed,
