@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from batch_strategies import random_boards
 
-from solver import Choice, load_board, solve
+from solver import Choice, Policy, load_board, solve
 from solver.batch import decide_many, solve_many
 from solver.board import Board
 from solver.brute import MAX_BRUTE, solve_brute
@@ -122,3 +122,13 @@ def test_empty_batch_and_bad_sense() -> None:
     assert solve_many([]) == []
     with pytest.raises(ValueError, match="sense"):
         decide_many([], sense=0)
+
+
+def test_a_policy_applies_to_every_board(boards: list[Board]) -> None:
+    policy = Policy(weights={"+1/+1": 2.0, "loyalty": 0.5, "charge": -0.25}, elimination=0.4, saga_chapter=0.7)
+    sample = boards[:400]
+    batch = decide_many(sample, policy)
+    for b, board in enumerate(sample):
+        decision = solve(board, policy)
+        assert int(batch.values[b]) == round(decision.value * MILLI), board
+        assert _choice(board, *batch.matrices(b)) == decision.choice, board
