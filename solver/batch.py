@@ -128,16 +128,45 @@ def decide_many(boards: Iterable[BoardInput], policy: Policy | None = None, *, s
         raise ValueError("sense must be 1 (best) or -1 (worst)")
     policy = policy or Policy()
     items = as_boards(boards)
-    parts = [_decide(Stack.of(items[i : i + CHUNK]), policy, sense) for i in range(0, len(items), CHUNK)]
+    # Boards with as many proliferates go together: a stack tabulates up to its most rounds.
+    order = np.argsort(np.array([b.rounds for b in items], dtype=np.int64), kind="stable")
+    ranked = [items[i] for i in order.tolist()]
+    parts = [_decide(Stack.of(ranked[i : i + CHUNK]), policy, sense) for i in range(0, len(ranked), CHUNK)]
     if not parts:
         empty = np.zeros(0, dtype=np.int64)
         return BatchDecisions(
             empty, empty, np.zeros(1, np.int64), np.zeros((0, 0), bool), np.zeros(1, np.int64),
             np.zeros((0, 0), np.int64), empty, (), sense,
         )  # fmt: skip
-    if len(parts) == 1:
-        return parts[0]
-    return _concat(parts)
+    whole = parts[0] if len(parts) == 1 else _concat(parts)
+    return _in_order(whole, np.argsort(order))
+
+
+def _in_order(batch: BatchDecisions, where: IntArray) -> BatchDecisions:
+    """The decisions with board ``b`` taken from position ``where[b]`` (back to the input order)."""
+    if np.array_equal(where, np.arange(len(where))):
+        return batch
+
+    def moved(offsets: IntArray) -> tuple[IntArray, IntArray]:
+        sizes = np.diff(offsets)[where]
+        new = np.zeros(len(where) + 1, dtype=np.int64)
+        np.cumsum(sizes, out=new[1:])
+        take = np.repeat(offsets[:-1][where] - new[:-1], sizes) + np.arange(int(new[-1]))
+        return new, take
+
+    offsets, objects = moved(batch.offsets)
+    team_offsets, teams = moved(batch.team_offsets)
+    return BatchDecisions(
+        values=batch.values[where],
+        rounds=batch.rounds[where],
+        offsets=offsets,
+        chosen=batch.chosen[:, objects],
+        team_offsets=team_offsets,
+        recipients=batch.recipients[:, teams],
+        events=batch.events[where],
+        results=tuple(batch.results[i] for i in where.tolist()),
+        sense=batch.sense,
+    )
 
 
 def _concat(parts: Sequence[BatchDecisions]) -> BatchDecisions:
