@@ -223,8 +223,11 @@ def _decide(st: Stack, policy: Policy, sense: int) -> BatchDecisions:
         gain = gain.copy()
         gain[heads, pcol] = 0
     times_axis = np.arange(most + 1, dtype=np.int64)[:, None]
-    chosen_times: IntArray = np.minimum(times_axis, rounds_of)
-    settled = settle(st, st.counts + chosen_times[:, :, None] * gain)
+    counts = np.empty((most + 1, *st.counts.shape), dtype=np.int64)
+    counts[0] = st.counts
+    for c in range(1, most + 1):  # chosen in c rounds: once more than c - 1, up to the board's rounds
+        np.add(counts[c - 1], gain if c <= int(rounds.min()) else gain * (rounds_of >= c)[:, None], out=counts[c])
+    settled = settle(st, counts)
     material = material_of(MaterialTables.build(st, policy, st.player_rows, heads), settled)
     player_pos = np.full(n, -1, dtype=np.int64)
     player_pos[st.player_rows] = np.arange(len(st.player_rows))
