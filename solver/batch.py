@@ -35,6 +35,7 @@ from .objective import (
     game_scores,
     game_weight_of,
     material_of,
+    split_units,
     team_patterns,
     team_poison_milli,
 )
@@ -44,6 +45,7 @@ from .rules import (
     EventLayout,
     SeatRules,
     apply_matrix,
+    eligible_mask,
     events_of,
     lost_seats_of,
     settle,
@@ -253,23 +255,15 @@ def _decide(st: Stack, policy: Policy, sense: int) -> BatchDecisions:
         proliferator=player_pos[st.proliferator],
     )
 
-    # Units: what each object may do, as in Objective.units.
-    choosable = (st.counts > 0).any(axis=1) & ~st.phased_out
-    single = choosable & ~head
+    # Units: what each object may do, split as Objective.units splits them.
+    choosable = eligible_mask(st)
     valid = times_axis <= rounds_of
-    varies = ((events != events[:1]) & valid).any(axis=0)
-    coupled = single & varies
+    split = split_units(material, events, valid, choosable, head, board_of, n_boards)
+    single, span = split.single, split.span
+    base_material, base_events = split.base_material, split.base_events
+    coupled = single & split.varies
     sensed = np.where(valid, sense * material, NO_OPTION)
     times = np.where(single, np.argmax(sensed, axis=0), 0)
-    span = np.zeros(n_boards, dtype=np.int64)
-    spread = np.where(valid, material, material[:1]).max(axis=0) - np.where(valid, material, material[:1]).min(axis=0)
-    np.add.at(span, board_of[single], spread[single])
-    base_material = np.zeros(n_boards, dtype=np.int64)
-    fixed = ~choosable & ~head
-    np.add.at(base_material, board_of[fixed], material[0, fixed])
-    base_events = np.zeros(n_boards, dtype=np.int64)
-    constant = fixed | (single & ~varies)
-    np.bitwise_or.at(base_events, board_of[constant], events[0, constant])
 
     # The board with nothing chosen, which every value is relative to.
     team_poison = np.zeros(int(st.team_offsets[-1]), dtype=np.int64)

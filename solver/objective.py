@@ -66,6 +66,7 @@ __all__ = [
     "game_milli_of",
     "game_scores",
     "material_of",
+    "split_units",
     "team_patterns",
     "team_poison_milli",
 ]
@@ -134,6 +135,48 @@ class Units:
     teams: tuple[TeamUnit, ...]
     base_material: int
     base_events: int
+
+
+@dataclass(frozen=True)
+class UnitSplit:
+    """How the rows of one board, or of each board of a stack, split into units (2HG teams apart).
+
+    ``single`` marks single units (choosable rows that are not 2HG heads sharing poison) and
+    ``varies`` the rows whose loss events change with the rounds they are chosen in.  Per board
+    (axis 0): ``base_material``, the material of the rows nobody can choose; ``base_events``,
+    their events and those of the single units whose events never vary; ``span``, the range of
+    the single units' material, which the game weight must exceed.
+    """
+
+    single: BoolArray
+    varies: BoolArray
+    base_material: IntArray
+    base_events: IntArray
+    span: IntArray
+
+
+def split_units(
+    material: IntArray,
+    events: IntArray,
+    valid: BoolArray,
+    choosable: BoolArray,
+    head: BoolArray,
+    board_of: IntArray,
+    n_boards: int,
+) -> UnitSplit:
+    """The unit split from the row tables (axis 0: rounds chosen, ``valid`` where a board has them)."""
+    single = choosable & ~head
+    fixed = ~choosable & ~head
+    varies = ((events != events[:1]) & valid).any(axis=0)
+    base_material = np.zeros(n_boards, dtype=np.int64)
+    np.add.at(base_material, board_of[fixed], material[0, fixed])
+    base_events = np.zeros(n_boards, dtype=np.int64)
+    constant = fixed | (single & ~varies)
+    np.bitwise_or.at(base_events, board_of[constant], events[0, constant])
+    reachable = np.where(valid, material, material[:1])
+    span = np.zeros(n_boards, dtype=np.int64)
+    np.add.at(span, board_of[single], (reachable.max(axis=0) - reachable.min(axis=0))[single])
+    return UnitSplit(single, varies, base_material, base_events, span)
 
 
 class MaterialSource(Protocol):
@@ -441,7 +484,7 @@ class Objective:
     def game_weight(self) -> float:
         """Points per unit of game score: the policy's, raised so no material range can outweigh it."""
         units = self.units
-        span = int((units.single_material.max(axis=1) - units.single_material.min(axis=1)).sum())
+        span = int(self.unit_split.span[0])
         for team in units.teams:
             materials = [o.material for o in team.options]
             span += max(materials) - min(materials)
@@ -514,17 +557,24 @@ class Objective:
         return material_of(self.tables, settled), events_of(self.layout, self.board.thr_object, settled)
 
     @cached_property
+    def unit_split(self) -> UnitSplit:
+        board = self.board
+        material, events = self.row_tables
+        head = np.zeros(board.n_objects, dtype=bool)
+        if self._shared_poison:
+            head[: board.n_players] = True
+        valid = np.ones(material.shape, dtype=bool)
+        return split_units(material, events, valid, eligible_mask(board), head, np.zeros(board.n_objects, np.int64), 1)
+
+    @cached_property
     def units(self) -> Units:
         board = self.board
         material, events = self.row_tables
         choosable = eligible_mask(board)
-        head = np.zeros(board.n_objects, dtype=bool)
-        if self._shared_poison:
-            head[: board.n_players] = True
-        singles = np.flatnonzero(choosable & ~head)
-        fixed = ~choosable & ~head
-        base_material = int(material[0, fixed].sum())
-        base_events = int(np.bitwise_or.reduce(events[0, fixed], initial=np.int64(0)))
+        split = self.unit_split
+        singles = np.flatnonzero(split.single)
+        base_material = int(split.base_material[0])
+        base_events = int(split.base_events[0])
         teams: list[TeamUnit] = []
         if self._shared_poison:
             p0 = team_poison(board, board.counts)
@@ -537,8 +587,6 @@ class Objective:
                     base_events |= self._team_events(team, int(p0[team]))
                 else:
                     teams.append(unit)
-        constant = ~(events[:, singles] != events[:1, singles]).any(axis=0)
-        base_events |= int(np.bitwise_or.reduce(events[0, singles[constant]], initial=np.int64(0)))
         return Units(
             single_rows=singles,
             single_material=material[:, singles].T.copy(),

@@ -218,7 +218,7 @@ class Outcome:
 
 
 # ---------------------------------------------------------------------------- eligibility
-def eligible_mask(board: Board) -> BoolArray:
+def eligible_mask(board: ObjectArrays) -> BoolArray:
     """Objects that may be chosen (701.34a): phased-in permanents and players with a counter.
 
     A 2HG head "has" the team's poison (810.10d); the board stores it on every head.
