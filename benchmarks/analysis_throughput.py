@@ -9,6 +9,11 @@ process shows that memory does not grow with the input (compare ``--decisions`` 
 
     python -m benchmarks.analysis_throughput                 # 20,000 decisions, 1 and 2 workers
     python -m benchmarks.analysis_throughput --large         # 100,000 decisions
+    python -m benchmarks.analysis_throughput --ray           # also on a local Ray of 1 and 2 CPUs (ray extra)
+
+With ``--ray`` the table adds Ray's start-up (``ray.init`` of a local Ray, paid once per run)
+and its throughput on the same input; the digests confirm the Ray runs judged exactly what
+the local runs judged.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from typing import Any
 
 from benchmarks.boards import BoardSpec, generate
 from benchmarks.common import markdown_table, write_json
-from solver.analysis.analyze import DecisionResult, Item, Summary, analyse_items
+from solver.analysis.analyze import ChunkRunner, DecisionResult, Item, Summary, analyze_items
 from solver.analysis.records import LineProblem, iter_lines
 
 DISTINCT_BOARDS = 400
@@ -71,12 +76,12 @@ def items(path: Path) -> Iterator[Item | LineProblem]:
             yield str(path), item[0], item[1]
 
 
-def run(path: Path, workers: int) -> tuple[float, int, int, str]:
+def run(path: Path, workers: int, runner: ChunkRunner | None = None) -> tuple[float, int, int, str]:
     """Seconds, decisions, problems, and a digest of the results (to check every worker count agrees)."""
     digest = hashlib.sha256()
     summary, problems = Summary(), 0
     start = time.perf_counter()
-    for result in analyse_items(items(path), workers=workers):
+    for result in analyze_items(items(path), workers=workers, runner=runner):
         if isinstance(result, DecisionResult):
             summary.add(result)
             digest.update(f"{result.index}:{result.regret}:{result.grade}:{result.comment}".encode())
@@ -85,11 +90,25 @@ def run(path: Path, workers: int) -> tuple[float, int, int, str]:
     return time.perf_counter() - start, summary.decisions, problems, digest.hexdigest()[:12]
 
 
+def run_ray(path: Path, workers: int) -> tuple[float, float, int, int, str]:
+    """Like :func:`run` on a local Ray of ``workers`` CPUs started for it; also returns Ray's start-up seconds."""
+    from solver.analysis.distributed import ray_runner
+
+    start = time.perf_counter()
+    with ray_runner(workers=workers) as runner:
+        startup = time.perf_counter() - start
+        seconds, decisions, problems, digest = run(path, workers, runner)
+    return startup, seconds, decisions, problems, digest
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--decisions", type=int, default=20_000, help="records to analyse (default 20,000)")
     parser.add_argument("--large", action="store_true", help="100,000 decisions (overrides --decisions)")
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2], help="worker counts (default 1 2)")
+    parser.add_argument(
+        "--ray", type=int, nargs="*", default=None, metavar="N", help="also on a local Ray of N CPUs (default: 1 2)"
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path, help="write the results here instead of benchmarks/results/")
     args = parser.parse_args(argv)
@@ -101,12 +120,20 @@ def main(argv: Sequence[str] | None = None) -> int:
                 out.write(json.dumps(rec, separators=(",", ":")) + "\n")
         size_mb = path.stat().st_size / 1e6
         results = []
-        for workers in args.workers:
-            seconds, decisions, problems, digest = run(path, workers)
+        plan = [("local", w) for w in args.workers]
+        plan += [("ray", w) for w in ([1, 2] if args.ray == [] else args.ray or [])]
+        for backend, workers in plan:
+            startup = 0.0
+            if backend == "ray":
+                startup, seconds, decisions, problems, digest = run_ray(path, workers)
+            else:
+                seconds, decisions, problems, digest = run(path, workers)
             rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
             results.append(
                 {
+                    "backend": backend,
                     "workers": workers,
+                    "startup_s": startup,
                     "seconds": seconds,
                     "decisions": decisions,
                     "problems": problems,
@@ -118,8 +145,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     base = results[0]["decisions_per_s"]
     rows = [
         [
+            r["backend"],
             r["workers"],
             r["decisions"],
+            f"{r['startup_s']:.1f} s" if r["backend"] == "ray" else "-",
             f"{r['seconds']:.1f} s",
             f"{r['decisions_per_s']:,.0f}",
             f"{r['decisions_per_s'] / base:.2f}x",
@@ -129,11 +158,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         for r in results
     ]
     print(f"## analyze throughput: {n:,} decisions ({size_mb:.1f} MB of JSON Lines)\n")
-    print(
-        markdown_table(
-            ["workers", "decisions", "time", "decisions/s", f"vs {results[0]['workers']}", "peak RSS", "results"], rows
-        )
-    )
+    baseline = f"vs {results[0]['backend']} {results[0]['workers']}"
+    headers = ["backend", "workers", "decisions", "start-up", "time", "decisions/s", baseline, "peak RSS", "results"]
+    print(markdown_table(headers, rows))
     target = write_json("analysis_throughput", {"decisions": n, "input_mb": size_mb, "runs": results}, args.json)
     print(f"\nwrote {target}")
     return 0 if all(r["digest"] == results[0]["digest"] for r in results) else 1

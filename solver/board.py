@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
-from enum import IntFlag, StrEnum
 from functools import cached_property
 from types import MappingProxyType
 from typing import Any
@@ -19,7 +18,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from .cards import CARDS
+from .effects import gains
+from .kinds import pt_delta
+from .terms import CARD_TYPE_NAMES, CardType, Variant
+
 __all__ = [
+    "CARD_TYPE_NAMES",
     "Board",
     "CardType",
     "Effect",
@@ -35,27 +40,6 @@ FloatArray = npt.NDArray[np.float64]
 ObjArray = npt.NDArray[np.object_]
 
 
-class Variant(StrEnum):
-    """The multiplayer variant, which decides poison sharing and thresholds (704.5c, 810)."""
-
-    DUEL = "duel"
-    FREE_FOR_ALL = "free_for_all"
-    TWO_HEADED_GIANT = "two_headed_giant"
-
-
-class CardType(IntFlag):
-    """Permanent card types the rules care about, as bits of ``Board.types``."""
-
-    ARTIFACT = 1
-    BATTLE = 2
-    CREATURE = 4
-    ENCHANTMENT = 8
-    LAND = 16
-    PLANESWALKER = 32
-    KINDRED = 64
-
-
-CARD_TYPE_NAMES: dict[str, CardType] = {t.name.lower(): t for t in CardType if t.name}
 _TYPE_BITS: dict[str, int] = {name: int(flag) for name, flag in CARD_TYPE_NAMES.items()}
 
 
@@ -87,7 +71,10 @@ class Threshold:
 
 @dataclass(frozen=True)
 class Effect:
-    """A replacement effect in play, by its card's canonical name (see :mod:`solver.effects`)."""
+    """A card's effect in play, by the card's printed name (see :data:`solver.cards.CARDS`).
+
+    ``level`` is a card parameter (:class:`solver.cards.Parameter`), read only by the card declaring it.
+    """
 
     card: str
     controller: str
@@ -436,17 +423,16 @@ class Board:
 
     @cached_property
     def rounds(self) -> int:
-        """Proliferates performed: ``proliferates`` doubled per Tekuthal the proliferator controls."""
-        tekuthals = sum(
-            1 for e in self.effects if e.card == "Tekuthal, Inquiry Dominus" and e.controller == self.proliferator_id
-        )
-        return int(self.proliferates * 2**tekuthals)
+        """Proliferates performed: ``proliferates`` times the factor of each card the proliferator controls."""
+        factor = 1
+        for effect in self.effects:
+            if effect.controller == self.proliferator_id:
+                factor *= CARDS[effect.card].proliferate_factor
+        return self.proliferates * factor
 
     @cached_property
     def gain(self) -> IntArray:
         """Counters one proliferate by the proliferator adds per object and kind (see :func:`solver.effects.gains`)."""
-        from .effects import gains
-
         out = gains(self)
         out.flags.writeable = False
         return out
@@ -485,8 +471,6 @@ class Board:
     @cached_property
     def _pt_per_counter(self) -> IntArray:
         """Power (column 0) and toughness (column 1) one counter of each kind adds (122.1a)."""
-        from .kinds import pt_delta
-
         out = np.array([pt_delta(k) or (0, 0) for k in self.kinds], dtype=np.int64).reshape(len(self.kinds), 2)
         out.flags.writeable = False
         return out

@@ -13,17 +13,32 @@ from __future__ import annotations
 
 import gc
 import json
-import math
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, TypeGuard
+from typing import Any
 
+import numpy as np
+
+from . import limits
 from .board import CARD_TYPE_NAMES, Board, Effect, Permanent, Player, Threshold, Variant
-from .effects import SUPPORTED_CARDS, canonical_card
+from .cards import CARDS, SUPPORTED_CARDS, canonical_card
 from .errors import BoardError, Problem
 from .kinds import KindError, canonical_kind
+from .validation import (
+    Problems,
+    finite_number,
+    id_string,
+    int_in_range,
+    is_int,
+    is_list,
+    is_text,
+    join,
+    keyed,
+    text,
+    unknown_fields,
+)
 
 __all__ = ["FORMAT_VERSION", "dump_board", "load_board"]
 
@@ -52,15 +67,15 @@ _PERMANENT_FIELDS = frozenset(
     }
 )
 _THRESHOLD_FIELDS = frozenset({"kind", "at", "effect", "label"})
-_EFFECT_FIELDS = frozenset({"card", "controller", "level"})
+_EFFECT_FIELDS = frozenset({"card", "controller"} | {p.name for card in CARDS.values() for p in card.parameters})
 
 #: Card types by lower-case spelling; "tribal" is the pre-2024 name of kindred (205.2a).
 _TYPES: dict[str, str] = {name: name for name in CARD_TYPE_NAMES} | {"tribal": "kindred"}
 _TYPE_LIST = ", ".join(sorted(CARD_TYPE_NAMES))
 _VARIANTS = {v.value: v for v in Variant}
-_MAX_PROLIFERATES = 16
-#: Bound on integers so that every count, life and P/T fits int64 with room for arithmetic.
-_MAX_INT = 10**9
+_MAX_PROLIFERATES = limits.MAX_PROLIFERATES
+#: Bound on counts: see :mod:`solver.limits`.
+_MAX_INT = limits.MAX_COUNT
 #: Stands for a field that is absent, as distinct from one set to null.
 _ABSENT: Any = object()
 
@@ -154,8 +169,9 @@ def _dump_threshold(t: Threshold) -> dict[str, Any]:
 
 def _dump_effect(e: Effect) -> dict[str, Any]:
     out: dict[str, Any] = {"card": e.card, "controller": e.controller}
-    if e.level != Effect.level:
-        out["level"] = e.level
+    for param in CARDS[e.card].parameters:
+        if getattr(e, param.name) != param.default:
+            out[param.name] = getattr(e, param.name)
     return out
 
 
@@ -194,24 +210,6 @@ def _parse(source: str | os.PathLike[str] | Mapping[str, Any]) -> Any:
         raise BoardError([Problem("", f"not valid JSON: {exc}")]) from None
 
 
-def _join(path: str, key: object) -> str:
-    return f"{path}.{key}" if path else str(key)
-
-
-def _keyed(path: str, key: object) -> str:
-    """The path of a key in a JSON object, quoted as JSON: ``counters["-1/-1"]``."""
-    shown = json.dumps(key, ensure_ascii=False) if isinstance(key, str) else repr(key)
-    return f"{path}[{shown}]"
-
-
-def _is_int(value: object) -> TypeGuard[int]:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _is_list(value: object) -> TypeGuard[list[Any] | tuple[Any, ...]]:
-    return isinstance(value, list | tuple)
-
-
 @dataclass(frozen=True)
 class _Head:
     """A loaded player with where it came from, for the checks that need the whole table."""
@@ -225,25 +223,29 @@ class _Loader:
     """One load: collects problems and the ids seen so far while walking the document once."""
 
     def __init__(self) -> None:
-        self.problems: list[Problem] = []
+        self.problems = Problems()
         self.ids: dict[str, str] = {}  # id -> path of the object that first used it
         self.player_ids: set[str] = set()
         self.kind_cache: dict[str, str | None] = {}
         self.type_cache: dict[tuple[str, ...], tuple[str, ...]] = {}
+        self.kinds: set[str] = set()  # distinct canonical kinds seen, for the kinds and cells limits
+        self.n_objects = 0  # players and permanents, known before they are walked
+        self.kinds_refused = False
 
     def problem(self, path: str, message: str) -> None:
-        self.problems.append(Problem(path, message))
+        self.problems.add(path, message)
 
     # ------------------------------------------------------------------ the board
     def load(self, data: Mapping[str, Any]) -> Board:
-        self.unknown_fields(data, _TOP_FIELDS, "")
-        if "format" in data and not (_is_int(data["format"]) and data["format"] == FORMAT_VERSION):
+        self.check_sizes(data)
+        unknown_fields(data, _TOP_FIELDS, "", self.problems)
+        if "format" in data and not (is_int(data["format"]) and data["format"] == FORMAT_VERSION):
             self.problem("format", f"unsupported format {data['format']!r}; this library reads format 1")
         variant = self.variant(data)
         proliferates = 1
         if "proliferates" in data:
             value = data["proliferates"]
-            if _is_int(value) and 1 <= value <= _MAX_PROLIFERATES:
+            if is_int(value) and 1 <= value <= _MAX_PROLIFERATES:
                 proliferates = value
             else:
                 self.problem("proliferates", f"must be an integer from 1 to {_MAX_PROLIFERATES}")
@@ -253,15 +255,18 @@ class _Loader:
             for i, raw in enumerate(self.list_field(data, "permanents", "", required=False))
             if (perm := self.permanent(raw, f"permanents[{i}]")) is not None
         ]
-        effects = [
-            effect
+        placed = [
+            (effect, path)
             for i, raw in enumerate(self.list_field(data, "effects", "", required=False))
-            if (effect := self.effect(raw, f"effects[{i}]")) is not None
+            if (effect := self.effect(raw, path := f"effects[{i}]")) is not None
         ]
+        effects = [effect for effect, _ in placed]
         proliferator = self.player_ref(data, "proliferator", "")
+        if proliferator is not None:
+            self.check_rounds(placed, proliferator, proliferates)
         if self.problems or variant is None or proliferator is None:
-            raise BoardError(self.problems)
-        return Board.build(
+            raise BoardError(self.problems.list())
+        board = Board.build(
             variant=variant,
             proliferator=proliferator,
             players=players,
@@ -269,6 +274,64 @@ class _Loader:
             effects=effects,
             proliferates=proliferates,
         )
+        check_magnitude(board)
+        return board
+
+    # ------------------------------------------------------------------ limits
+    def check_sizes(self, data: Mapping[str, Any]) -> None:
+        """Refuse lists past their limits before walking them, so a huge board costs little."""
+        sizes = {key: len(value) for key in ("players", "permanents", "effects") if is_list(value := data.get(key))}
+        self.n_objects = sizes.get("players", 0) + sizes.get("permanents", 0)
+        variant = data.get("variant")
+        problems: list[Problem] = []
+        n_players = sizes.get("players", 0)
+        if n_players > limits.MAX_PLAYERS:
+            problems.append(Problem("players", f"{n_players} players; the limit is {limits.MAX_PLAYERS}"))
+        elif variant != Variant.TWO_HEADED_GIANT and n_players > limits.MAX_SEATS:
+            problems.append(
+                Problem("players", f"{n_players} players; the limit is {limits.MAX_SEATS} outside two_headed_giant")
+            )
+        if self.n_objects > limits.MAX_OBJECTS:
+            problems.append(
+                Problem("permanents", f"{self.n_objects} players and permanents; the limit is {limits.MAX_OBJECTS}")
+            )
+        if sizes.get("effects", 0) > limits.MAX_EFFECTS:
+            problems.append(Problem("effects", f"{sizes['effects']} effects; the limit is {limits.MAX_EFFECTS}"))
+        if problems:
+            raise BoardError(problems)
+
+    def new_kind(self, kind: str, path: str) -> None:
+        """Count a distinct kind; refuse the first one past the kinds or cells limit, at its path."""
+        if kind in self.kinds:
+            return
+        self.kinds.add(kind)
+        if self.kinds_refused:
+            return
+        n = len(self.kinds)
+        if n > limits.MAX_KINDS:
+            self.problem(path, f"more than {limits.MAX_KINDS} distinct counter kinds on one board (the limit)")
+            self.kinds_refused = True
+        elif n * self.n_objects > limits.MAX_CELLS:
+            self.problem(
+                path,
+                f"{self.n_objects} objects x {n} distinct counter kinds is more than {limits.MAX_CELLS:,} cells "
+                "(the limit on objects x kinds)",
+            )
+            self.kinds_refused = True
+
+    def check_rounds(self, placed: list[tuple[Effect, str]], proliferator: str, first: int) -> None:
+        """Refuse more proliferates per resolution than every solver loops over (the rounds limit)."""
+        rounds = first
+        for effect, path in placed:
+            if effect.controller == proliferator:
+                rounds *= CARDS[effect.card].proliferate_factor
+                if rounds > limits.MAX_ROUNDS:
+                    self.problem(
+                        path,
+                        f"{effect.card} makes {rounds} proliferates in one resolution; "
+                        f"the limit is {limits.MAX_ROUNDS}",
+                    )
+                    return
 
     def variant(self, data: Mapping[str, Any]) -> Variant | None:
         if "variant" not in data:
@@ -283,7 +346,7 @@ class _Loader:
     # ------------------------------------------------------------------ players
     def players(self, data: Mapping[str, Any], variant: Variant | None) -> list[Player]:
         raws = self.list_field(data, "players", "", required=True)
-        if "players" in data and _is_list(data["players"]) and not raws:
+        if "players" in data and is_list(data["players"]) and not raws:
             self.problem("players", "must not be empty")
         giant = variant is Variant.TWO_HEADED_GIANT
         life = 30 if giant else 20  # 103.4, 810.4
@@ -329,6 +392,8 @@ class _Loader:
             teams.setdefault(head.player.team, []).append(head)
         if len(teams) < 2 and len(heads) == n_raw:
             self.problem("players", "two_headed_giant needs at least 2 teams (810.1)")
+        if len(teams) > limits.MAX_SEATS:
+            self.problem("players", f"{len(teams)} teams; the limit is {limits.MAX_SEATS}")
         for team, members in teams.items():
             if len(members) < 2:
                 self.problem(
@@ -349,7 +414,7 @@ class _Loader:
             elif count != first.counters["poison"]:
                 key = next(k for k in head.raw["counters"] if self.kind(k) == "poison")
                 self.problem(
-                    _keyed(f"{head.path}.counters", key),
+                    keyed(f"{head.path}.counters", key),
                     f"team poison is shared (810.10): {count} here but {first.counters['poison']} on {first.id!r}",
                 )
 
@@ -363,7 +428,7 @@ class _Loader:
         n_before = len(self.problems)
         get = raw.get
         pid = get("id")
-        if type(pid) is str and pid and pid not in self.ids:
+        if type(pid) is str and pid and pid not in self.ids and is_text(pid):
             self.ids[pid] = path
         else:
             pid = self.new_id(raw, path)
@@ -371,7 +436,7 @@ class _Loader:
         if type(controller) is not str or controller not in self.player_ids:
             controller = self.player_ref(raw, "controller", path)
         name = get("name", "")
-        if type(name) is not str:
+        if type(name) is not str or not is_text(name):
             name = self.string(raw, "name", path)
         types = self.types(raw, path)
         is_creature = types is not None and "creature" in types
@@ -428,7 +493,7 @@ class _Loader:
         return self.parse_types(value, f"{path}.types")
 
     def parse_types(self, value: object, path: str) -> tuple[str, ...] | None:
-        if not _is_list(value):
+        if not is_list(value):
             self.problem(path, "must be a list")
             return None
         out: list[str] = []
@@ -489,7 +554,7 @@ class _Loader:
         out: dict[str, float] = {}
         seen: dict[str, object] = {}
         for key, value in values.items():
-            kpath = _keyed(cpath, key)
+            kpath = keyed(cpath, key)
             kind = self.kind_at(key, kpath)
             number = self.number(value, kpath)
             if kind is None or number is None:
@@ -516,10 +581,30 @@ class _Loader:
             if card is None:
                 self.problem(f"{path}.card", f"unknown card {raw['card']!r}; supported: {'; '.join(SUPPORTED_CARDS)}")
         controller = self.player_ref(raw, "controller", path)
-        level = self.int_field(raw, "level", path, 1)
-        if card is None or controller is None or ("level" in raw and level is None):
+        values = self.parameters(raw, card, path) if card is not None else None
+        if card is None or controller is None or values is None:
             return None
-        return Effect(card, controller, Effect.level if level is None else level)
+        return Effect(card, controller, **values)
+
+    def parameters(self, raw: Mapping[str, Any], card: str, path: str) -> dict[str, int] | None:
+        """The card's parameters (only those it declares; absent ones keep their defaults), or None."""
+        declared = {p.name: p for p in CARDS[card].parameters}
+        values: dict[str, int] = {}
+        ok = True
+        for key in sorted(_EFFECT_FIELDS - {"card", "controller"}):
+            if key not in raw:
+                continue
+            param = declared.get(key)
+            if param is None:
+                self.problem(join(path, key), f"{card} has no {key}")
+                ok = False
+                continue
+            value = int_in_range(raw[key], join(path, key), param.low, param.high, self.problems)
+            if value is None:
+                ok = False
+            else:
+                values[key] = value
+        return values if ok else None
 
     # ------------------------------------------------------------------ ids and references
     def new_id(self, raw: Mapping[str, Any], path: str) -> str | None:
@@ -538,7 +623,7 @@ class _Loader:
         return pid
 
     def player_ref(self, raw: Mapping[str, Any], key: str, path: str) -> str | None:
-        kpath = _join(path, key)
+        kpath = join(path, key)
         if key not in raw:
             self.problem(kpath, "required")
             return None
@@ -576,13 +661,13 @@ class _Loader:
         self, out: dict[str, int], counters: Mapping[str, Any], key: object, count: object, path: str
     ) -> str | None:
         """The checks behind the fast path of :meth:`counters`, reporting what is wrong."""
-        kpath = _keyed(path, key)
+        kpath = keyed(path, key)
         kind = self.kind_at(key, kpath)
-        ok = _is_int(count) and 0 <= count <= _MAX_INT
+        ok = is_int(count) and 0 <= count <= _MAX_INT
         if not ok:
             self.problem(
                 kpath,
-                f"must be at most {_MAX_INT}" if _is_int(count) and count > 0 else "must be an integer >= 0",
+                f"must be at most {_MAX_INT}" if is_int(count) and count > 0 else "must be an integer >= 0",
             )
         if kind is not None and kind in out:
             first = next(k for k in counters if k != key and self.kind(k) == kind)
@@ -619,49 +704,48 @@ class _Loader:
                 canonical_kind(key)
             except KindError as exc:
                 self.problem(path, str(exc))
+        else:
+            self.new_kind(kind, path)
         return kind
 
     # ------------------------------------------------------------------ scalars
     def unknown_fields(self, raw: Mapping[Any, Any], allowed: frozenset[str], path: str) -> None:
-        for key in raw:
-            if key not in allowed:
-                self.problem(_join(path, key), f"unknown field (allowed: {', '.join(sorted(allowed))})")
+        unknown_fields(raw, allowed, path, self.problems)
 
     def list_field(self, raw: Mapping[str, Any], key: str, path: str, required: bool) -> Sequence[Any]:
         if key not in raw:
             if required:
-                self.problem(_join(path, key), "required")
+                self.problem(join(path, key), "required")
             return ()
         value = raw[key]
-        if not _is_list(value):
-            self.problem(_join(path, key), "must be a list")
+        if not is_list(value):
+            self.problem(join(path, key), "must be a list")
             return ()
         return value
 
     def name(self, value: object, path: str) -> str | None:
-        if isinstance(value, str) and value:
-            return value
-        self.problem(path, "must be a non-empty string")
-        return None
+        return id_string(value, path, self.problems)
 
     def string(self, raw: Mapping[str, Any], key: str, path: str) -> str | None:
         value = raw[key]
         if isinstance(value, str):
-            return value
-        self.problem(_join(path, key), "must be a string")
+            return value if text(value, join(path, key), self.problems) else None
+        self.problem(join(path, key), "must be a string")
         return None
 
     def strings(self, raw: Mapping[str, Any], key: str, path: str) -> tuple[str, ...]:
         if key not in raw:
             return ()
         value = raw[key]
-        kpath = _join(path, key)
-        if not _is_list(value):
+        kpath = join(path, key)
+        if not is_list(value):
             self.problem(kpath, "must be a list")
             return ()
         for i, item in enumerate(value):
             if not isinstance(item, str):
                 self.problem(f"{kpath}[{i}]", "must be a string")
+            else:
+                text(item, f"{kpath}[{i}]", self.problems)
         return tuple(item for item in value if isinstance(item, str))
 
     def int_field(
@@ -673,37 +757,44 @@ class _Loader:
         required: bool = False,
         why: str = "",
     ) -> int | None:
-        """An optional int field bounded below by ``low`` (None: signed) and above by ``_MAX_INT``.
+        """An optional int field: a count from ``low`` to ``MAX_COUNT``, or (``low`` None) a signed integer.
 
         None when absent or invalid; the problem, if any, is reported.
         """
         value = raw.get(key, _ABSENT)
         if value is _ABSENT and not required:
             return None
-        if type(value) is int and (-_MAX_INT if low is None else low) <= value <= _MAX_INT:
+        high = limits.MAX_SIGNED if low is None else limits.MAX_COUNT
+        if type(value) is int and (-high if low is None else low) <= value <= high:
             return value
-        kpath = _join(path, key)
+        kpath = join(path, key)
         if value is _ABSENT:
             self.problem(kpath, f"required {why}" if why else "required")
-        elif low is None:
-            self.problem(kpath, f"must be within ±{_MAX_INT}" if _is_int(value) else "must be an integer")
-        elif not _is_int(value) or value < low:
-            self.problem(kpath, f"must be an integer >= {low}")
-        elif value > _MAX_INT:
-            self.problem(kpath, f"must be at most {_MAX_INT}")
-        else:  # an int subclass in a Mapping source
-            return int(value)
-        return None
+            return None
+        return int_in_range(value, kpath, low, high, self.problems)
 
     def number(self, value: object, path: str) -> float | None:
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            try:
-                number = float(value)
-            except OverflowError:
-                number = math.inf
-            if math.isfinite(number):
-                return number
-            self.problem(path, "must be a finite number")
-            return None
-        self.problem(path, "must be a number")
-        return None
+        return finite_number(value, path, limits.MAX_POINTS, self.problems)
+
+
+def check_magnitude(board: Board) -> None:
+    """Refuse a board whose numbers could overflow the objective's arithmetic (see :mod:`solver.limits`).
+
+    The problem is reported at the first player or permanent at which the running total
+    of :func:`solver.limits.magnitude_rows` passes the limit.
+    """
+    total = np.cumsum(limits.magnitude_rows(board))
+    if not len(total) or total[-1] <= limits.MAX_MAGNITUDE:
+        return
+    row = int(np.argmax(total > limits.MAX_MAGNITUDE))
+    path = f"players[{row}]" if row < board.n_players else f"permanents[{row - board.n_players}]"
+    raise BoardError(
+        [
+            Problem(
+                path,
+                f"the board's numbers pass the magnitude limit here: counters after the resolution "
+                f"(count + rounds x what one proliferate adds), worths and thresholds could add up to "
+                f"{total[-1]:.3g} points, and the limit is {limits.MAX_MAGNITUDE:,} points",
+            )
+        ]
+    )

@@ -1,4 +1,4 @@
-"""The catalogue of counter kinds: default worth and who wants more (rules brief §4).
+"""The catalogue of counter kinds: default worth and who wants more (122; docs/objective.md).
 
 Each entry is the worth of one counter of that kind to the object's controller (for a
 player, the holder; for a battle, its protector), in *points*, where one +1/+1 counter
@@ -33,13 +33,13 @@ def _spec(kind: str, weight: float, note: str, presence_only: bool = False) -> C
 
 
 _ENTRIES = [
-    # Counters on players (§4.1)
+    # Counters on players (122.1f, 107.14, 107.17, 728)
     _spec("poison", -1.0, "10 loses (704.5c); 2HG team 15 (704.6b); the game result is scored apart"),
     _spec("energy", 0.5, "spent as {E} (107.14)"),
     _spec("experience", 1.0, "scales its holder's abilities"),
     _spec("rad", -0.5, "mill and lose life each precombat main (728)"),
     _spec("ticket", 0.5, "spent for {TK} costs (107.17a)"),
-    # Counters on permanents (§4.2)
+    # Counters on permanents
     _spec("loyalty", 1.0, "planeswalker loyalty (306.5c); ultimates need more"),
     _spec("defense", 1.0, "battle defense, worth to the protector (310.4c)"),
     _spec("lore", 0.0, "worth is in the chapters it triggers (714.2b), scored apart"),
@@ -71,7 +71,7 @@ _ENTRIES = [
     _spec("luck", 1.0, "Chance Encounter at 10 wins"),
 ]
 
-#: Every kind the brief names, keyed by canonical name (P/T and keyword kinds are rules, below).
+#: Every catalogued kind, keyed by canonical name (P/T and keyword kinds are rules, below).
 CATALOGUE: dict[str, CounterSpec] = {spec.kind: spec for spec in _ENTRIES}
 
 _KEYWORD_WEIGHT = 1.0

@@ -18,6 +18,7 @@ import os
 import sys
 import traceback
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 from . import __version__
@@ -107,6 +108,7 @@ def _add_solve(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     sub.add_argument("--max-chosen", metavar="N", type=_natural_int, help="choose at most N objects per proliferate")
     sub.add_argument("--include", metavar="ID", action="append", help="force ID into the choice (repeatable)")
     sub.add_argument("--exclude", metavar="ID", action="append", help="keep ID out of the choice (repeatable)")
+    sub.add_argument("--svg", metavar="FILE", help="also draw the board with the answer marked, as SVG, to FILE")
     sub.set_defaults(handler=_solve)
 
 
@@ -135,6 +137,13 @@ def _solve(args: argparse.Namespace) -> int:
         )
     except ValueError as exc:  # IllegalChoice, impossible constraints, a method that cannot take them
         return _bad_input(where, [str(exc)])
+    if args.svg:
+        from .svg import choice_svg
+
+        try:
+            Path(args.svg).write_text(choice_svg(board, best=decision.choice), encoding="utf-8")
+        except OSError as exc:
+            return _bad_input(args.svg, [f"cannot write the drawing: {exc.strerror or exc}"])
     if args.json:
         print(json.dumps(decision.to_json()))
     else:

@@ -1,46 +1,42 @@
-"""Replacement effects that change what one proliferate adds (rules brief §5; 614, 616).
+"""What one proliferate adds to each object once replacement effects apply (614, 616.1).
 
-Each supported card is a list of *operations* on the number of counters an event would put
-on one object, each with a scope (whose objects, which kinds, who proliferates).  When
-several apply to one event, the affected object's controller, or the affected player,
-picks the order (616.1): we try every order and take the best for them, judged by the
-kind's default valence in the catalogue.  Once an event would put no counters, later
-effects no longer apply to it ("if one or more counters would be put").
+The cards and their scopes live in :mod:`solver.cards`.  When several effects apply to
+one event, the affected object's controller, or the affected player, picks the order
+(616.1): :func:`best_count` finds the best order for them, judged by the kind's default
+valence in the catalogue.  Once an event would put no counters, later effects no longer
+apply to it ("if one or more counters would be put").
 
 The result is :func:`gains`: a matrix, objects x kinds, of how many counters of each kind
 each object gets from one proliferate by the board's proliferator if it is chosen.  It is
-computed with numpy over all (object, kind) cells at once, grouping cells by which effects
-apply to them.
+computed with numpy over all (object, kind) cells at once, grouping cells by how many
+effects of each operation apply to them.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
-from dataclasses import dataclass
-from enum import Enum
+from collections.abc import Sequence
 from functools import lru_cache
-from itertools import permutations
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .board import Board, BoolArray, CardType, IntArray, Variant
+from .cards import SUPPORTED_CARDS, Op, canonical_card, scopes_in_force
 from .catalogue import valence
 
-__all__ = ["SUPPORTED_CARDS", "canonical_card", "gains"]
+if TYPE_CHECKING:
+    from .board import Board, BoolArray, IntArray
+
+__all__ = ["SUPPORTED_CARDS", "apply_op", "best_count", "canonical_card", "gains"]
+
+#: Operations in a fixed order; a cell's key packs how many of each apply, ``_KEY_BITS`` bits each.
+_OPS = tuple(Op)
+_KEY_BITS = 12
+#: Counters one proliferate may put on one object (the loader's limits keep boards far below it).
+_TOO_MANY = 2**62
 
 
-class Op(Enum):
-    """What an effect does to the number of counters an event would put."""
-
-    PLUS_ONE = "+1"
-    DOUBLE = "x2"
-    MINUS_ONE = "-1"
-    HALVE = "/2"
-    BAN = "0"
-
-
-def _apply(op: Op, count: int) -> int:
+def apply_op(op: Op, count: int) -> int:
+    """One effect applied to an event that would put ``count`` counters (``count`` >= 1)."""
     if op is Op.PLUS_ONE:
         return count + 1
     if op is Op.DOUBLE:
@@ -52,149 +48,53 @@ def _apply(op: Op, count: int) -> int:
     return 0
 
 
-@dataclass(frozen=True)
-class _Scope:
-    """Which (object, kind) cells an effect controlled by player ``c`` touches."""
+def best_count(uses: Sequence[int], want_more: bool) -> int:
+    """Counters one proliferate puts when effects apply ``uses[i]`` times op ``i`` (in :class:`Op` order).
 
-    op: Op
-    objects: Callable[[Board, int], BoolArray]
-    kinds: Callable[[str], bool] = lambda kind: True
+    The order is the best for the affected party: most counters if ``want_more``, else fewest.
 
-
-def _everything(board: Board, c: int) -> BoolArray:
-    return np.ones(board.n_objects, dtype=bool)
-
-
-def _is_player(board: Board) -> BoolArray:
-    out = np.zeros(board.n_objects, dtype=bool)
-    out[: board.n_players] = True
-    return out
-
-
-def _controlled_by(board: Board, c: int) -> BoolArray:
-    out: BoolArray = (board.controller == c) & ~_is_player(board)
-    return out
-
-
-def _typed(board: Board, c: int | None, card_types: CardType) -> BoolArray:
-    mask: BoolArray = (board.types & int(card_types)) != 0
-    if c is not None:
-        mask &= _controlled_by(board, c)
-    return mask
-
-
-def _plus_one_plus_one(kind: str) -> bool:
-    return kind == "+1/+1"
-
-
-def _minus_one_minus_one(kind: str) -> bool:
-    return kind == "-1/-1"
-
-
-def _vorinclex(board: Board, c: int) -> list[_Scope]:
-    if board.proliferator == c:
-        return [_Scope(Op.DOUBLE, _everything)]
-    if board.team[board.proliferator] != board.team[c]:
-        return [_Scope(Op.HALVE, _everything)]
-    return []
-
-
-def _melira_players(board: Board, c: int) -> BoolArray:
-    out = np.zeros(board.n_objects, dtype=bool)
-    if board.variant is Variant.TWO_HEADED_GIANT:
-        out[: board.n_players] = board.team == board.team[c]  # 810.10c
-    else:
-        out[c] = True
-    return out
-
-
-def _solemnity_objects(board: Board, c: int) -> BoolArray:
-    return _is_player(board) | _typed(
-        board, None, CardType.ARTIFACT | CardType.CREATURE | CardType.ENCHANTMENT | CardType.LAND
-    )
-
-
-def _constrictor_objects(board: Board, c: int) -> BoolArray:
-    out = _typed(board, c, CardType.ARTIFACT | CardType.CREATURE)
-    out[c] = True
-    return out
-
-
-def _pir_objects(board: Board, c: int) -> BoolArray:
-    out: BoolArray = (board.team[board.controller] == board.team[c]) & ~_is_player(board)
-    return out
-
-
-#: card name -> function of (board, controller row) giving the scopes in force.
-_CARDS: dict[str, Callable[[Board, int], list[_Scope]]] = {
-    "Doubling Season": lambda b, c: [_Scope(Op.DOUBLE, _controlled_by)],
-    "Vorinclex, Monstrous Raider": _vorinclex,
-    "Innkeeper's Talent": lambda b, c: [_Scope(Op.DOUBLE, _everything)] if b.proliferator == c else [],
-    "Winding Constrictor": lambda b, c: [_Scope(Op.PLUS_ONE, _constrictor_objects)],
-    "Pir, Imaginative Rascal": lambda b, c: [_Scope(Op.PLUS_ONE, _pir_objects)],
-    "Hardened Scales": lambda b, c: [
-        _Scope(Op.PLUS_ONE, lambda b, c: _typed(b, c, CardType.CREATURE), _plus_one_plus_one)
-    ],
-    "Ozolith, the Shattered Spire": lambda b, c: [
-        _Scope(Op.PLUS_ONE, lambda b, c: _typed(b, c, CardType.ARTIFACT | CardType.CREATURE), _plus_one_plus_one)
-    ],
-    "Corpsejack Menace": lambda b, c: [
-        _Scope(Op.DOUBLE, lambda b, c: _typed(b, c, CardType.CREATURE), _plus_one_plus_one)
-    ],
-    "Branching Evolution": lambda b, c: [
-        _Scope(Op.DOUBLE, lambda b, c: _typed(b, c, CardType.CREATURE), _plus_one_plus_one)
-    ],
-    "Primal Vigor": lambda b, c: [
-        _Scope(Op.DOUBLE, lambda b, c: _typed(b, None, CardType.CREATURE), _plus_one_plus_one)
-    ],
-    "Vizier of Remedies": lambda b, c: [
-        _Scope(Op.MINUS_ONE, lambda b, c: _typed(b, c, CardType.CREATURE), _minus_one_minus_one)
-    ],
-    "Melira, Sylvok Outcast": lambda b, c: [
-        _Scope(Op.BAN, _melira_players, lambda kind: kind == "poison"),
-        _Scope(Op.BAN, lambda b, c: _typed(b, c, CardType.CREATURE), _minus_one_minus_one),
-    ],
-    "Solemnity": lambda b, c: [_Scope(Op.BAN, _solemnity_objects)],
-    # Tekuthal changes the number of proliferates, not their result: see Board.rounds.
-    "Tekuthal, Inquiry Dominus": lambda b, c: [],
-}
-
-#: The cards whose effects are modelled, by their printed names.
-SUPPORTED_CARDS: tuple[str, ...] = tuple(_CARDS)
-
-_PUNCT = re.compile(r"[^a-z0-9]")
-_BY_KEY = {_PUNCT.sub("", name.lower()): name for name in SUPPORTED_CARDS}
-
-
-def canonical_card(name: str) -> str | None:
-    """The printed name of a supported card, matching case and punctuation loosely; None if unknown."""
-    return _BY_KEY.get(_PUNCT.sub("", name.lower()))
-
-
-def _scopes(board: Board) -> list[tuple[_Scope, int]]:
-    out: list[tuple[_Scope, int]] = []
-    for effect in board.effects:
-        if effect.card == "Innkeeper's Talent" and effect.level < 3:
-            continue
-        controller = board.ids.index(effect.controller, 0, board.n_players)
-        out.extend((scope, controller) for scope in _CARDS[effect.card](board, controller))
-    return out
-
-
-@lru_cache(maxsize=1024)
-def _best_count(ops: tuple[Op, ...], want_more: bool) -> int:
-    """Counters one proliferate puts when ``ops`` all apply, ordered in the affected party's favour."""
-    if Op.BAN in ops:
+    Every operation is a non-decreasing function of the count, and so is "stop once the
+    count is 0", so applying the remaining effects to a larger count never gives fewer
+    counters.  The best result over all orders of a multiset of operations is therefore
+    the best result of applying one more operation to the best result of the multiset
+    without it: a dynamic programme over the counts of each operation used, with
+    (plus+1)(double+1)(minus+1)(halve+1) states, polynomial in the number of effects.
+    A ban makes the count 0 in any order (or the count reached 0 earlier).
+    """
+    plus, double, minus, halve, ban = uses
+    if ban:
         return 0
-    results = []
-    for order in set(permutations(ops)):
-        count = 1
-        for op in order:
-            if count == 0:
-                break
-            count = _apply(op, count)
-        results.append(count)
-    return max(results) if want_more else min(results)
+    return _table(plus, double, minus, halve, want_more)[(plus, double, minus, halve)]
+
+
+@lru_cache(maxsize=64)
+def _table(plus: int, double: int, minus: int, halve: int, want_more: bool) -> dict[tuple[int, ...], int]:
+    """The best count for every sub-multiset of these operations: one table answers every cell of a board."""
+    pick = max if want_more else min
+    used = (plus, double, minus, halve)
+    table: dict[tuple[int, ...], int] = {(0, 0, 0, 0): 1}
+    for total in range(1, sum(used) + 1):
+        for state in _states(used, total):
+            options = []
+            for i, op in enumerate(_OPS[:4]):
+                if state[i]:
+                    before = table[(*state[:i], state[i] - 1, *state[i + 1 :])]
+                    options.append(apply_op(op, before) if before else 0)
+            table[state] = pick(options)
+    return table
+
+
+def _states(used: tuple[int, ...], total: int) -> list[tuple[int, ...]]:
+    """Every (p, d, m, h) with p <= used[0], ..., summing to ``total``."""
+    out: list[tuple[int, ...]] = []
+    p_max, d_max, m_max, h_max = used
+    for p in range(min(p_max, total) + 1):
+        for d in range(min(d_max, total - p) + 1):
+            for m in range(min(m_max, total - p - d) + 1):
+                h = total - p - d - m
+                if h <= h_max:
+                    out.append((p, d, m, h))
+    return out
 
 
 def gains(board: Board) -> IntArray:
@@ -206,31 +106,33 @@ def gains(board: Board) -> IntArray:
     """
     has = board.counts > 0
     out: IntArray = has.astype(np.int64)
-    scopes = _scopes(board)
+    scopes = scopes_in_force(board)
     if not scopes or not has.any():
         return out
-    if len(scopes) > 62:
-        raise ValueError("at most 62 replacement effects are supported on one board")
-    sig = np.zeros(has.shape, dtype=np.int64)
-    for bit, (scope, controller) in enumerate(scopes):
+    if len(scopes) >= 1 << _KEY_BITS:
+        raise ValueError(f"at most {(1 << _KEY_BITS) - 1} replacement effects can apply to one board")
+    key = np.zeros(has.shape, dtype=np.int64)
+    for scope, controller in scopes:
         rows = scope.objects(board, controller)
         cols = np.array([scope.kinds(kind) for kind in board.kinds], dtype=bool)
-        sig |= np.where(rows[:, None] & cols[None, :], np.int64(1) << bit, np.int64(0))
-    sig = np.where(has, sig, 0)
-    want_more = _wants_more(board)
-    cells = np.flatnonzero(sig)
+        step = np.int64(1) << (_KEY_BITS * _OPS.index(scope.op))
+        key += np.where(rows[:, None] & cols[None, :], step, np.int64(0))
+    key = np.where(has, key, 0)
+    cells = np.flatnonzero(key)
     if cells.size == 0:
         return out
-    flat_sig = sig.ravel()[cells]
+    want_more = _wants_more(board)
+    flat_key = key.ravel()[cells]
     flat_more = want_more.ravel()[cells]
-    keys, inverse = np.unique(np.stack([flat_sig, flat_more.astype(np.int64)]), axis=1, return_inverse=True)
-    counts = np.array(
-        [
-            _best_count(tuple(scopes[b][0].op for b in range(len(scopes)) if (int(s) >> b) & 1), bool(m))
-            for s, m in keys.T
-        ],
-        dtype=np.int64,
-    )
+    keys, inverse = np.unique(np.stack([flat_key, flat_more.astype(np.int64)]), axis=1, return_inverse=True)
+    mask = (1 << _KEY_BITS) - 1
+    uses = [([(int(k) >> (_KEY_BITS * i)) & mask for i in range(len(_OPS))], bool(m)) for k, m in keys.T]
+    top = [max(u[i] for u, _ in uses) for i in range(4)]
+    tables = {more: _table(*top, more) for more in {m for _, m in uses}}
+    values = [0 if u[4] else tables[m][tuple(u[:4])] for u, m in uses]
+    if max(values) >= _TOO_MANY:
+        raise ValueError(f"replacement effects put {max(values)} counters in one proliferate; int64 holds < 2**62")
+    counts = np.array(values, dtype=np.int64)
     flat = out.ravel()
     flat[cells] = counts[inverse.ravel()]
     return flat.reshape(out.shape)

@@ -9,3 +9,7 @@ from hypothesis import HealthCheck, settings
 settings.register_profile("ci", derandomize=True, print_blob=True, suppress_health_check=[HealthCheck.too_slow])
 if os.environ.get("CI"):
     settings.load_profile("ci")
+# The long fuzz run before a release (docs/limits.md): pytest tests/test_fuzz_*.py --hypothesis-profile=release
+settings.register_profile(
+    "release", max_examples=5_000, deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
+)

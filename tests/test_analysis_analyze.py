@@ -4,16 +4,33 @@ from __future__ import annotations
 
 import json
 import random
+import tempfile
+from collections.abc import Sequence
 from importlib.resources import files
+from pathlib import Path
 from typing import Any
 
 import pytest
 from analysis_helpers import creature, duel, record
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import solver
-from solver.analysis.analyze import DecisionResult, Summary, analyse_items, analyse_record
-from solver.analysis.grading import Grade
-from solver.analysis.records import LineProblem, parse_record
+from solver.analysis import analyze as analyze_module
+from solver.analysis.analyze import (
+    DecisionResult,
+    Job,
+    Judgement,
+    Summary,
+    analyze_chunk,
+    analyze_items,
+    analyze_record,
+)
+from solver.analysis.grading import Grade, Thresholds
+from solver.analysis.inputs import Reader, expand
+from solver.analysis.records import LineProblem, RecordError, parse_record
+from solver.errors import Problem
+from solver.objective import Objective
 
 EXAMPLES = (
     "classic",
@@ -35,7 +52,7 @@ def _two_bears() -> dict[str, Any]:
 
 
 def test_an_optimal_record_has_zero_regret_and_grades_best() -> None:
-    result = analyse_record(parse_record(record(_two_bears(), ["a", "b"])))
+    result = analyze_record(parse_record(record(_two_bears(), ["a", "b"])))
     assert result.regret == 0.0
     assert result.regret_norm == 0.0
     assert result.grade is Grade.BEST
@@ -45,20 +62,17 @@ def test_an_optimal_record_has_zero_regret_and_grades_best() -> None:
 
 def test_a_suboptimal_record_has_exactly_the_known_gap() -> None:
     # One +1/+1 counter on your own creature is worth 1 point; leaving out one of two costs exactly 1.
-    result = analyse_record(parse_record(record(_two_bears(), ["a"])))
+    result = analyze_record(parse_record(record(_two_bears(), ["a"])))
     assert result.value_best == 2.0 and result.value_chosen == 1.0 and result.value_worst == 0.0
     assert result.regret == 1.0
     assert result.regret_norm == pytest.approx(0.5)
-    assert result.grade is Grade.BLUNDER
-    assert (
-        result.comment
-        == "Blunder: lost 1 point (50% of the spread between best and worst) — also proliferate b (+1/+1 1 -> 2)"
-    )
+    assert result.grade is Grade.GOOD  # one point of a small board: about 1.4 points of Win%
+    assert result.comment == "Good: lost 1 point (winning chances 64% -> 63%) — also proliferate b (+1/+1 1 -> 2)"
 
 
 def test_missed_poison_lethal_is_a_blunder_with_the_plain_words_comment() -> None:
     board = duel("alice", {}, {"poison": 9}, [creature("bears", "alice", {"+1/+1": 1})])
-    result = analyse_record(parse_record(record(board, ["bears"])))
+    result = analyze_record(parse_record(record(board, ["bears"])))
     assert result.grade is Grade.BLUNDER  # 704.5c: ten poison loses the game
     assert result.result_best == "win" and result.result_chosen == "none"
     assert result.comment == "Blunder: missed lethal — also proliferate bob (poison 9 -> 10)"
@@ -66,7 +80,7 @@ def test_missed_poison_lethal_is_a_blunder_with_the_plain_words_comment() -> Non
 
 def test_a_self_inflicted_loss_is_a_blunder() -> None:
     board = duel("alice", {"poison": 9, "energy": 4}, {}, [])
-    result = analyse_record(parse_record(record(board, ["alice"])))
+    result = analyze_record(parse_record(record(board, ["alice"])))
     assert result.grade is Grade.BLUNDER  # 701.34a: the energy cannot be had without the poison
     assert result.comment.startswith("Blunder: self-inflicted loss — don't proliferate alice (poison 9 -> 10")
 
@@ -78,7 +92,7 @@ def test_values_agree_with_the_public_solver_api(name: str) -> None:
     rng = random.Random(name)
     ids = list(solver.eligible(board))
     chosen = [i for i in ids if rng.random() < 0.5 and i in {p.id for p in board.permanents}]
-    result = analyse_record(parse_record(record(data, chosen)))
+    result = analyze_record(parse_record(record(data, chosen)))
     score = solver.score(board, solver.Choice.of(chosen, rounds=board.rounds))
     assert result.value_chosen == pytest.approx(score.value)
     assert result.value_best == pytest.approx(solver.solve(board).value)
@@ -157,8 +171,59 @@ def _items(n: int) -> list[tuple[str, int, str]]:
 
 def test_two_workers_give_exactly_what_one_worker_gives() -> None:
     items = _items(90)
-    one = list(analyse_items(items, workers=1, chunk_size=8))
-    two = list(analyse_items(items, workers=2, chunk_size=8))
+    one = list(analyze_items(items, workers=1, chunk_size=8))
+    two = list(analyze_items(items, workers=2, chunk_size=8))
     assert one == two
     assert [r.index for r in one if isinstance(r, DecisionResult)] == list(range(90))
     assert sum(isinstance(r, LineProblem) for r in one) == 1
+
+
+_GOOD = json.dumps(record(_two_bears(), ["a"]))
+_KINDS = {
+    "good": _GOOD,
+    "not json": "{",
+    "three problems": json.dumps({"game": None, "turn": "x", "decider": 1, "board": {}, "chosen": []}),
+    "illegal choice": json.dumps(record(_two_bears(), ["alice"])),
+    "blank": "   ",
+}
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.sampled_from(sorted(_KINDS)), max_size=14), st.integers(1, 4))
+def test_lines_read_are_decisions_plus_skipped_lines_whatever_the_mix(kinds: list[str], chunk: int) -> None:
+    """The counts reconcile (docs/analysis.md, Outputs) and problems are counted apart from lines."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "mix.jsonl"
+        path.write_text("\n".join(_KINDS[k] for k in kinds) + "\n")
+        found, unmatched = expand([str(path)])
+        reader, summary = Reader(found, unmatched), Summary()
+        for result in analyze_items(reader, chunk_size=chunk):
+            if isinstance(result, LineProblem):
+                summary.skip(result)
+            else:
+                summary.add(result)
+    summary.lines = reader.lines
+    assert summary.lines == sum(k != "blank" for k in kinds)
+    assert summary.decisions == kinds.count("good")
+    assert summary.lines == summary.decisions + summary.skipped_lines
+    assert summary.problems >= summary.skipped_lines + 2 * kinds.count("three problems")
+
+
+def test_a_chunk_is_decided_in_one_call_and_a_board_it_cannot_take_stays_in_its_place(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls: list[int] = []
+    real = analyze_module.decide
+
+    def counting(objectives: Sequence[Objective]) -> list[Judgement | RecordError]:
+        calls.append(len(objectives))
+        out = real(objectives)
+        out[1] = RecordError([Problem("board", "cannot analyse: too many seats")])
+        return out
+
+    monkeypatch.setattr(analyze_module, "decide", counting)
+    job = Job([("f", i, _GOOD) for i in (1, 2, 3)], None, Thresholds())
+    results = analyze_chunk(job)
+    assert calls == [3]
+    assert [type(r).__name__ for r in results] == ["DecisionResult", "LineProblem", "DecisionResult"]
+    assert results[1] == LineProblem("f", 2, "board", "cannot analyse: too many seats")

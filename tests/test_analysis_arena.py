@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import solver
-from solver.analysis.analyze import analyse_record
+from solver.analysis.analyze import analyze_record
 from solver.analysis.arena import ImportStats, counter_kind, detect_proliferate, import_log
 from solver.analysis.grading import Grade
 from solver.analysis.records import parse_record, resolve
@@ -41,7 +42,7 @@ def test_the_missed_poison_decision_is_found_with_its_candidates_and_choice(path
 
 def test_the_imported_decision_analyses_as_a_missed_poison() -> None:
     records, _ = _records(ARENA_NEW)
-    result = analyse_record(parse_record(records[0]))
+    result = analyze_record(parse_record(records[0]))
     assert "seat2" in result.best["chosen"]
     assert "also proliferate seat2 (poison 8 -> 9)" in result.comment
     assert result.grade is not Grade.BEST
@@ -77,9 +78,15 @@ def test_a_compound_effect_takes_candidates_from_just_before_the_proliferate_par
 
 def test_what_is_skipped_is_counted_with_its_first_line() -> None:
     _, stats = _records(ARENA_NEW)
-    assert stats.warnings["skipped multi-line JSON block (a client message)"] == 1
     assert stats.first_line["skipped line that is not valid JSON"] == 11
     assert stats.games == 1 and stats.records == 2
+
+
+def test_client_messages_are_expected_and_not_warnings() -> None:
+    _, stats = _records(ARENA_NEW)
+    assert stats.client_messages == 1  # the pretty-printed block of lines 7-10
+    assert not any("client message" in what for what in stats.warnings)
+    assert stats.failure() is None
 
 
 def test_every_imported_record_is_valid() -> None:
@@ -138,7 +145,18 @@ def test_a_truncated_gzip_is_a_counted_warning_not_a_crash(tmp_path: Path) -> No
     cut.write_bytes(ARENA_NEW_GZ.read_bytes()[:-40])
     stats = ImportStats()
     list(import_log(cut, stats))
-    assert any(w.startswith("unreadable input") for w in stats.warnings)
+    assert stats.unreadable is not None and stats.unreadable.startswith("cannot read further after line")
+    assert stats.failure() == stats.unreadable
+
+
+def test_random_bytes_are_not_an_arena_log(tmp_path: Path) -> None:
+    noise = tmp_path / "noise.log"
+    noise.write_bytes(random.Random(3).randbytes(5000))
+    stats = ImportStats()
+    assert list(import_log(noise, stats)) == []
+    assert stats.messages == 0 and stats.lines > 0
+    failure = stats.failure()
+    assert failure is not None and failure.startswith("no MTG Arena game state")
 
 
 def test_records_are_json_serialisable() -> None:

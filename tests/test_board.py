@@ -22,7 +22,7 @@ def build(proliferator: str = "alice", life: int = 20, effects: tuple[Effect, ..
 
 
 def test_with_proliferator_recomputes_what_one_proliferate_adds() -> None:
-    """Vorinclex doubles its controller's counters and halves an opponent's (rules brief §5)."""
+    """Vorinclex doubles its controller's counters and halves an opponent's (614.1a; docs/board-format.md#effect)."""
     board = build()
     assert board.gain[1].tolist()[board.kind_column("poison")] == 2  # warm the cache
     other = board.with_proliferator(1)

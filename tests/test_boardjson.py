@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import copy
 import json
+import subprocess
+import sys
+import time
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
@@ -15,6 +18,7 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 from strategies import board_dicts
 
+from solver import limits
 from solver.board import Board, Variant
 from solver.boardjson import dump_board, load_board
 from solver.effects import SUPPORTED_CARDS
@@ -579,3 +583,180 @@ def test_any_corruption_gives_board_error_or_board(data: dict[str, Any], draw: s
         assert exc.problems and all(isinstance(p.path, str) and p.message for p in exc.problems)
     else:
         assert isinstance(board, Board)
+
+
+# ---------------------------------------------------------------------- limits (docs/limits.md)
+
+
+def _only_problem(source: Any) -> Problem:
+    found = problems(source)
+    assert len(found) == 1, [str(p) for p in found]
+    return found[0]
+
+
+def test_players_past_the_limit_are_refused_before_they_are_read() -> None:
+    """Regression: 100,000 players cost 1.7 s and 159 MB before the solver refused them."""
+    board = base()
+    board["players"] = [{"id": f"p{i}"} for i in range(100_000)]
+    board["variant"] = "free_for_all"
+    started = time.perf_counter()
+    problem = _only_problem(board)
+    assert time.perf_counter() - started < 1.0
+    assert problem.path == "players"
+    assert f"the limit is {limits.MAX_PLAYERS}" in problem.message
+
+
+def test_more_seats_than_the_solver_handles_are_refused() -> None:
+    board = base()
+    board["variant"] = "free_for_all"
+    board["players"] += [{"id": f"p{i}"} for i in range(limits.MAX_SEATS - 1)]
+    assert_problem(board, "players", f"the limit is {limits.MAX_SEATS} outside two_headed_giant")
+    board["players"].pop()
+    load_board(board)
+
+
+def test_more_two_headed_giant_teams_than_seats_are_refused() -> None:
+    board = giant()
+    board["players"] = [{"id": f"p{i}", "team": f"t{i // 2}"} for i in range(2 * (limits.MAX_SEATS + 1))]
+    board["proliferator"] = "p0"
+    assert_problem(board, "players", f"{limits.MAX_SEATS + 1} teams; the limit is {limits.MAX_SEATS}")
+
+
+def test_effects_past_the_limit_are_refused() -> None:
+    board = base()
+    board["effects"] = [{"card": "Hardened Scales", "controller": "alice"}] * (limits.MAX_EFFECTS + 1)
+    assert _only_problem(board) == Problem("effects", f"{limits.MAX_EFFECTS + 1} effects; the limit is 62")
+
+
+def test_objects_past_the_limit_are_refused_before_they_are_read() -> None:
+    board = base()
+    board["permanents"] = [{}] * limits.MAX_OBJECTS
+    problem = _only_problem(board)
+    assert problem.path == "permanents"
+    assert f"the limit is {limits.MAX_OBJECTS}" in problem.message
+
+
+def test_proliferates_per_resolution_past_the_limit_are_refused() -> None:
+    board = base()
+    board["proliferates"] = 16
+    board["effects"] = [{"card": "Tekuthal, Inquiry Dominus", "controller": "alice"}] * 3
+    problem = _only_problem(board)
+    assert problem.path == "effects[2]"
+    assert "128 proliferates" in problem.message
+    board["effects"].pop()
+    assert load_board(board).rounds == limits.MAX_ROUNDS
+
+
+def test_distinct_kinds_past_the_limit_are_refused_at_the_first_one_past() -> None:
+    board = base()
+    board["permanents"][0]["counters"] = {f"arena:{k}": 1 for k in range(limits.MAX_KINDS)}
+    problem = _only_problem(board)
+    # The board already had energy and poison on its players: arena:998 is kind 1,001.
+    assert problem.path == 'permanents[0].counters["arena:998"]'
+    assert f"more than {limits.MAX_KINDS} distinct counter kinds" in problem.message
+
+
+def test_objects_times_kinds_past_the_limit_are_refused() -> None:
+    """Regression: 1,000 permanents with 50 distinct arena kinds each took a server to 3.2 GB."""
+    board = base()
+    board["permanents"] = [
+        {"id": f"p{i}", "controller": "alice", "counters": {f"arena:{50 * i + k}": 1 for k in range(50)}}
+        for i in range(1000)
+    ]
+    problem = _only_problem(board)
+    assert "distinct counter kinds" in problem.message
+    assert problem.path.startswith("permanents[19].counters")  # the 1,001st kind
+
+
+def test_cells_past_the_limit_are_refused_at_the_kind_that_passes_it() -> None:
+    n_objects = 10_000
+    kinds = limits.MAX_CELLS // n_objects  # the first kind past the limit is kind number kinds + 1
+    board = base()
+    board["permanents"] = [{"id": f"p{i}", "controller": "alice"} for i in range(n_objects - 3)]
+    board["permanents"].append(
+        {"id": "wide", "controller": "alice", "counters": {f"arena:{k}": 1 for k in range(kinds)}}
+    )
+    problem = _only_problem(board)
+    assert problem.path == f'permanents[{n_objects - 3}].counters["arena:{kinds - 2}"]'  # 2 kinds on the players
+    assert f"{limits.MAX_CELLS:,} cells" in problem.message
+
+
+@pytest.mark.parametrize(
+    ("change", "path"),
+    [
+        (lambda b: b["permanents"][0].update(value=1e17), "permanents[0].value"),
+        (lambda b: b["permanents"][0].update(counter_values={"+1/+1": 5e15}), 'permanents[0].counter_values["+1/+1"]'),
+        (lambda b: b["permanents"][3]["thresholds"][0].update(effect=-1e10), "permanents[3].thresholds[0].effect"),
+    ],
+)
+def test_points_past_the_limit_are_refused(change: Callable[[dict[str, Any]], object], path: str) -> None:
+    """Regression: value 1e17 overflowed int64 milli-points and the solver dropped a good choice."""
+    assert_problem(broken(change), path, f"must be within ±{limits.MAX_POINTS}")
+
+
+@pytest.mark.parametrize("text", ["NaN", "Infinity", "-Infinity", "1e400"])
+def test_non_finite_numbers_in_json_text_are_refused(text: str) -> None:
+    source = json.dumps(base()).replace('"Grizzly Bears", ', f'"Grizzly Bears", "value": {text}, ', 1)
+    assert_problem(source, "permanents[0].value", "finite")
+
+
+def test_a_board_whose_numbers_could_overflow_the_objective_is_refused_at_the_object_that_passes() -> None:
+    board = base()
+    board["permanents"][1]["counters"]["loyalty"] = limits.MAX_MAGNITUDE // 2
+    board["permanents"][2]["counters"]["defense"] = limits.MAX_MAGNITUDE // 2
+    problem = _only_problem(board)
+    assert problem.path == "permanents[2]"
+    assert "magnitude limit" in problem.message
+    board["permanents"][2]["counters"]["defense"] = 2
+    assert load_board(board).counters("tamiyo")["loyalty"] == limits.MAX_MAGNITUDE // 2
+
+
+def test_many_doublers_are_refused_when_their_counters_could_overflow() -> None:
+    """40 Doubling Seasons put 2**40 loyalty counters on a planeswalker in one proliferate."""
+    board = base()
+    board["effects"] = [{"card": "Doubling Season", "controller": "alice"}] * 40
+    problem = _only_problem(board)
+    assert problem.path.startswith("permanents[")
+    assert "magnitude limit" in problem.message
+
+
+@given(st.integers(-(2**70), 2**70))
+def test_any_integer_count_loads_or_is_refused_at_its_path(count: int) -> None:
+    board = broken(lambda b: b["permanents"][0]["counters"].update({"+1/+1": count}))
+    try:
+        loaded = load_board(board)
+    except BoardError as exc:
+        assert {p.path for p in exc.problems} <= {'permanents[0].counters["+1/+1"]', "permanents[0]"}
+    else:
+        assert 0 <= count <= limits.MAX_COUNT
+        assert loaded.counters("bears").get("+1/+1", 0) == count
+
+
+@pytest.mark.parametrize(
+    ("change", "fragment"),
+    [
+        (lambda b: b.update(effects=[{"card": "Doubling Season", "controller": "alice"}] * 40), "magnitude limit"),
+        (lambda b: b.update(players=[{"id": f"p{i}"} for i in range(100_000)]), "players: 100000 players"),
+        (lambda b: b["permanents"][0].update(value=1e17), "permanents[0].value: must be within"),
+    ],
+)
+def test_the_command_refuses_a_board_past_a_limit_with_status_2(
+    tmp_path: Path, change: Callable[[dict[str, Any]], object], fragment: str
+) -> None:
+    path = tmp_path / "board.json"
+    path.write_text(json.dumps(broken(change)), "utf-8")
+    result = subprocess.run(
+        [sys.executable, "-m", "solver", "solve", str(path)], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert result.returncode == 2
+    assert fragment in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_counter_value_override_counts_in_the_magnitude() -> None:
+    """+1/+1 counters worth 10^6 points each; Doubling Season makes one proliferate add 2."""
+    worth = limits.MAX_MAGNITUDE // 10
+    board = broken(lambda b: b["permanents"][0].update(counters={"+1/+1": 7}, counter_values={"+1/+1": worth}))
+    load_board(board)  # 9 x 10^6 after the proliferate, plus a little
+    board["permanents"][0]["counters"]["+1/+1"] = 9
+    assert "magnitude limit" in _only_problem(board).message

@@ -1,13 +1,20 @@
-"""Replacement effects on proliferate (rules brief §5; 614, 616.1 ordering by the affected party)."""
+"""Replacement effects on proliferate (614; 616.1: the affected party orders them; docs/board-format.md#effect)."""
 
 from __future__ import annotations
 
+import json
+import time
+from importlib import resources
+from itertools import permutations
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from solver import Board, Choice, apply_proliferate, load_board
-from solver.effects import SUPPORTED_CARDS
+from solver import Board, Choice, Effect, apply_proliferate, load_board, solve
+from solver.cards import Op
+from solver.effects import SUPPORTED_CARDS, apply_op, best_count
 
 
 def _board(
@@ -156,16 +163,16 @@ _EXPECTED: dict[str, dict[tuple[str, str], int]] = {
 
 
 @pytest.mark.parametrize("card", sorted(_EXPECTED))
-def test_brief_5_scope_of_each_card(card: str) -> None:
+def test_614_scope_of_each_card(card: str) -> None:
     assert _changed(card) == _EXPECTED[card]
 
 
-def test_brief_5_vorinclex_halves_an_opponents_proliferate_to_nothing() -> None:
+def test_614_vorinclex_halves_an_opponents_proliferate_to_nothing() -> None:
     """An opponent's 1-counter proliferate becomes 0 (rounded down) on every object."""
     assert set(_with("Vorinclex, Monstrous Raider", "bob").values()) == {0}
 
 
-def test_brief_5_vorinclex_does_nothing_for_a_teammates_proliferate() -> None:
+def test_614_vorinclex_does_nothing_for_a_teammates_proliferate() -> None:
     board = _board(
         [_perm("w", "alice", ["planeswalker"], {"loyalty": 3})],
         [("Vorinclex, Monstrous Raider", "ally")],
@@ -176,7 +183,7 @@ def test_brief_5_vorinclex_does_nothing_for_a_teammates_proliferate() -> None:
     assert _gain(board, "bob", "poison") == 1
 
 
-def test_brief_5_innkeepers_talent_doubles_only_at_level_3() -> None:
+def test_614_innkeepers_talent_doubles_only_at_level_3() -> None:
     cells = _all_cells()
     level3 = _board(
         _everything(), [{"card": "Innkeeper's Talent", "controller": "alice", "level": 3}], alice=_PLAYER, bob=_PLAYER
@@ -194,8 +201,8 @@ def test_brief_5_innkeepers_talent_doubles_only_at_level_3() -> None:
     assert _changed("Innkeeper's Talent", "bob") == {}
 
 
-def test_brief_5_winding_constrictor_helps_an_opponents_proliferate_too() -> None:
-    """Any source: bob proliferating alice's poison with alice's Constrictor gives her 2 (brief §8.17)."""
+def test_614_winding_constrictor_helps_an_opponents_proliferate_too() -> None:
+    """Any source: bob proliferating alice's poison with alice's Constrictor gives her 2 (614.1a)."""
     changed = _changed("Winding Constrictor", "alice", proliferator="bob")
     assert changed[("alice", "poison")] == 2
     assert changed[("alice_bear", "-1/-1")] == 2
@@ -211,7 +218,7 @@ def test_810_10c_melira_protects_the_whole_team_in_two_headed_giant() -> None:
     assert out.board.counters("alice")["poison"] == 3
 
 
-def test_brief_5_solemnity_objects_stay_eligible() -> None:
+def test_614_solemnity_objects_stay_eligible() -> None:
     board = _board(_everything(), [("Solemnity", "bob")], alice=_PLAYER, bob=_PLAYER)
     out = apply_proliferate(board, Choice.of(["alice", "alice_bear", "alice_walker"]))
     assert out.board.counters("alice") == {"energy": 1, "poison": 1}
@@ -219,14 +226,14 @@ def test_brief_5_solemnity_objects_stay_eligible() -> None:
     assert out.board.counters("alice_walker") == {"loyalty": 4}
 
 
-def test_brief_5_battle_still_gets_counters_under_solemnity() -> None:
+def test_614_battle_still_gets_counters_under_solemnity() -> None:
     siege = _perm("siege", "alice", ["battle"], {"defense": 3}) | {"protector": "bob", "subtypes": ["Siege"]}
     board = _board([siege], [("Solemnity", "alice")])
     assert _gain(board, "siege", "defense") == 1
 
 
 @pytest.mark.parametrize(("n", "rounds"), [(0, 1), (1, 2), (2, 4)])
-def test_brief_5_tekuthal_doubles_the_number_of_proliferates(n: int, rounds: int) -> None:
+def test_701_34_tekuthal_doubles_the_number_of_proliferates(n: int, rounds: int) -> None:
     board = _board([], [("Tekuthal, Inquiry Dominus", "alice")] * n, bob={"poison": 1})
     assert board.rounds == rounds
     assert set(_gains(board).values()) == {1}
@@ -234,7 +241,7 @@ def test_brief_5_tekuthal_doubles_the_number_of_proliferates(n: int, rounds: int
     assert out.board.counters("bob")["poison"] == 1 + rounds
 
 
-def test_brief_5_tekuthal_of_another_player_does_not_double() -> None:
+def test_701_34_tekuthal_of_another_player_does_not_double() -> None:
     assert _board([], [("Tekuthal, Inquiry Dominus", "bob")], bob={"poison": 1}).rounds == 1
 
 
@@ -273,3 +280,79 @@ def test_616_1_affected_opponent_orders_against_the_proliferator() -> None:
         [("Winding Constrictor", "bob"), ("Vizier of Remedies", "bob")],
     )
     assert _gain(board, "c", "-1/-1") == 0
+
+
+# ------------------------------------------------------------------ 616.1 ordering: the best order, in polynomial time
+def _brute_force(uses: list[int], want_more: bool) -> int:
+    """Every distinct order of the operations, applied until the count is 0 (the definition)."""
+    ops = [op for op, n in zip(Op, uses, strict=True) for _ in range(n)]
+    results = []
+    for order in set(permutations(ops)):
+        count = 1
+        for op in order:
+            if count == 0:
+                break
+            count = apply_op(op, count)
+        results.append(count)
+    return max(results) if want_more else min(results)
+
+
+@given(st.lists(st.integers(0, 3), min_size=5, max_size=5).filter(lambda u: sum(u) <= 7), st.booleans())
+def test_616_1_best_count_equals_the_best_of_every_order(uses: list[int], want_more: bool) -> None:
+    assert best_count(uses, want_more) == _brute_force(uses, want_more)
+
+
+@pytest.mark.parametrize(
+    ("uses", "want_more", "count"),
+    [
+        ([1, 1, 0, 0, 0], True, 4),  # +1 then x2
+        ([1, 1, 0, 0, 0], False, 3),  # x2 then +1
+        ([0, 1, 0, 1, 0], True, 1),  # x2 then /2
+        ([0, 1, 0, 1, 0], False, 0),  # /2 first: nothing left to double
+        ([2, 0, 1, 0, 0], False, 0),  # -1 first: 0, the +1s no longer apply
+        ([5, 5, 5, 5, 1], True, 0),  # a ban in any order
+        ([0, 40, 0, 0, 0], True, 2**40),
+    ],
+)
+def test_616_1_best_count_known_orders(uses: list[int], want_more: bool, count: int) -> None:
+    assert best_count(uses, want_more) == count
+
+
+def test_616_1_many_effects_order_in_polynomial_time() -> None:
+    """15 of each operation: 60!/(15!^4) orders, 65,536 DP states (the old enumeration never finished)."""
+    started = time.perf_counter()
+    most = best_count([15, 15, 15, 15, 0], True)
+    assert 1 <= most <= 16 * 2**15  # some order keeps a counter; none beats +1s then x2s alone
+    assert best_count([15, 15, 15, 15, 0], False) == 0  # halving first leaves nothing
+    assert time.perf_counter() - started < 30
+
+
+def test_616_1_forty_doubling_seasons_decide_fast() -> None:
+    """Regression: the classic board with 13 Doubling Seasons took minutes; 40 take milliseconds."""
+    board = load_board(resources.files("solver.examples").joinpath("classic.json").read_text("utf-8"))
+    crowded = board.with_effects([Effect("Doubling Season", "alice")] * 40)
+    started = time.perf_counter()
+    decision = solve(crowded)
+    assert time.perf_counter() - started < 30
+    assert _gain(crowded, "tamiyo", "loyalty") == 2**40
+    assert "tamiyo" in decision.chosen
+
+
+def test_616_1_thirty_doublers_against_thirty_halvers_through_the_loader() -> None:
+    """Alice's 30 Doubling Seasons against Bob's 30 Vorinclexes: each side orders its own objects' events."""
+    data = json.loads(resources.files("solver.examples").joinpath("classic.json").read_text("utf-8"))
+    data["effects"] = [{"card": "Doubling Season", "controller": "alice"}] * 30 + [
+        {"card": "Vorinclex, Monstrous Raider", "controller": "bob"}
+    ] * 30
+    board = load_board(data)
+    assert _gain(board, "tamiyo", "loyalty") == 1  # alice doubles 30 times, then halves 30 times
+    assert _gain(board, "liliana", "loyalty") == 0  # halved first: Doubling Season is not bob's
+    assert _gain(board, "bob", "poison") == 0  # bob wants fewer poison counters
+    assert solve(board).value >= 0
+
+
+def test_more_counters_than_int64_holds_is_a_clear_error() -> None:
+    """Boards built in Python skip the loader's limits: 70 doublers must not wrap around silently."""
+    board = load_board(resources.files("solver.examples").joinpath("classic.json").read_text("utf-8"))
+    with pytest.raises(ValueError, match="int64"):
+        _ = board.with_effects([Effect("Doubling Season", "alice")] * 70).gain

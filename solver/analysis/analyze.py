@@ -3,29 +3,32 @@
 Each record is scored with the solver's own objective (:class:`solver.objective.Objective`),
 built once per board and queried for the chosen value, the optimum and the worst choice --
 the same numbers ``solver.solve``, ``solver.score`` and ``solver.worst_value`` give,
-without building the objective three times (tests pin the equality).
+without building the objective three times (tests pin the equality).  The optimum and the
+worst choice of a whole chunk come from one call, :func:`decide`, so a batched decision
+core can replace the per-board loop in one place.
 
-Large inputs stream: the reader hands chunks of lines to a process pool and at most a few
-chunks per worker are in flight, so memory is bounded by the chunk window, not the input;
-results come back in input order whatever the number of workers, so ``--workers 2``
-prints exactly what ``--workers 1`` prints.
+Large inputs stream: the reader hands chunks of lines to a runner (inline, a process pool,
+or Ray tasks: :mod:`solver.analysis.distributed`) and at most a few chunks per worker are
+in flight, so memory is bounded by the chunk window, not the input; results come back in
+input order whatever the runner, so ``--workers 2`` and ``--ray`` print exactly what
+``--workers 1`` prints.
 """
 
 from __future__ import annotations
 
 import json
 from collections import deque
-from collections.abc import Iterable, Iterator, Mapping
-from concurrent.futures import Future, ProcessPoolExecutor
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from ..board import Board
 from ..decision import choice_to_json
 from ..errors import Problem
-from ..fast import solve_fast
+from ..fast import FastSolution, solve_fast
 from ..objective import MILLI, Objective
 from ..policy import Policy
 from ..rules import Choice, Outcome, apply_matrix, choice_matrix, eligible, event_mask
@@ -39,14 +42,21 @@ from .grading import (
     normalised_regret,
 )
 from .records import LineProblem, Record, RecordError, parse_line, parse_record, resolve
+from .winprob import chances_after
 
 __all__ = [
+    "ChunkRunner",
     "DecisionResult",
     "Item",
+    "Job",
+    "Judgement",
+    "Pending",
     "Summary",
     "Tally",
-    "analyse_items",
-    "analyse_record",
+    "analyze_chunk",
+    "analyze_items",
+    "analyze_record",
+    "decide",
 ]
 
 #: One unit of input: where it came from (file, line) and a JSON line or an already-parsed record dict.
@@ -81,6 +91,11 @@ class DecisionResult:
     result_chosen: str
     result_best: str
     comment: str
+    win_chances_best: float = 50.0
+    win_chances_chosen: float = 50.0
+    #: The record's board JSON and meta, for the report's drawing (not in :meth:`to_json`).
+    board: Mapping[str, Any] | None = None
+    meta: Mapping[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -104,11 +119,37 @@ class DecisionResult:
             "result_chosen": self.result_chosen,
             "result_best": self.result_best,
             "comment": self.comment,
+            "win_chances_best": self.win_chances_best,
+            "win_chances_chosen": self.win_chances_chosen,
         }
 
 
 # ---------------------------------------------------------------------------- one decision
-def analyse_record(
+@dataclass(frozen=True)
+class Judgement:
+    """What the decision core says about one board: its optimum and the value of its worst choice."""
+
+    best: FastSolution
+    worst_milli: int
+
+
+def decide(objectives: Sequence[Objective]) -> list[Judgement | RecordError]:
+    """The optimum and the worst value of every objective of a chunk, in one call.
+
+    Every decision the analysis needs goes through here, so a batched core (many boards at
+    once) replaces this loop and nothing else.  A board the exact path cannot take (e.g. more
+    than 20 seats decided at once) is a :class:`RecordError` in its place; the others still go.
+    """
+    out: list[Judgement | RecordError] = []
+    for objective in objectives:
+        try:
+            out.append(Judgement(solve_fast(objective), solve_fast(objective, sense=-1).value))
+        except ValueError as exc:
+            out.append(RecordError([Problem("board", f"cannot analyse: {exc}")]))
+    return out
+
+
+def analyze_record(
     record: Record,
     policy: Policy | None = None,
     thresholds: Thresholds | None = None,
@@ -117,16 +158,27 @@ def analyse_record(
     location: str = "",
 ) -> DecisionResult:
     """Score one record; raises :class:`RecordError` if its board or choice is invalid."""
-    thresholds = thresholds or Thresholds()
     board, choice = resolve(record)
-    try:
-        objective = Objective(board, policy)
-        best_fast = solve_fast(objective)
-        worst_milli = solve_fast(objective, sense=-1).value
-    except ValueError as exc:  # boards the exact path cannot take (e.g. > 20 seats decided at once)
-        raise RecordError([Problem("board", f"cannot analyse: {exc}")]) from None
+    objective = Objective(board, policy)
+    judgement = decide([objective])[0]
+    if isinstance(judgement, RecordError):
+        raise judgement
+    return judge(record, board, choice, objective, judgement, thresholds or Thresholds(), index, location)
+
+
+def judge(
+    record: Record,
+    board: Board,
+    choice: Choice,
+    objective: Objective,
+    judgement: Judgement,
+    thresholds: Thresholds,
+    index: int = 0,
+    location: str = "",
+) -> DecisionResult:
+    """The result for one record once the decision core has judged its board."""
     chosen_m, chosen_r = choice_matrix(board, choice)
-    best_m, best_r = to_matrix(objective, best_fast.single_times, best_fast.team_options)
+    best_m, best_r = to_matrix(objective, judgement.best.single_times, judgement.best.team_options)
     value_milli = objective.score_matrix(chosen_m, chosen_r)
     best_milli = objective.score_matrix(best_m, best_r)
     best_choice = to_choice(board, best_m, best_r)
@@ -138,15 +190,20 @@ def analyse_record(
     result_best = objective.game_result(mask_best)
     game_blunder = objective.game_score(mask_chosen) < objective.game_score(mask_best)
     regret = (best_milli - value_milli) / MILLI
-    value_best, value_worst = best_milli / MILLI, worst_milli / MILLI
+    value_best, value_worst = best_milli / MILLI, judgement.worst_milli / MILLI
     spread = value_best - value_worst if game_blunder else material_spread(objective)
     norm = normalised_regret(regret, spread)
-    graded = grade(regret, norm, thresholds, game_blunder)
+    chances = (
+        chances_after(objective, best_out.settled, result_best),
+        chances_after(objective, chosen_out.settled, result_chosen),
+    )
+    drop = max(0.0, chances[0] - chances[1])
+    graded = grade(regret, drop, thresholds, game_blunder)
     same = bool(np.array_equal(chosen_m.sum(axis=0), best_m.sum(axis=0))) and np.array_equal(chosen_r, best_r)
     text = comment(
         graded,
         regret,
-        norm,
+        chances,
         _game_reason(result_chosen, result_best) if game_blunder else None,
         differences(board, choice, chosen_out, best_choice, best_out),
         same,
@@ -167,11 +224,15 @@ def analyse_record(
         value_worst=value_worst,
         regret=regret,
         regret_norm=norm,
-        accuracy=decision_accuracy(norm),
+        accuracy=decision_accuracy(regret, drop),
         grade=graded,
         result_chosen=result_chosen,
         result_best=result_best,
         comment=text,
+        win_chances_best=chances[0],
+        win_chances_chosen=chances[1],
+        board=record.board,
+        meta=record.meta,
     )
 
 
@@ -246,41 +307,91 @@ def _counter_text(board: Board, outcome: Outcome, obj_id: str) -> str:
 
 # ---------------------------------------------------------------------------- streams of decisions
 @dataclass(frozen=True)
-class _Job:
+class Job:
+    """One chunk of input and how to judge it: plain data, so it crosses process and machine boundaries."""
+
     items: list[Item]
-    policy_path: str | None
+    policy: Policy | None
     thresholds: Thresholds
 
 
-def _analyse_chunk(job: _Job) -> list[DecisionResult | LineProblem]:
-    """Analyse one chunk; runs in a worker process (or inline for one worker)."""
-    policy = Policy.from_toml(job.policy_path) if job.policy_path else None
-    out: list[DecisionResult | LineProblem] = []
-    for source, line, payload in job.items:
-        location = f"{source}:{line}"
+def analyze_chunk(job: Job) -> list[DecisionResult | LineProblem]:
+    """Analyze one chunk; runs in a worker process, a Ray task, or inline.
+
+    Every record is parsed and its board loaded first, then the whole chunk is decided in
+    one :func:`decide` call; a bad record becomes its problems, in its place.
+    """
+    slots: list[list[DecisionResult | LineProblem]] = []
+    ready: list[tuple[int, Item, Record, Board, Choice, Objective]] = []
+    for item in job.items:
+        payload = item[2]
         try:
             record = parse_line(payload) if isinstance(payload, str) else parse_record(payload)
-            out.append(analyse_record(record, policy, job.thresholds, location=location))
+            board, choice = resolve(record)
+            objective = Objective(board, job.policy)
         except RecordError as exc:
-            out.extend(LineProblem(source, line, p.path, p.message) for p in exc.problems)
-    return out
+            slots.append(_problems(item, exc))
+            continue
+        ready.append((len(slots), item, record, board, choice, objective))
+        slots.append([])
+    judgements = decide([entry[-1] for entry in ready])
+    for (slot, item, record, board, choice, objective), judgement in zip(ready, judgements, strict=True):
+        if isinstance(judgement, RecordError):
+            slots[slot] = _problems(item, judgement)
+        else:
+            location = f"{item[0]}:{item[1]}"
+            slots[slot] = [judge(record, board, choice, objective, judgement, job.thresholds, location=location)]
+    return [result for slot in slots for result in slot]
 
 
-def analyse_items(
+def _problems(item: Item, error: RecordError) -> list[DecisionResult | LineProblem]:
+    return [LineProblem(item[0], item[1], p.path, p.message) for p in error.problems]
+
+
+class Pending(Protocol):
+    """A chunk handed to a runner; ``result`` waits for it (a :class:`concurrent.futures.Future` is one)."""
+
+    def result(self) -> list[DecisionResult | LineProblem]: ...
+
+
+class ChunkRunner(Protocol):
+    """Where chunks run: a process pool here, Ray tasks in :mod:`solver.analysis.distributed`."""
+
+    workers: int
+
+    def submit(self, job: Job) -> Pending: ...
+
+
+class _PoolRunner:
+    def __init__(self, pool: ProcessPoolExecutor, workers: int) -> None:
+        self.pool = pool
+        self.workers = workers
+
+    def submit(self, job: Job) -> Pending:
+        return self.pool.submit(analyze_chunk, job)
+
+
+def analyze_items(
     items: Iterable[Item | LineProblem],
     *,
     workers: int = 1,
-    policy_path: str | None = None,
+    policy: Policy | None = None,
     thresholds: Thresholds | None = None,
     chunk_size: int = CHUNK_SIZE,
+    runner: ChunkRunner | None = None,
 ) -> Iterator[DecisionResult | LineProblem]:
-    """Results (and problems) in input order; ``workers`` > 1 runs chunks in a process pool.
+    """Results (and problems) in input order; ``workers`` > 1 runs chunks in a process pool, ``runner`` elsewhere.
 
     Problems already found by the reader pass through in place; ``index`` numbers the
     decisions from 0 in input order.
     """
-    jobs = _jobs(items, chunk_size, policy_path, thresholds or Thresholds())
-    ordered = _inline(jobs) if workers <= 1 else _pooled(jobs, workers)
+    jobs = _jobs(items, chunk_size, policy, thresholds or Thresholds())
+    if runner is not None:
+        ordered = windowed(jobs, runner)
+    elif workers <= 1:
+        ordered = _inline(jobs)
+    else:
+        ordered = _pooled(jobs, workers)
     index = 0
     for result in ordered:
         if isinstance(result, DecisionResult):
@@ -290,55 +401,59 @@ def analyse_items(
             yield result
 
 
-def _inline(jobs: Iterable[_Job | LineProblem]) -> Iterator[DecisionResult | LineProblem]:
+def _inline(jobs: Iterable[Job | LineProblem]) -> Iterator[DecisionResult | LineProblem]:
     for job in jobs:
         if isinstance(job, LineProblem):
             yield job
         else:
-            yield from _analyse_chunk(job)
+            yield from analyze_chunk(job)
 
 
-def _pooled(jobs: Iterable[_Job | LineProblem], workers: int) -> Iterator[DecisionResult | LineProblem]:
-    """Chunks in a process pool, at most ``workers * WINDOW_PER_WORKER`` in flight, drained oldest first."""
-    window = workers * WINDOW_PER_WORKER
+def _pooled(jobs: Iterable[Job | LineProblem], workers: int) -> Iterator[DecisionResult | LineProblem]:
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        pending: deque[Future[list[DecisionResult | LineProblem]] | LineProblem] = deque()
-        in_flight = 0
-        for job in jobs:
-            if isinstance(job, LineProblem):
-                pending.append(job)
-            else:
-                pending.append(pool.submit(_analyse_chunk, job))
-                in_flight += 1
-            while in_flight > window or (pending and isinstance(pending[0], LineProblem)):
-                head = pending.popleft()
-                if isinstance(head, LineProblem):
-                    yield head
-                else:
-                    in_flight -= 1
-                    yield from head.result()
-        while pending:
+        yield from windowed(jobs, _PoolRunner(pool, workers))
+
+
+def windowed(jobs: Iterable[Job | LineProblem], runner: ChunkRunner) -> Iterator[DecisionResult | LineProblem]:
+    """Chunks on ``runner``, at most ``runner.workers * WINDOW_PER_WORKER`` in flight, drained oldest first."""
+    window = max(1, runner.workers) * WINDOW_PER_WORKER
+    pending: deque[Pending | LineProblem] = deque()
+    in_flight = 0
+    for job in jobs:
+        if isinstance(job, LineProblem):
+            pending.append(job)
+        else:
+            pending.append(runner.submit(job))
+            in_flight += 1
+        while in_flight > window or (pending and isinstance(pending[0], LineProblem)):
             head = pending.popleft()
-            yield from [head] if isinstance(head, LineProblem) else head.result()
+            if isinstance(head, LineProblem):
+                yield head
+            else:
+                in_flight -= 1
+                yield from head.result()
+    while pending:
+        head = pending.popleft()
+        yield from [head] if isinstance(head, LineProblem) else head.result()
 
 
 def _jobs(
-    items: Iterable[Item | LineProblem], chunk_size: int, policy_path: str | None, thresholds: Thresholds
-) -> Iterator[_Job | LineProblem]:
+    items: Iterable[Item | LineProblem], chunk_size: int, policy: Policy | None, thresholds: Thresholds
+) -> Iterator[Job | LineProblem]:
     chunk: list[Item] = []
     for item in items:
         if isinstance(item, LineProblem):
             if chunk:
-                yield _Job(chunk, policy_path, thresholds)
+                yield Job(chunk, policy, thresholds)
                 chunk = []
             yield item
             continue
         chunk.append(item)
         if len(chunk) >= chunk_size:
-            yield _Job(chunk, policy_path, thresholds)
+            yield Job(chunk, policy, thresholds)
             chunk = []
     if chunk:
-        yield _Job(chunk, policy_path, thresholds)
+        yield Job(chunk, policy, thresholds)
 
 
 # ---------------------------------------------------------------------------- aggregates
@@ -383,16 +498,42 @@ class GameTally:
 
 @dataclass
 class Summary:
-    """Per-player and per-game aggregates, and the count of skipped input; O(players + games) memory."""
+    """Per-player and per-game aggregates, and the counts of input; O(players + games) memory.
+
+    ``lines`` (set by the reader: non-blank record lines, and decisions found in Arena logs)
+    always equals ``decisions + skipped_lines``; ``problems`` counts every reason given, so a
+    line with three problems is one skipped line and three problems.  Problems of a whole file
+    (line 0: unreadable, cut short) skip no line.  No count is capped.
+    """
 
     players: dict[str, Tally] = field(default_factory=dict)
     games: dict[str, GameTally] = field(default_factory=dict)
     game_labels: dict[str, str | int] = field(default_factory=dict)
     decisions: int = 0
     problems: int = 0
+    skipped_lines: int = 0
+    lines: int = 0
+    _last_skipped: tuple[str, int] | None = None
+
+    def skip(self, problem: LineProblem) -> None:
+        """Count one problem; the problems of one line arrive together, so a new place is a new skipped line."""
+        self.problems += 1
+        place = (problem.source, problem.line)
+        if problem.line > 0 and place != self._last_skipped:
+            self.skipped_lines += 1
+        self._last_skipped = place
+
+    def counts_json(self) -> dict[str, int]:
+        return {
+            "lines": self.lines,
+            "decisions": self.decisions,
+            "skipped_lines": self.skipped_lines,
+            "problems": self.problems,
+        }
 
     def add(self, result: DecisionResult) -> None:
         self.decisions += 1
+        self._last_skipped = None
         key = game_key(result.game)
         game = self.games.get(key)
         if game is None:

@@ -73,6 +73,10 @@ class ImportStats:
     games: int = 0
     resolutions: int = 0
     records: int = 0
+    #: Pretty-printed multi-line JSON blocks: the client's own messages, expected in every log and not game state.
+    client_messages: int = 0
+    #: Why the file could not be read (to its end), if it could not.
+    unreadable: str | None = None
     warnings: Counter[str] = field(default_factory=Counter)
     first_line: dict[str, int] = field(default_factory=dict)
 
@@ -82,6 +86,17 @@ class ImportStats:
 
     def warning_lines(self) -> list[str]:
         return [f"{n} × {what} (first at line {self.first_line[what]})" for what, n in self.warnings.most_common()]
+
+    def failure(self) -> str | None:
+        """Why the log as a whole gave nothing to analyse (unreadable, or not an Arena log), else None."""
+        if self.unreadable is not None:
+            return self.unreadable
+        if not self.messages:
+            return (
+                f"no MTG Arena game state in {self.lines} line(s) "
+                "(not a Player.log, or detailed logs were off: Settings > Account > Detailed Logs)"
+            )
+        return None
 
 
 # ---------------------------------------------------------------------------- detection
@@ -214,7 +229,11 @@ class _Importer:
         skipping_block = False
         for item in iter_lines(self.source):
             if isinstance(item, LineProblem):
-                self.stats.warn(f"unreadable input ({item.message})", item.line)
+                if item.line:
+                    self.stats.lines += 1
+                    self.stats.warn("skipped line that is not UTF-8", item.line)
+                else:
+                    self.stats.unreadable = item.message
                 continue
             lineno, text = item
             self.stats.lines += 1
@@ -222,9 +241,9 @@ class _Importer:
             if skipping_block:
                 skipping_block = stripped != "}"
                 continue
-            if stripped == "{":  # a pretty-printed client message: not game state
+            if stripped == "{":  # a pretty-printed client message: expected, and not game state
                 skipping_block = True
-                self.stats.warn("skipped multi-line JSON block (a client message)", lineno)
+                self.stats.client_messages += 1
                 continue
             start = stripped.find("{")
             if start < 0 or (start > 0 and "greToClientEvent" not in stripped):

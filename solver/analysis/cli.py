@@ -2,8 +2,9 @@
 
 Exit statuses follow the main command: 0 done, 2 bad input or usage (``proliferate: error:
 <where>: <problem>`` on stderr, never a traceback).  A bad *line* is not bad input for the
-whole run: it is reported as ``proliferate: warning: FILE:LINE: ...`` and skipped, and the
-run fails with 2 only when nothing at all could be analysed.  Heavy imports (numpy through
+whole run, nor is one bad input among many: it is reported as ``proliferate: warning:
+FILE:LINE: ...`` and skipped, and the run fails with 2 only when nothing at all could be
+analysed (for ``import-arena``: when the log holds no proliferate decision).  Heavy imports (numpy through
 the solver, matplotlib) wait until a handler runs, so ``proliferate --help`` stays instant.
 """
 
@@ -17,14 +18,15 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
-    from .analyze import Item
+    from .analyze import ChunkRunner
     from .arena import ImportStats
-    from .records import LineProblem
     from .report import Sink
 
 __all__ = ["main", "register", "run_analyze", "run_import_arena"]
 
 PROG = "proliferate"
+#: ``--from`` values; ``auto`` tells each input's format by its first bytes (:func:`.inputs.sniff`).
+FORMATS = ("auto", "native", "arena")
 #: Inputs at least this large get a progress bar on stderr (when it is a terminal).
 PROGRESS_BYTES = 1 << 20
 
@@ -38,27 +40,51 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "(best, good, inaccuracy ?!, mistake ?, blunder ??) and a comment; then accuracy and regret per player and "
         "per game.  See docs/analysis.md.",
     )
-    analyze.add_argument("records", nargs="+", metavar="RECORDS", help="game records (JSON Lines, may be gzipped)")
+    analyze.add_argument(
+        "records",
+        nargs="+",
+        metavar="INPUT",
+        help="game records (JSON Lines) or MTG Arena logs, gzipped or not: files, directories or globs",
+    )
     analyze.add_argument(
         "--from",
         dest="source_format",
-        choices=("native", "arena"),
-        default="native",
-        help="input format: native game records (default) or an MTG Arena Player.log with detailed logs",
+        choices=FORMATS,
+        default="auto",
+        help="input format: auto (default: told per input by its first bytes), native game records, or an MTG Arena "
+        "Player.log with detailed logs",
     )
     analyze.add_argument("--json", action="store_true", help="print one JSON document instead of the table")
     analyze.add_argument(
         "--report", metavar="DIR", help="also write DIR/index.html (with charts if matplotlib is installed)"
     )
     analyze.add_argument(
-        "--workers", type=int, metavar="N", help="processes to analyse with (default: every available core)"
+        "--workers",
+        type=int,
+        metavar="N",
+        help="processes to analyse with (default: every available core); with --ray, Ray tasks at once "
+        "(default: the cluster's CPUs)",
+    )
+    analyze.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        metavar="ADDRESS",
+        help="judge on Ray workers (needs the ray extra): a cluster's ADDRESS (ray://host:10001), else RAY_ADDRESS, "
+        "else a local Ray started for the run; see docs/scaling-out.md",
     )
     analyze.add_argument(
         "--thresholds",
         metavar="SPEC",
-        help="grade thresholds on normalised regret, e.g. inaccuracy=0.05,mistake=0.1,blunder=0.2 (the defaults)",
+        help="grade thresholds on the drop in winning chances (Win%% points), e.g. inaccuracy=10,mistake=20,blunder=30 "
+        "(the defaults)",
     )
     analyze.add_argument("--policy", metavar="FILE", help="TOML file of objective weights (docs/objective.md)")
+    analyze.add_argument(
+        "--cards",
+        metavar="PATH",
+        help="Arena card database (Raw_CardDatabase_*.mtga) for card names; default: the installed client's, if found",
+    )
     analyze.set_defaults(handler=run_analyze)
 
     importer = subparsers.add_parser(
@@ -114,8 +140,9 @@ def _default_workers() -> int:
 # ---------------------------------------------------------------------------- analyze
 def run_analyze(args: argparse.Namespace) -> int:
     from ..policy import Policy, PolicyError
-    from .analyze import Summary, analyse_items
+    from .analyze import Summary, analyze_items
     from .grading import Thresholds, ThresholdsError
+    from .inputs import Reader, expand
     from .records import LineProblem
     from .report import HtmlReport, JsonReport, ProblemLog, TextReport
 
@@ -123,75 +150,83 @@ def run_analyze(args: argparse.Namespace) -> int:
         thresholds = Thresholds.parse(args.thresholds) if args.thresholds else Thresholds()
     except ThresholdsError as exc:
         return _error("", str(exc))
+    policy = None
     if args.policy:
         try:
-            Policy.from_toml(args.policy)
+            policy = Policy.from_toml(args.policy)
         except PolicyError as exc:
             for problem in exc.problems:
                 _error(f"{args.policy}" + (f": {problem.path}" if problem.path else ""), problem.message)
             return 2
-    workers = _default_workers() if args.workers is None else args.workers
-    if workers < 1:
-        return _error("--workers", f"must be at least 1, not {workers}")
-    bad = [(path, reason) for path in args.records if (reason := _unreadable(path)) is not None]
-    if bad:
-        for path, reason in bad:
-            _error(path, reason)
-        return 2
-    sinks: list[Sink] = [
-        JsonReport(sys.stdout, thresholds, args.records) if args.json else TextReport(sys.stdout, thresholds)
-    ]
-    if args.report:
+    if args.workers is not None and args.workers < 1:
+        return _error("--workers", f"must be at least 1, not {args.workers}")
+    if args.ray is not None:
+        from .distributed import ray_missing
+
+        missing = ray_missing()
+        if missing is not None:
+            return _error("--ray", missing)
+    from .cards import CardDatabaseError, name_items, open_cards
+
+    try:
+        cards = open_cards(args.cards)
+    except CardDatabaseError as exc:
+        return _error("--cards", str(exc))
+    with contextlib.ExitStack() as stack:
         try:
-            sinks.append(HtmlReport(args.report, thresholds, args.records))
-        except OSError as exc:
-            return _error(args.report, f"cannot write the report: {exc.strerror or exc}")
-    items = _arena_items(args.records) if args.source_format == "arena" else _native_items(args.records)
-    summary, problems = Summary(), ProblemLog()
-    with _progress(args.records) as bar:
-        for result in analyse_items(items, workers=workers, policy_path=args.policy, thresholds=thresholds):
+            runner = stack.enter_context(_runner(args))
+        except RuntimeError as exc:  # distributed.RayStartError: an address that does not answer, ...
+            return _error("--ray", str(exc))
+        inputs, unmatched = expand(args.records, args.source_format)
+        reader = Reader(inputs, unmatched, on_arena=_arena_summary)
+        sinks: list[Sink] = [
+            JsonReport(sys.stdout, thresholds, args.records) if args.json else TextReport(sys.stdout, thresholds)
+        ]
+        if args.report:
+            try:
+                sinks.append(HtmlReport(args.report, thresholds, args.records))
+            except OSError as exc:
+                return _error(args.report, f"cannot write the report: {exc.strerror or exc}")
+        summary, problems = Summary(), ProblemLog()
+        bar = stack.enter_context(_progress(reader.paths))
+        workers = args.workers or (runner.workers if runner is not None else _default_workers())
+        items = reader if cards is None else name_items(reader, cards)
+        for result in analyze_items(items, workers=workers, policy=policy, thresholds=thresholds, runner=runner):
             if isinstance(result, LineProblem):
                 _warn(str(result))
                 problems.add(result)
+                summary.skip(result)
                 continue
             summary.add(result)
             for sink in sinks:
                 sink.decision(result)
             bar.update(1)
+    summary.lines = reader.lines
     for sink in sinks:
         sink.finish(summary, problems)
     if args.report:
         print(f"{PROG}: wrote {os.path.join(args.report, 'index.html')}", file=sys.stderr)
-    if summary.decisions == 0 and problems.count:
-        return _error("", "no decision could be analysed")
+    if summary.decisions == 0:
+        return _error("", "no decision could be analysed" if summary.problems else "no decision to analyse")
     return 0
 
 
-def _native_items(paths: Sequence[str]) -> Iterator[Item | LineProblem]:
-    from .records import LineProblem, iter_lines
+@contextlib.contextmanager
+def _runner(args: argparse.Namespace) -> Iterator[ChunkRunner | None]:
+    """Ray tasks with ``--ray`` (started, or joined, for this run only), else None: local processes."""
+    if args.ray is None:
+        yield None
+        return
+    from .distributed import ray_runner
 
-    for path in paths:
-        for item in iter_lines(path):
-            if isinstance(item, LineProblem):
-                yield item
-            elif item[1].strip():
-                yield path, item[0], item[1]
-
-
-def _arena_items(paths: Sequence[str]) -> Iterator[Item | LineProblem]:
-    from .arena import ImportStats, import_log
-
-    for path in paths:
-        stats = ImportStats()
-        for line, record in import_log(path, stats):
-            yield path, line, record
-        _arena_summary(path, stats)
+    with ray_runner(args.ray or None, workers=args.workers) as runner:
+        yield runner
 
 
 def _arena_summary(path: str, stats: ImportStats) -> None:
     print(
         f"{PROG}: {path}: {stats.records} proliferate decision(s) in {stats.games} game(s) "
-        f"({stats.messages} game-state messages, {stats.lines} lines)",
+        f"({stats.messages} game-state messages, {stats.client_messages} client messages, {stats.lines} lines)",
         file=sys.stderr,
     )
     for text in stats.warning_lines():
@@ -251,6 +286,11 @@ def run_import_arena(args: argparse.Namespace) -> int:
         if out is not sys.stdout:
             out.close()
     _arena_summary(args.log, stats)
+    if stats.records == 0:
+        failure = stats.failure()
+        return _error(args.log, failure or "no proliferate decision found: nothing to analyse")
+    if stats.unreadable is not None:
+        _warn(f"{args.log}: {stats.unreadable}")
     return 0
 
 

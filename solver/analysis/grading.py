@@ -1,11 +1,15 @@
 """Grades, accuracy and the one-line comment: how a regret becomes words a player reads.
 
-The scale follows the chess tools players already know (Lichess, chess.com): a grade from
-*normalised* regret -- the points lost divided by the spread between the best and the
-worst legal choice -- so a threshold means the same on a quiet board and on a crowded
-one, while a missed win or a self-inflicted loss is a blunder however it normalises.
-Accuracy applies Lichess's move-accuracy curve to the normalised regret.  Every number
-here is defined once, in :data:`FORMULAS`, and printed on the reports as written there.
+A grade says how much a choice cost the decider's chance of winning, the way Lichess
+grades a chess move: the position after the best choice and after the choice made are
+each read as winning chances (:mod:`solver.analysis.winprob`: a logistic curve of the
+material balance, fitted on simulated games; a decided game result is 100, 50 or 0), and
+the drop is graded with Lichess's thresholds (10, 20, 30 points of Win%).  So the same
+lost point is a slip on a quiet even board and nothing at all when the game is already
+decided, and a missed win or a self-inflicted loss is a blunder however the curve reads
+it.  A sub-point slip is at most an inaccuracy.  Accuracy applies Lichess's move-accuracy
+curve to the same drop.  Every number here is defined once, in :data:`FORMULAS`, and
+printed on the reports as written there.
 """
 
 from __future__ import annotations
@@ -16,10 +20,13 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from .winprob import K
+
 __all__ = [
     "FORMULAS",
     "GLYPHS",
     "REGRET_EPSILON",
+    "SUB_POINT",
     "Grade",
     "Thresholds",
     "ThresholdsError",
@@ -32,6 +39,8 @@ __all__ = [
 
 #: Values are whole milli-points, so a smaller regret is exactly zero (best).
 REGRET_EPSILON = 0.0005
+#: A regret below this many points is at most an inaccuracy, whatever the curve says.
+SUB_POINT = 1.0
 
 # Lichess's move-accuracy fit (lila AccuracyPercent.scala), without its +1 "uncertainty bonus":
 # our search is exact, so there is no uncertainty to pay for.
@@ -74,30 +83,34 @@ class ThresholdsError(ValueError):
 
 @dataclass(frozen=True)
 class Thresholds:
-    """Lower bounds of normalised regret for each grade (a regret at a bound gets that grade).
+    """Lower bounds of the drop in winning chances (points of Win%) for each grade; a drop at a bound gets it.
 
-    Defaults are chess.com's expected-points bands (inaccuracy > 0.05, mistake > 0.10,
-    blunder > 0.20), read on our 0..1 normalised regret.
+    Defaults are Lichess's: inaccuracy 10, mistake 20, blunder 30 (lila ``Advice.scala``).
     """
 
-    inaccuracy: float = 0.05
-    mistake: float = 0.10
-    blunder: float = 0.20
+    inaccuracy: float = 10.0
+    mistake: float = 20.0
+    blunder: float = 30.0
 
     def __post_init__(self) -> None:
         for name in ("inaccuracy", "mistake", "blunder"):
             value = getattr(self, name)
-            if not (isinstance(value, float | int) and math.isfinite(value) and 0 < value <= 1):
-                raise ThresholdsError(f"thresholds.{name}: must be a number in (0, 1], not {value!r}")
-        if not self.inaccuracy <= self.mistake <= self.blunder:
+            if not (isinstance(value, float | int) and math.isfinite(value) and 0 < value <= 100):
+                raise ThresholdsError(f"thresholds.{name}: must be a number of Win% points in (0, 100], not {value!r}")
+        if self.mistake < self.inaccuracy:
             raise ThresholdsError(
-                f"thresholds: need inaccuracy <= mistake <= blunder, got {self.inaccuracy} / {self.mistake} / "
-                f"{self.blunder}"
+                f"thresholds.mistake: {self.mistake} is below inaccuracy {self.inaccuracy} "
+                "(need inaccuracy <= mistake <= blunder)"
+            )
+        if self.blunder < self.mistake:
+            raise ThresholdsError(
+                f"thresholds.blunder: {self.blunder} is below mistake {self.mistake} "
+                "(need inaccuracy <= mistake <= blunder)"
             )
 
     @classmethod
     def parse(cls, spec: str) -> Thresholds:
-        """``inaccuracy=0.05,mistake=0.1,blunder=0.2``; keys left out keep their defaults."""
+        """``inaccuracy=10,mistake=20,blunder=30``; keys left out keep their defaults."""
         values: dict[str, float] = {}
         for part in spec.replace(" ", ",").split(","):
             if not part:
@@ -127,26 +140,39 @@ def normalised_regret(regret: float, spread: float) -> float:
     return min(1.0, regret / spread)
 
 
-def grade(regret: float, norm: float, thresholds: Thresholds, game_blunder: bool) -> Grade:
-    """The grade of a decision; ``game_blunder`` marks a worse game result than the best (a missed win...)."""
+def grade(regret: float, drop: float, thresholds: Thresholds, game_blunder: bool) -> Grade:
+    """The grade of a decision from its regret (points) and the drop in winning chances (Win% points).
+
+    ``game_blunder`` marks a worse game result than the best (a missed win or elimination, a
+    self-inflicted loss or draw): always a blunder.  A regret under :data:`SUB_POINT` is at
+    most an inaccuracy.
+    """
     if game_blunder:
         return Grade.BLUNDER
     if regret < REGRET_EPSILON:
         return Grade.BEST
-    if norm >= thresholds.blunder:
-        return Grade.BLUNDER
-    if norm >= thresholds.mistake:
-        return Grade.MISTAKE
-    if norm >= thresholds.inaccuracy:
+    if drop >= thresholds.blunder:
+        graded = Grade.BLUNDER
+    elif drop >= thresholds.mistake:
+        graded = Grade.MISTAKE
+    elif drop >= thresholds.inaccuracy:
+        graded = Grade.INACCURACY
+    else:
+        graded = Grade.GOOD
+    if regret < SUB_POINT and graded in (Grade.MISTAKE, Grade.BLUNDER):
         return Grade.INACCURACY
-    return Grade.GOOD
+    return graded
 
 
-def decision_accuracy(norm: float) -> float:
-    """Accuracy % of one decision: 100 exactly when nothing was lost, below 100 (down to 0) otherwise."""
-    if norm <= 0.0:
+def decision_accuracy(regret: float, drop: float) -> float:
+    """Accuracy % of one decision: 100 exactly when nothing was lost, below 100 (down to 0) otherwise.
+
+    Lichess's curve of the Win% drop; at a drop of 0 it gives 99.9999, so any regret reads
+    below 100.
+    """
+    if regret < REGRET_EPSILON:
         return 100.0
-    return min(100.0, max(0.0, _ACC_A * math.exp(-_ACC_K * 100.0 * norm) - _ACC_B))
+    return min(100.0, max(0.0, _ACC_A * math.exp(-_ACC_K * max(0.0, drop)) - _ACC_B))
 
 
 def format_accuracy(accuracy: float | None) -> str:
@@ -159,16 +185,20 @@ def format_accuracy(accuracy: float | None) -> str:
 def comment(
     grade_: Grade,
     regret: float,
-    norm: float,
+    chances: tuple[float, float],
     reason: str | None,
     changes: Sequence[str],
     same_as_engine: bool,
 ) -> str:
-    """One line in plain words, e.g. ``Blunder: missed lethal — also proliferate bob (poison 9 -> 10)``."""
+    """One line in plain words, e.g. ``Blunder: missed lethal — also proliferate bob (poison 9 -> 10)``.
+
+    ``chances`` is (Win% after the best choice, Win% after the choice made).
+    """
     if grade_ is Grade.BEST:
         return "Best." if same_as_engine else "Best: as good as the engine's choice."
     points = "point" if regret == 1 else "points"
-    head = reason or f"lost {regret:g} {points} ({norm:.0%} of the spread between best and worst)"
+    best, chosen = chances
+    head = reason or f"lost {regret:g} {points} (winning chances {best:.0f}% -> {chosen:.0f}%)"
     text = f"{grade_.label}: {head}"
     if changes:
         shown = list(changes[:3])
@@ -182,15 +212,19 @@ def comment(
 FORMULAS: dict[str, Any] = {
     "regret": "regret = value(best choice) − value(chosen), in points (one +1/+1 counter on your creature = 1 point;"
     " a game result is worth at least 1000 points)",
-    "normalised_regret": "r = regret / (value(best) − value(worst legal choice)) when the choice got a worse game"
-    " result than the best; otherwise r = regret / (best − worst counting counters and permanents only, game results"
-    " left out), so a material slip is not diluted by a self-inflicted loss that was also possible; r = 0 when nothing"
-    " is at stake",
+    "win_chances": "Win% after a choice = 100 for a win, 50 for a draw, 0 for a loss, else"
+    " 50 + 50 · (2 / (1 + exp(−k · balance)) − 1), where balance is the material of the board after the choice"
+    f" (counters and permanents, from the decider's side, in points) and k = {K} was fitted on simulated games"
+    " (benchmarks/winprob_fit.py)",
+    "drop": "drop = Win%(best choice) − Win%(chosen), in points of Win%",
     "grade": "best if regret = 0; blunder if the choice missed a win or an elimination, or caused a loss or draw,"
-    " that another choice avoided; otherwise blunder if r ≥ blunder, mistake if r ≥ mistake,"
-    " inaccuracy if r ≥ inaccuracy, else good",
-    "decision_accuracy": "accuracy = 100 if r = 0, else clamp(103.1668 · exp(−0.04354 · 100·r) − 3.1669, 0, 100)"
-    " (Lichess's move-accuracy curve with the Win% drop replaced by 100·r; no +1 uncertainty bonus)",
+    " that another choice avoided; otherwise blunder if drop ≥ blunder, mistake if drop ≥ mistake, inaccuracy if"
+    " drop ≥ inaccuracy, else good; a regret under 1 point is at most an inaccuracy",
+    "decision_accuracy": "accuracy = 100 if regret = 0, else clamp(103.1668 · exp(−0.04354 · drop) − 3.1669, 0, 100)"
+    " (Lichess's move-accuracy curve; no +1 uncertainty bonus, our search is exact)",
     "player_accuracy": "the plain mean of the player's decision accuracies; none for a player with no decisions;"
     " shown rounded down to 0.1, so any regret shows below 100",
+    "normalised_regret": "r = regret / (value(best) − value(worst legal choice)) when the choice got a worse game"
+    " result than the best; otherwise r = regret / (best − worst counting counters and permanents only); r = 0 when"
+    " nothing is at stake (informative: grades use the drop)",
 }

@@ -255,8 +255,9 @@ def resolve(record: Record) -> tuple[Board, Choice]:
 def iter_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, str] | LineProblem]:
     """Lines of a text file, gzip or not (told by its first bytes), numbered from 1.
 
-    A line that is not UTF-8 and a read error (truncated gzip) become problems; the
-    former skips the line, the latter ends the file.
+    A line that is not UTF-8 and a read error (truncated or corrupt gzip) become problems;
+    the former skips the line, the latter ends the file and is a problem of the whole file
+    (line 0), since no line was read.
     """
     source = os.fspath(path)
     try:
@@ -273,7 +274,7 @@ def iter_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, str] | LineP
                 except UnicodeDecodeError as exc:
                     yield LineProblem(source, lineno, "", f"not UTF-8 ({exc.reason} at byte {exc.start})")
         except (OSError, EOFError, zlib.error) as exc:
-            yield LineProblem(source, lineno + 1, "", f"cannot read further: {exc}")
+            yield LineProblem(source, 0, "", f"cannot read further after line {lineno}: {exc}")
 
 
 def _open_binary(source: str) -> BinaryIO:

@@ -3,8 +3,8 @@
 Each output is a sink fed one :class:`~solver.analysis.analyze.DecisionResult` at a time
 and finished with the aggregates, so none of them holds the whole input: the terminal and
 JSON sinks write each decision as it arrives, and the HTML sink keeps one game at a time
-(to draw its chart and put its table beside it) and spools finished games to disk.  The
-page repeats the formulas behind every number (:data:`~solver.analysis.grading.FORMULAS`)
+(to write its step-through page, :mod:`.gamepage`) and spools finished games' tables to
+disk.  The page repeats the formulas behind every number (:data:`~solver.analysis.grading.FORMULAS`)
 because an accuracy nobody can check is not worth showing.
 """
 
@@ -20,33 +20,25 @@ from pathlib import Path
 from typing import Any, Protocol, TextIO
 
 from .analyze import DecisionResult, Summary, Tally, game_key
+from .gamepage import GRADE_COLOURS, game_page
 from .grading import FORMULAS, Grade, Thresholds, format_accuracy
 from .records import LineProblem
 
 __all__ = [
     "GRADE_COLOURS",
-    "MAX_CHARTS",
+    "MAX_PAGES",
     "HtmlReport",
     "JsonReport",
     "ProblemLog",
     "Sink",
     "TextReport",
     "choice_text",
-    "render_chart",
 ]
 
-#: Charts are drawn for this many games; later games get their tables only (a chart costs ~0.1 s).
-MAX_CHARTS = 50
+#: Step-through pages are written for this many games; later games get their tables only.
+MAX_PAGES = 200
 #: Problems listed in the JSON and HTML outputs (all are counted, and all go to stderr).
 MAX_LISTED_PROBLEMS = 1000
-
-GRADE_COLOURS: dict[Grade, str] = {
-    Grade.BEST: "#2e7d32",
-    Grade.GOOD: "#8bc34a",
-    Grade.INACCURACY: "#f9a825",
-    Grade.MISTAKE: "#ef6c00",
-    Grade.BLUNDER: "#c62828",
-}
 
 
 @dataclass
@@ -112,7 +104,7 @@ class TextReport:
 
     def decision(self, result: DecisionResult) -> None:
         if not self.rows:
-            print(self.ROW.format("#", "game", "turn", "player", "grade", "regret", "r", "comment"), file=self.out)
+            print(self.ROW.format("#", "game", "turn", "player", "grade", "regret", "ΔWin%", "comment"), file=self.out)
         self.rows += 1
         print(
             self.ROW.format(
@@ -122,7 +114,7 @@ class TextReport:
                 result.decider,
                 _grade_text(result.grade),
                 num(result.regret),
-                f"{result.regret_norm:.2f}",
+                f"{max(0.0, result.win_chances_best - result.win_chances_chosen):.1f}",
                 result.comment,
             ),
             file=self.out,
@@ -148,13 +140,18 @@ class TextReport:
         t = self.thresholds
         print(file=out)
         print(
-            f"Grades by normalised regret r: ?! inaccuracy r >= {t.inaccuracy}, ? mistake r >= {t.mistake}, "
-            f"?? blunder r >= {t.blunder} or a missed win / self-inflicted loss.",
+            f"Grades by the drop in winning chances (ΔWin%): ?! inaccuracy >= {t.inaccuracy:g}, ? mistake >= "
+            f"{t.mistake:g}, ?? blunder >= {t.blunder:g} or a missed win / self-inflicted loss; a regret under 1 "
+            "point is at most ?!.",
             file=out,
         )
         print(f"Accuracy: {FORMULAS['decision_accuracy']}; per player: {FORMULAS['player_accuracy']}.", file=out)
         if problems.count:
-            print(f"Skipped {problems.count} input problem(s); see the messages above.", file=out)
+            print(
+                f"Skipped {summary.skipped_lines} of {summary.lines} line(s) for {problems.count} input problem(s); "
+                "see the messages above.",
+                file=out,
+            )
 
 
 def _tally_cells(tally: Tally) -> list[str]:
@@ -189,7 +186,8 @@ class JsonReport:
         tail = {
             "players": summary.players_json(),
             "games": summary.games_json(),
-            "skipped": {"count": problems.count, "problems": problems.listed},
+            "counts": summary.counts_json(),
+            "skipped": {"count": problems.count, "lines": summary.skipped_lines, "problems": problems.listed},
         }
         self.out.write("\n], " + json.dumps(tail, ensure_ascii=False)[1:] + "\n")
 
@@ -201,8 +199,7 @@ table{border-collapse:collapse;font-size:13px;margin:0.5em 0}
 th,td{border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top}
 th{background:#f2f2f2}
 td.n{text-align:right;font-variant-numeric:tabular-nums}
-.row{display:flex;gap:1.5em;align-items:flex-start;flex-wrap:wrap}
-figure{margin:0}
+a.step{font-size:14px;font-weight:normal;margin-left:1em}
 .g-best{color:#2e7d32}.g-good{color:#558b2f}.g-inaccuracy{color:#b28704}.g-mistake{color:#ef6c00}
 .g-blunder{color:#c62828;font-weight:bold}
 .meta{color:#555}
@@ -211,7 +208,7 @@ dt{font-weight:bold;margin-top:0.5em}
 
 
 class HtmlReport:
-    """``DIR/index.html`` (plus ``game-NNN.png`` charts when matplotlib is installed)."""
+    """``DIR/index.html`` with the tables, and ``DIR/game-NNN.html`` to step through each game's decisions."""
 
     def __init__(self, directory: str | os.PathLike[str], thresholds: Thresholds, inputs: Sequence[str]) -> None:
         self.dir = Path(directory)
@@ -222,8 +219,10 @@ class HtmlReport:
         self.spool = self.spool_path.open("w", encoding="utf-8")
         self.segment: list[DecisionResult] = []
         self.sections = 0
-        self.charts = 0
-        self.chart_note = ""
+        self.pages = 0
+        self.page_note = ""
+        #: The first page written for each game (by game key), linked from the Games table.
+        self.page_of: dict[str, str] = {}
 
     def decision(self, result: DecisionResult) -> None:
         if self.segment and game_key(self.segment[-1].game) != game_key(result.game):
@@ -231,30 +230,27 @@ class HtmlReport:
         self.segment.append(result)
 
     def flush(self) -> None:
-        """Write the current game: its chart (if any) beside its table."""
+        """Write the current game: its step-through page (for the first :data:`MAX_PAGES`) and its table."""
         if not self.segment:
             return
         self.sections += 1
         decisions, self.segment = self.segment, []
-        image = ""
-        if self.sections <= MAX_CHARTS:
-            name = f"game-{self.sections:03d}.png"
-            reason = render_chart(self.dir / name, decisions, self.thresholds)
-            if reason is None:
-                self.charts += 1
-                alt = f"Regret per decision and cumulative regret per player, game {decisions[0].game}"
-                image = f'<figure><img src="{name}" alt="{html.escape(alt)}" width="700" height="450"></figure>'
-            else:
-                self.chart_note = reason
-        elif not self.chart_note:
-            self.chart_note = f"charts are drawn for the first {MAX_CHARTS} games only"
+        link = ""
+        if self.sections <= MAX_PAGES:
+            name = f"game-{self.sections:03d}.html"
+            (self.dir / name).write_text(game_page(decisions), encoding="utf-8")
+            self.pages += 1
+            self.page_of.setdefault(game_key(decisions[0].game), name)
+            link = f' <a class="step" href="{name}">step through the decisions →</a>'
+        elif not self.page_note:
+            self.page_note = f"step-through pages are written for the first {MAX_PAGES} games only"
         out = self.spool
         game = html.escape(str(decisions[0].game))
-        out.write(f'<section class="game"><h3>Game {game}</h3><div class="row">{image}<table>\n')
+        out.write(f'<section class="game"><h3>Game {game}{link}</h3>\n<table>\n')
         out.write(
             "<tr><th>#</th><th>turn</th><th>phase</th><th>player</th><th>grade</th><th>chosen</th><th>best</th>"
-            "<th>value chosen</th><th>value best</th><th>regret</th><th>r</th><th>accuracy</th><th>comment</th>"
-            "<th>source</th></tr>\n"
+            "<th>value chosen</th><th>value best</th><th>regret</th><th>Win% best → chosen</th><th>accuracy</th>"
+            "<th>comment</th><th>source</th></tr>\n"
         )
         for d in decisions:
             cells = [
@@ -268,7 +264,7 @@ class HtmlReport:
                 ("n", num(d.value_chosen)),
                 ("n", num(d.value_best)),
                 ("n", num(d.regret)),
-                ("n", f"{d.regret_norm:.3f}"),
+                ("n", f"{d.win_chances_best:.1f} → {d.win_chances_chosen:.1f}"),
                 ("n", format_accuracy(d.accuracy)),
                 ("", d.comment),
                 ("", d.location),
@@ -277,7 +273,7 @@ class HtmlReport:
                 f'<td class="{c}">{html.escape(v)}</td>' if c else f"<td>{html.escape(v)}</td>" for c, v in cells
             )
             out.write(f"<tr>{row}</tr>\n")
-        out.write("</table></div></section>\n")
+        out.write("</table></section>\n")
 
     def finish(self, summary: Summary, problems: ProblemLog) -> None:
         self.flush()
@@ -290,15 +286,16 @@ class HtmlReport:
             inputs = ", ".join(self.inputs)
             out.write(
                 f'<p class="meta">{summary.decisions} decision(s) in {len(summary.games)} game(s) from '
-                f"{html.escape(inputs)}; {problems.count} input problem(s) skipped.</p>\n"
+                f"{html.escape(inputs)}; {summary.skipped_lines} of {summary.lines} line(s) skipped for "
+                f"{problems.count} input problem(s).</p>\n"
             )
-            if self.chart_note:
-                out.write(f'<p class="meta">Note: {html.escape(self.chart_note)}.</p>\n')
+            if self.page_note:
+                out.write(f'<p class="meta">Note: {html.escape(self.page_note)}.</p>\n')
             out.write("<h2>Players</h2>\n")
-            self.summary_table(out, [("", pid, t) for pid, t in summary.players.items()], with_game=False)
+            self.summary_table(out, [("", pid, t, None) for pid, t in summary.players.items()], with_game=False)
             out.write("<h2>Games</h2>\n")
             rows = [
-                (str(summary.game_labels[key]), pid, t)
+                (str(summary.game_labels[key]), pid, t, self.page_of.get(key))
                 for key, game in summary.games.items()
                 for pid, t in game.players.items()
             ]
@@ -311,8 +308,8 @@ class HtmlReport:
                 out.write(f"<dt>{html.escape(key.replace('_', ' '))}</dt><dd>{html.escape(text)}</dd>\n")
             t = self.thresholds
             out.write(
-                f"<dt>thresholds</dt><dd>inaccuracy ?! r ≥ {t.inaccuracy}, mistake ? r ≥ {t.mistake}, "
-                f"blunder ?? r ≥ {t.blunder} (change them with --thresholds)</dd>\n</dl>\n"
+                f"<dt>thresholds</dt><dd>drop in Win%: inaccuracy ?! ≥ {t.inaccuracy:g}, mistake ? ≥ {t.mistake:g}, "
+                f"blunder ?? ≥ {t.blunder:g} (change them with --thresholds)</dd>\n</dl>\n"
             )
             if problems.count:
                 out.write(f"<h2>Skipped input ({problems.count})</h2>\n<ul>\n")
@@ -323,77 +320,15 @@ class HtmlReport:
         self.spool_path.unlink()
 
     @staticmethod
-    def summary_table(out: TextIO, rows: list[tuple[str, str, Tally]], *, with_game: bool) -> None:
+    def summary_table(out: TextIO, rows: list[tuple[str, str, Tally, str | None]], *, with_game: bool) -> None:
+        """Per-player rows; with ``with_game``, a game column whose name links to the game's page when it has one."""
         head = ["game"] if with_game else []
         head += ["player", "decisions", "accuracy %", "best", "good", "?! inaccuracy", "? mistake", "?? blunder"]
         head += ["total regret", "mean regret"]
         out.write("<table>\n<tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>\n")
-        for game, pid, tally in rows:
-            cells = ([f"<td>{html.escape(game)}</td>"] if with_game else []) + [f"<td>{html.escape(pid)}</td>"]
+        for game, pid, tally, page in rows:
+            name = f'<a href="{html.escape(page)}">{html.escape(game)}</a>' if page else html.escape(game)
+            cells = ([f"<td>{name}</td>"] if with_game else []) + [f"<td>{html.escape(pid)}</td>"]
             cells += [f'<td class="n">{html.escape(v)}</td>' for v in _tally_cells(tally)]
             out.write("<tr>" + "".join(cells) + "</tr>\n")
         out.write("</table>\n")
-
-
-# ---------------------------------------------------------------------------- chart
-def render_chart(path: Path, decisions: Sequence[DecisionResult], thresholds: Thresholds) -> str | None:
-    """Draw one game's chart; returns None when drawn, else why not (matplotlib missing).
-
-    Top: normalised regret per decision along the game (turn on x, bars coloured by
-    grade, the thresholds as dashed lines).  Bottom: cumulative regret per player in
-    points (symlog once a game result is in it, so material slips stay visible).
-    """
-    try:
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
-        from matplotlib.patches import Patch
-        from matplotlib.ticker import MaxNLocator
-    except ImportError:
-        return "charts need matplotlib (pip install proliferate[plot]); the tables are complete without it"
-    fig = Figure(figsize=(7, 4.5), dpi=100, layout="constrained")
-    FigureCanvasAgg(fig)
-    top, bottom = fig.subplots(2, 1, sharex=True, height_ratios=[3, 2])
-    per_turn: dict[int, list[DecisionResult]] = {}
-    for d in decisions:
-        per_turn.setdefault(d.turn, []).append(d)
-    xs, heights, colours = [], [], []
-    for turn, group in per_turn.items():
-        width = 0.8 / len(group)
-        for j, d in enumerate(group):
-            xs.append(turn + (j - (len(group) - 1) / 2) * width)
-            heights.append(d.regret_norm)
-            colours.append(GRADE_COLOURS[d.grade])
-    width = 0.8 / max(len(g) for g in per_turn.values())
-    top.bar(xs, heights, width=width, color=colours, edgecolor="#333", linewidth=0.4)
-    top.scatter(xs, [max(h, 0.0) for h in heights], c=colours, s=14, zorder=3)
-    for name, value in thresholds.to_json().items():
-        top.axhline(value, color="#888", linestyle="--", linewidth=0.7)
-        top.text(1.0, value, f" {name}", transform=top.get_yaxis_transform(), fontsize=7, va="center", color="#555")
-    top.set_ylim(0, 1.05)
-    top.set_ylabel("normalised regret r")
-    top.set_title(f"Game {decisions[0].game}: regret per decision")
-    top.legend(
-        handles=[Patch(color=GRADE_COLOURS[g], label=_grade_text(g)) for g in Grade],
-        fontsize=7,
-        ncol=5,
-        loc="upper left",
-    )
-    first_turn = min(d.turn for d in decisions)
-    players: dict[str, tuple[list[float], list[float]]] = {}
-    for d in decisions:
-        turns, totals = players.setdefault(d.decider, ([first_turn], [0.0]))
-        turns.append(d.turn)
-        totals.append((totals[-1] if totals else 0.0) + d.regret)
-    peak = 0.0
-    for pid, (turns, totals) in players.items():
-        bottom.step(turns, totals, where="post", marker="o", markersize=3, label=pid)
-        peak = max(peak, *totals)
-    if peak > 100:
-        bottom.set_yscale("symlog", linthresh=10)
-    bottom.set_ylim(bottom=0)
-    bottom.xaxis.set_major_locator(MaxNLocator(integer=True))
-    bottom.set_ylabel("cumulative regret\n(points)")
-    bottom.set_xlabel("turn")
-    bottom.legend(fontsize=7, loc="upper left")
-    fig.savefig(path, format="png")
-    return None

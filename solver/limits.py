@@ -1,0 +1,106 @@
+"""The limits on a board, as named constants: every one is documented in ``docs/limits.md``.
+
+They exist so that one request cannot exhaust memory or time, and so that the objective's
+integer milli-point arithmetic (:mod:`solver.objective`) cannot overflow int64.  The board
+loader refuses a board past any of them with a :class:`~solver.errors.BoardError` naming the
+limit and the JSON path of the first field past it, and checks the sizes of lists before
+walking them, so a board far past a limit is refused cheaply.
+
+The arithmetic budget.  A board's *magnitude* (:func:`magnitude_rows`) bounds, in points
+at unit counter weight, everything the objective can add up on it: every counter it can
+have after the resolution (``count + rounds x gain`` per object and kind, at the
+permanent's ``counter_values`` override where there is one), every permanent's worth, Saga
+chapters and threshold amounts.  With counter weights of at most :data:`ASSUMED_WEIGHT`
+(the policy's bound), a material total is at most ``1000 x ASSUMED_WEIGHT x MAX_MAGNITUDE``
+= 1e16 milli-points, a span between two choices at most twice that, and the game result
+term (the span raised by the policy's ``max |score| / smallest gap``, at most
+:data:`ASSUMED_SCORE_RATIO`) keeps the total below ``2**62``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Final
+
+import numpy as np
+
+from .terms import CardType
+
+if TYPE_CHECKING:
+    from .board import Board, FloatArray
+
+__all__ = [
+    "ASSUMED_SCORE_RATIO",
+    "ASSUMED_WEIGHT",
+    "MAX_CELLS",
+    "MAX_COUNT",
+    "MAX_EFFECTS",
+    "MAX_KINDS",
+    "MAX_MAGNITUDE",
+    "MAX_OBJECTS",
+    "MAX_PLAYERS",
+    "MAX_POINTS",
+    "MAX_PROLIFERATES",
+    "MAX_ROUNDS",
+    "MAX_SEATS",
+    "MAX_SIGNED",
+    "magnitude_rows",
+]
+
+#: Players and permanents on one board (about 1.5 kB each while loading and solving, JSON included).
+MAX_OBJECTS: Final = 250_000
+#: Distinct counter kinds on one board (after normalisation).
+MAX_KINDS: Final = 1_000
+#: Cells of the dense counts matrix: objects x distinct kinds (about 90 bytes each while solving).
+MAX_CELLS: Final = 4_000_000
+#: Players on one board: the objective packs a bit per player in an int64.
+MAX_PLAYERS: Final = 62
+#: Seats (players, or teams in Two-Headed Giant): events use three bits per seat in an int64
+#: (``solver.rules.MAX_SEATS``), and the fast path's table has 2**seats entries (``solver.fast.MAX_FREE_SEATS``).
+MAX_SEATS: Final = 20
+#: Replacement-effect and proliferate-changing cards in play on one board.
+MAX_EFFECTS: Final = 62
+#: ``proliferates`` (a "proliferate N times" instruction).
+MAX_PROLIFERATES: Final = 16
+#: Proliferates performed: ``proliferates`` x 2 per Tekuthal its controller has (every solver loops over them).
+MAX_ROUNDS: Final = 64
+#: Counts, damage, chapters and threshold ``at``: 0 (or 1) .. this.
+MAX_COUNT: Final = 10**9
+#: Life, power and toughness: -this .. this.
+MAX_SIGNED: Final = 10**9
+#: ``value``, ``counter_values`` and numeric threshold effects, in points: -this .. this.
+MAX_POINTS: Final = 10**9
+#: The board's magnitude (see the module docstring), in points.
+MAX_MAGNITUDE: Final = 10**7
+#: Largest |counter weight| a policy may give (the policy's own bound; an assumption here).
+ASSUMED_WEIGHT: Final = 10**6
+#: Largest ``max |game score| / smallest gap between game scores`` the budget leaves room for.
+ASSUMED_SCORE_RATIO: Final = 200
+
+# The budget, checked once at import so that changing a limit cannot silently break it.
+assert 1000 * ASSUMED_WEIGHT * MAX_MAGNITUDE * 2 * (1 + ASSUMED_SCORE_RATIO) < 2**62
+assert MAX_SEATS <= 20 and MAX_PLAYERS <= 62 and MAX_PROLIFERATES <= MAX_ROUNDS
+
+
+def magnitude_rows(board: Board) -> FloatArray:
+    """Per object, the most the objective can count on it, in points at unit counter weight.
+
+    Counters after the whole resolution if chosen every time (``count + rounds x gain``),
+    each at its ``counter_values`` override if larger than 1; the permanent's worth (its
+    ``value``, else 1 + (|power| + |toughness|) / 2 for a creature); a Saga's worth and 1.5
+    per chapter; the amounts of its numeric thresholds.  Float, so it cannot overflow.
+    """
+    out: FloatArray = board.counts.sum(axis=1, dtype=np.float64)
+    out += board.rounds * board.gain.sum(axis=1, dtype=np.float64)
+    if len(board.cv_object):
+        cells = (board.cv_object, board.cv_kind)
+        after = board.counts[cells].astype(np.float64) + board.rounds * board.gain[cells].astype(np.float64)
+        np.add.at(out, board.cv_object, after * np.maximum(np.abs(board.cv_value) - 1.0, 0.0))
+    creature = (board.types & int(CardType.CREATURE)) != 0
+    default = np.where(creature, 1.0 + (np.abs(board.power) + np.abs(board.toughness)) / 2, 0.0)
+    out += np.where(np.isnan(board.value), default, np.abs(board.value))
+    out += np.where(board.chapters > 0, 1.0 + 1.5 * board.chapters, 0.0)
+    numeric = [j for j, effect in enumerate(board.thr_effect) if not isinstance(effect, str)]
+    if numeric:
+        amounts = np.abs(np.array([float(board.thr_effect[j]) for j in numeric], dtype=np.float64))
+        np.add.at(out, board.thr_object[numeric], amounts)
+    return out
