@@ -33,9 +33,14 @@ NO_OPTION = -(1 << 62)
 
 @dataclass(frozen=True)
 class FastSolution(Assignment):
-    """Per single unit the number of rounds, per team unit the option index; value in milli-points."""
+    """Per single unit the number of rounds, per team unit the option index; value in milli-points.
+
+    ``events`` is every game event of the resolution (see :func:`solver.rules.row_events`), so
+    its game result (:meth:`solver.objective.Objective.game_result`) needs no second settle.
+    """
 
     value: int
+    events: int = 0
 
 
 def best_options(keys: IntArray, events: IntArray, game: IntArray) -> tuple[IntArray, IntArray]:
@@ -104,7 +109,7 @@ def solve_fast(objective: Objective, sense: int = 1) -> FastSolution:
     material = units.base_material + int(units.single_material[np.arange(len(times)), times].sum())
     material += sum(units.teams[u].options[j].material for u, j in enumerate(team_choice))
     value = material + objective.game_milli(state) - objective.baseline
-    return FastSolution(single_times=times, team_options=tuple(team_choice), value=value)
+    return FastSolution(single_times=times, team_options=tuple(team_choice), value=value, events=state)
 
 
 def _coupled(

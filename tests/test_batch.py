@@ -21,7 +21,7 @@ from solver.board import Board
 from solver.brute import MAX_BRUTE, solve_brute
 from solver.fast import solve_fast
 from solver.objective import MILLI, Objective
-from solver.rules import ChoiceMatrix, eligible_mask
+from solver.rules import ChoiceMatrix, apply_matrix, eligible_mask, event_mask
 
 BOARDS = 10_000
 
@@ -132,3 +132,12 @@ def test_a_policy_applies_to_every_board(boards: list[Board]) -> None:
         decision = solve(board, policy)
         assert int(batch.values[b]) == round(decision.value * MILLI), board
         assert _choice(board, *batch.matrices(b)) == decision.choice, board
+
+
+def test_the_fast_path_reports_the_events_of_its_choice(boards: list[Board]) -> None:
+    """FastSolution.events is the game-event mask of the resolution it chose (no second settle needed)."""
+    for board in boards[:300]:
+        objective = Objective(board)
+        fast = solve_fast(objective)
+        outcome = apply_matrix(board, *objective.matrix_of(fast.single_times, fast.team_options))
+        assert fast.events == event_mask(board, outcome.settled), board
