@@ -25,7 +25,7 @@ from .board import Board, BoolArray, IntArray
 from .boardjson import load_board
 from .decision import Alternative, Decision
 from .explain import explain
-from .fast import MAX_FREE_SEATS, NO_OPTION, best_options
+from .fast import MAX_FREE_SEATS, NO_OPTION, best_options, solve_fast
 from .objective import (
     MILLI,
     GameRules,
@@ -53,7 +53,7 @@ from .rules import (
 )
 from .stack import Stack
 
-__all__ = ["BatchDecisions", "decide_many", "solve_many"]
+__all__ = ["BatchDecisions", "Optimum", "decide_many", "decide_one", "solve_many"]
 
 #: Boards stacked at once: bounds memory (a few hundred bytes per object and kind) on huge batches.
 CHUNK = 512
@@ -104,6 +104,36 @@ class BatchDecisions:
             self.chosen[:r, self.offsets[b] : self.offsets[b + 1]],
             self.recipients[:r, self.team_offsets[b] : self.team_offsets[b + 1]],
         )
+
+
+@dataclass(frozen=True, eq=False)
+class Optimum:
+    """One board's decision by the fast path, in the form :func:`solver.solve` builds a Decision from.
+
+    ``chosen`` / ``recipients`` are the choice matrices (see :class:`solver.rules.ChoiceMatrix`),
+    ``value`` the value in milli-points and ``events`` the game events of the resolution, so
+    neither the value nor the game result needs the board settled again.
+    """
+
+    objective: Objective
+    chosen: BoolArray
+    recipients: IntArray
+    value: int
+    events: int
+
+    def game_result(self) -> str:
+        return self.objective.game_result(self.events)
+
+
+def decide_one(board: Board, policy: Policy | None = None, *, sense: int = 1) -> Optimum:
+    """The best (or, with ``sense=-1``, worst) choice for one board: the fast path, nothing more.
+
+    For one board the per-board path is cheaper than a stack of one; both are checked equal.
+    """
+    objective = Objective(board, policy)
+    fast = solve_fast(objective, sense=sense)
+    chosen, recipients = objective.matrix_of(fast.single_times, fast.team_options)
+    return Optimum(objective, chosen, recipients, fast.value, fast.events)
 
 
 def as_boards(boards: Iterable[BoardInput]) -> list[Board]:

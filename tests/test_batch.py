@@ -16,7 +16,7 @@ import pytest
 from batch_strategies import random_boards
 
 from solver import Choice, Policy, load_board, solve
-from solver.batch import decide_many, solve_many
+from solver.batch import decide_many, decide_one, solve_many
 from solver.board import Board
 from solver.brute import MAX_BRUTE, solve_brute
 from solver.fast import solve_fast
@@ -141,3 +141,11 @@ def test_the_fast_path_reports_the_events_of_its_choice(boards: list[Board]) -> 
         fast = solve_fast(objective)
         outcome = apply_matrix(board, *objective.matrix_of(fast.single_times, fast.team_options))
         assert fast.events == event_mask(board, outcome.settled), board
+
+
+def test_decide_one_is_what_solve_decides(boards: list[Board]) -> None:
+    for board in boards[:300]:
+        one, decision = decide_one(board), solve(board)
+        assert one.value == round(decision.value * MILLI), board
+        assert _choice(board, one.chosen, one.recipients) == decision.choice, board
+        assert one.game_result() == decision.game_result, board
