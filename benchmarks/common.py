@@ -60,7 +60,10 @@ class Timing:
         """Median with the min-max spread when there is more than one sample: ``1.23 ms [1.20-1.31]``."""
         if len(self.samples) == 1:
             return fmt_time(self.median)
-        return f"{fmt_time(self.median)} [{fmt_time(self.low, unit=False)}-{fmt_time(self.high, unit=False)}]"
+        low, high = fmt_time(self.low), fmt_time(self.high)
+        if low.split()[-1] == high.split()[-1]:  # the median's unit serves both ends when they share it
+            low, high = fmt_time(self.low, unit=False), fmt_time(self.high, unit=False)
+        return f"{fmt_time(self.median)} [{low}-{high}]"
 
     def to_json(self) -> dict[str, Any]:
         return {

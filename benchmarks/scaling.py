@@ -42,6 +42,7 @@ from solver.fast import solve_fast
 from solver.objective import MILLI, Objective
 from solver.solve import to_matrix
 
+from . import batch as batch_bench
 from .boards import VARIANTS, BoardSpec, generate
 from .common import Timing, fmt_time, markdown_table, peak_memory, ratio, time_it, write_json
 
@@ -614,6 +615,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--full", action="store_true", help="CP-SAT and HiGHS at every size, 7 runs each")
     parser.add_argument("--no-processes", action="store_true", help="skip the CLI and server measurements")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--batch-boards", type=int, default=10_000, help="boards for solve_many (0: skip)")
     parser.add_argument(
         "--json", type=Path, help="where to write the results (default benchmarks/results/scaling.json)"
     )
@@ -672,6 +674,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 [[p["what"], p["timing"].show(), ratio(p["timing"].median, fastest)] for p in processes],
             )
         )
+    batch = None
+    if args.batch_boards:
+        sample = str(min(1_000, args.batch_boards))
+        runs = ["--solve-runs", "10"] if args.repeats == 1 else []
+        batch = batch_bench.report(
+            batch_bench.parse_args(["--boards", str(args.batch_boards), "--loop-sample", sample, *runs])
+        )
     targets, target_rows = targets_table(cases, processes)
     print("\n## Targets\n")
     print(targets)
@@ -685,6 +694,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "processes": [{"what": p["what"], **p["timing"].to_json()} for p in processes],
             "targets": [{**r, "pass": r["measured_s"] < r["limit_s"]} for r in target_rows],
             "notes": notes,
+            "batch": batch,
         },
         args.json,
     )

@@ -5,7 +5,9 @@ depends only on the set of seats that lose, a bitmask over at most a handful of 
 Units whose options never change that set are decided alone, by numpy argmax over all of
 them at once.  The few that do (poisoned players, threshold permanents, 2HG teams) go
 through a dynamic programme whose state is the set of seats lost so far: exact, and
-microseconds to milliseconds even on 100,000 objects.
+microseconds to milliseconds even on 100,000 objects.  The programme itself
+(:func:`best_options`) runs over many boards at once, which is how :mod:`solver.batch`
+decides thousands of boards in one pass; one board is a batch of one.
 
 Ties are broken canonically: more value first, then fewer picks (object-rounds chosen),
 then, unit by unit in board order, the option that chooses more of the earlier objects.
@@ -18,21 +20,60 @@ from dataclasses import dataclass
 import numpy as np
 
 from .board import IntArray
-from .objective import Objective
+from .objective import Assignment, Objective, UnitKind
 
-__all__ = ["MAX_FREE_SEATS", "FastSolution", "solve_fast"]
+__all__ = ["MAX_FREE_SEATS", "NO_OPTION", "FastSolution", "best_options", "solve_fast"]
 
 #: Seats whose loss one choice can decide; the DP has 2**this states.
 MAX_FREE_SEATS = 20
 
+#: The key of a padding option (boards with fewer units or options than their batch).
+NO_OPTION = -(1 << 62)
+
 
 @dataclass(frozen=True)
-class FastSolution:
-    """Per single unit the number of rounds, per team unit the option index; value in milli-points."""
+class FastSolution(Assignment):
+    """Per single unit the number of rounds, per team unit the option index; value in milli-points.
 
-    single_times: IntArray
-    team_options: tuple[int, ...]
+    ``events`` is every game event of the resolution (see :func:`solver.rules.row_events`), so
+    its game result (:meth:`solver.objective.Objective.game_result`) needs no second settle.
+    """
+
     value: int
+    events: int = 0
+
+
+def best_options(keys: IntArray, events: IntArray, game: IntArray) -> tuple[IntArray, IntArray]:
+    """The dynamic programme over coupled units, for a batch of boards (axis 0) of one shape.
+
+    ``keys[b, u, o]`` ranks option ``o`` of unit ``u`` (in board order) on board ``b``:
+    ``value * P - picks`` with ``P`` above any total of picks, so more value wins and then
+    fewer picks; :data:`NO_OPTION` pads.  ``events[b, u, o]`` is the set of seats the option
+    makes lose, as a compact state, and ``game[b, s]`` the key of ending in state ``s``.
+    Returns the option taken per unit (each unit, in order, takes its first option that stays
+    optimal) and the final state per board.
+    """
+    n_boards, n_units, n_options = keys.shape
+    n_states = game.shape[1]
+    states = np.arange(n_states, dtype=np.int64)
+    value_to_go = [game]
+    for u in range(n_units - 1, -1, -1):
+        nxt = value_to_go[-1]
+        reach = (states[None, :, None] | events[:, u, None, :]).reshape(n_boards, -1)
+        gathered = np.take_along_axis(nxt, reach, axis=1).reshape(n_boards, n_states, n_options)
+        value_to_go.append((keys[:, u, None, :] + gathered).max(axis=2))
+    value_to_go.reverse()
+
+    boards = np.arange(n_boards)
+    state = np.zeros(n_boards, dtype=np.int64)
+    chosen = np.zeros((n_boards, n_units), dtype=np.int64)
+    for u in range(n_units):
+        reach = state[:, None] | events[:, u, :]
+        total = keys[:, u, :] + np.take_along_axis(value_to_go[u + 1], reach, axis=1)
+        first = np.argmax(total == value_to_go[u][boards, state][:, None], axis=1)
+        chosen[:, u] = first
+        state = reach[boards, first]
+    return chosen, state
 
 
 def solve_fast(objective: Objective, sense: int = 1) -> FastSolution:
@@ -46,70 +87,56 @@ def solve_fast(objective: Objective, sense: int = 1) -> FastSolution:
 
     # Independent single units: most material, then fewest rounds (argmax takes the first).
     times = np.argmax(mat, axis=1) if mat.size else np.zeros(0, dtype=np.int64)
-
-    # Coupled units, in board order: options as (material, picks, events) lists.
-    order: list[tuple[int, str, int]] = [(int(units.single_rows[u]), "single", int(u)) for u in np.flatnonzero(coupled)]
-    order += [(t.heads[0], "team", i) for i, t in enumerate(units.teams)]
-    order.sort()
-    options: list[list[tuple[int, int, int]]] = []
-    for _, kind, u in order:
-        if kind == "single":
-            options.append([(int(mat[u, c]), c, int(ev[u, c])) for c in range(rounds, -1, -1)])
-        else:
-            team = units.teams[u]
-            options.append([(sense * o.material, o.picks, o.events) for o in team.options])
-
-    # The DP state is the set of seats lost so far, over the seats some coupled option can still change.
-    free = 0
-    for opts in options:
-        for _, _, events in opts:
-            free |= events
-    free_bits = [b for b in range(free.bit_length()) if (free >> b) & 1 and not (base_events >> b) & 1]
-    if len(free_bits) > MAX_FREE_SEATS:
-        raise ValueError(f"more than {MAX_FREE_SEATS} seats can be eliminated by one choice; use method='cpsat'")
-
-    def compact(mask: int) -> int:
-        return sum(1 << j for j, b in enumerate(free_bits) if (mask >> b) & 1)
-
-    def expand(state: int) -> int:
-        return base_events | sum(1 << b for j, b in enumerate(free_bits) if (state >> j) & 1)
-
-    options = [[(m, p, compact(e)) for m, p, e in opts] for opts in options]
-    n_states = 1 << len(free_bits)
-    states = np.arange(n_states, dtype=np.int64)
-    game = np.array([sense * objective.game_milli(expand(s)) for s in range(n_states)], dtype=np.int64)
-    max_picks = sum(max(p for _, p, _ in opts) for opts in options) + 1
-    # Value-to-go per state as one integer key, value * P - picks: more value first, then fewer picks.
-    scale = np.int64(max_picks)
-    value_to_go = [game * scale]
-    for opts in reversed(options):
-        nxt = value_to_go[-1]
-        best = np.full(n_states, np.iinfo(np.int64).min, dtype=np.int64)
-        for material, picks, events in opts:
-            best = np.maximum(best, material * scale - picks + nxt[states | events])
-        value_to_go.append(best)
-    value_to_go.reverse()
-
-    # Walk forward: each unit, in board order, takes its first option that stays optimal.
-    state = 0
-    chosen_options: list[int] = []
-    for i, opts in enumerate(options):
-        target = value_to_go[i][state]
-        for j, (material, picks, events) in enumerate(opts):
-            if material * scale - picks + value_to_go[i + 1][state | events] == target:
-                chosen_options.append(j)
-                state |= events
-                break
-    state = expand(state)
-
     team_choice = [0] * len(units.teams)
-    times = times.copy()
-    for (_, kind, u), j in zip(order, chosen_options, strict=True):
-        if kind == "single":
-            times[u] = rounds - j
-        else:
-            team_choice[u] = j
+    state = base_events
+    if coupled.any() or units.teams:
+        # Coupled units, in board order: options as (material, picks, events) lists.
+        order = [(int(units.single_rows[u]), UnitKind.SINGLE, int(u)) for u in np.flatnonzero(coupled)]
+        order += [(t.heads[0], UnitKind.TEAM, i) for i, t in enumerate(units.teams)]
+        order.sort()
+        options: list[list[tuple[int, int, int]]] = []
+        for _, kind, u in order:
+            if kind is UnitKind.SINGLE:
+                options.append([(int(mat[u, c]), c, int(ev[u, c])) for c in range(rounds, -1, -1)])
+            else:
+                options.append([(sense * o.material, o.picks, o.events) for o in units.teams[u].options])
+        chosen, state = _coupled(objective, options, base_events, sense)
+        for (_, kind, u), j in zip(order, chosen, strict=True):
+            if kind is UnitKind.SINGLE:
+                times[u] = rounds - j
+            else:
+                team_choice[u] = j
     material = units.base_material + int(units.single_material[np.arange(len(times)), times].sum())
     material += sum(units.teams[u].options[j].material for u, j in enumerate(team_choice))
     value = material + objective.game_milli(state) - objective.baseline
-    return FastSolution(single_times=times, team_options=tuple(team_choice), value=value)
+    return FastSolution(single_times=times, team_options=tuple(team_choice), value=value, events=state)
+
+
+def _coupled(
+    objective: Objective, options: list[list[tuple[int, int, int]]], base_events: int, sense: int
+) -> tuple[list[int], int]:
+    """The DP of one board: the option per coupled unit and every seat-loss event in the end."""
+    # The DP state is the set of seats lost so far, over the seats some coupled option can still change.
+    free = 0
+    for opts in options:
+        for _, _, seats_lost in opts:
+            free |= seats_lost
+    free_bits = [b for b in range(free.bit_length()) if (free >> b) & 1 and not (base_events >> b) & 1]
+    if len(free_bits) > MAX_FREE_SEATS:
+        raise ValueError(f"more than {MAX_FREE_SEATS} seats can be eliminated by one choice; use method='cpsat'")
+    bits = np.array(free_bits, dtype=np.int64)
+    n_states = 1 << len(free_bits)
+    expanded = np.full(n_states, base_events, dtype=np.int64)
+    for j, b in enumerate(free_bits):
+        expanded |= ((np.arange(n_states) >> j) & 1) << b
+    width = max(len(opts) for opts in options)
+    keys = np.full((1, len(options), width), NO_OPTION, dtype=np.int64)
+    events = np.zeros((1, len(options), width), dtype=np.int64)
+    max_picks = sum(max(p for _, p, _ in opts) for opts in options) + 1
+    for u, opts in enumerate(options):
+        table = np.array(opts, dtype=np.int64)
+        keys[0, u, : len(opts)] = table[:, 0] * max_picks - table[:, 1]
+        events[0, u, : len(opts)] = (((table[:, 2:3] >> bits) & 1) << np.arange(len(bits))).sum(axis=1)
+    game = sense * objective.game_millis(expanded) * max_picks
+    chosen, state = best_options(keys, events, game[None, :])
+    return [int(j) for j in chosen[0]], int(expanded[state[0]])

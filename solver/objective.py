@@ -26,8 +26,10 @@ which is what makes the exact fast path (:mod:`solver.fast`) and the compact CP-
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
-from functools import cached_property
+from dataclasses import dataclass, fields
+from enum import StrEnum
+from functools import cached_property, lru_cache
+from typing import NamedTuple, Protocol
 
 import numpy as np
 
@@ -35,22 +37,67 @@ from .board import Board, BoolArray, CardType, FloatArray, IntArray, Variant
 from .policy import Policy
 from .rules import (
     Choice,
+    EventLayout,
+    SeatRules,
     Settled,
     choice_matrix,
     combine_events,
     counters_after,
     eligible_mask,
+    events_of,
     lost_seats,
-    row_events,
+    lost_seats_of,
     seats,
     settle,
     team_poison,
     team_poison_events,
 )
 
-__all__ = ["Objective", "TeamOption", "TeamUnit", "Units"]
+__all__ = [
+    "Assignment",
+    "GameRules",
+    "MaterialTables",
+    "Objective",
+    "TeamOption",
+    "TeamUnit",
+    "UnitKind",
+    "UnitRef",
+    "Units",
+    "game_milli_of",
+    "game_scores",
+    "material_of",
+    "split_units",
+    "team_patterns",
+    "team_poison_milli",
+]
 
 MILLI = 1000
+
+
+class UnitKind(StrEnum):
+    """What a unit of the objective is: one object, or a 2HG team's heads with its shared poison."""
+
+    SINGLE = "single"
+    TEAM = "team"
+
+
+class UnitRef(NamedTuple):
+    """A unit by kind and index (into ``Units.single_rows`` or ``Units.teams``)."""
+
+    kind: UnitKind
+    number: int
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """A choice in unit terms: rounds per single unit, option index per team unit.
+
+    What every solver path finds; :meth:`Objective.matrix_of` turns it into choice matrices
+    and :meth:`Objective.assignment_of` back.
+    """
+
+    single_times: IntArray
+    team_options: tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -90,6 +137,255 @@ class Units:
     base_events: int
 
 
+@dataclass(frozen=True)
+class UnitSplit:
+    """How the rows of one board, or of each board of a stack, split into units (2HG teams apart).
+
+    ``single`` marks single units (choosable rows that are not 2HG heads sharing poison) and
+    ``varies`` the rows whose loss events change with the rounds they are chosen in.  Per board
+    (axis 0): ``base_material``, the material of the rows nobody can choose; ``base_events``,
+    their events and those of the single units whose events never vary; ``span``, the range of
+    the single units' material, which the game weight must exceed.
+    """
+
+    single: BoolArray
+    varies: BoolArray
+    base_material: IntArray
+    base_events: IntArray
+    span: IntArray
+
+
+def split_units(
+    material: IntArray,
+    events: IntArray,
+    valid: BoolArray,
+    choosable: BoolArray,
+    head: BoolArray,
+    board_of: IntArray,
+    n_boards: int,
+) -> UnitSplit:
+    """The unit split from the row tables (axis 0: rounds chosen, ``valid`` where a board has them)."""
+    single = choosable & ~head
+    fixed = ~choosable & ~head
+    varies = ((events != events[:1]) & valid).any(axis=0)
+    base_material = np.zeros(n_boards, dtype=np.int64)
+    np.add.at(base_material, board_of[fixed], material[0, fixed])
+    base_events = np.zeros(n_boards, dtype=np.int64)
+    constant = fixed | (single & ~varies)
+    np.bitwise_or.at(base_events, board_of[constant], events[0, constant])
+    reachable = np.where(valid, material, material[:1])
+    span = np.zeros(n_boards, dtype=np.int64)
+    np.add.at(span, board_of[single], (reachable.max(axis=0) - reachable.min(axis=0))[single])
+    return UnitSplit(single, varies, base_material, base_events, span)
+
+
+class MaterialSource(Protocol):
+    """The per-object arrays material is read from: a :class:`Board` or a stack of boards."""
+
+    @property
+    def kinds(self) -> tuple[str, ...]: ...
+    @property
+    def counts(self) -> IntArray: ...
+    @property
+    def types(self) -> IntArray: ...
+    @property
+    def power(self) -> IntArray: ...
+    @property
+    def toughness(self) -> IntArray: ...
+    @property
+    def chapters(self) -> IntArray: ...
+    @property
+    def value(self) -> FloatArray: ...
+    @property
+    def is_ally(self) -> BoolArray: ...
+    @property
+    def cv_object(self) -> IntArray: ...
+    @property
+    def cv_kind(self) -> IntArray: ...
+    @property
+    def cv_value(self) -> FloatArray: ...
+    @property
+    def thr_object(self) -> IntArray: ...
+    @property
+    def thr_effect(self) -> tuple[str | float, ...]: ...
+
+
+@dataclass(frozen=True)
+class MaterialTables:
+    """What each row's counters and fate are worth, in points, for one board or a stack of boards.
+
+    ``weights[i, k]`` is one counter of kind ``k`` on row ``i`` (policy weight or the
+    permanent's ``counter_values``; 0 for 2HG poison, counted per team instead), ``worth[i]``
+    the object itself, ``side[i]`` +1 for the proliferator's side and -1 for opponents'.
+    """
+
+    weights: FloatArray
+    presence_only: BoolArray
+    worth: FloatArray
+    side: FloatArray
+    saga_chapter: float
+    thr_object: IntArray
+    thr_index: IntArray
+    thr_amount: FloatArray
+
+    @classmethod
+    def build(
+        cls, objs: MaterialSource, policy: Policy, player_rows: IntArray, poison_heads: IntArray
+    ) -> MaterialTables:
+        """The tables of ``objs``, whose players are ``player_rows`` (2HG heads sharing poison: ``poison_heads``)."""
+        kinds = objs.kinds
+        weight = np.array([policy.weight(k) for k in kinds], dtype=np.float64)
+        weights = np.empty(objs.counts.shape, dtype=np.float64)
+        weights[...] = weight
+        if len(objs.cv_object):
+            weights[objs.cv_object, objs.cv_kind] = objs.cv_value
+        if len(poison_heads):
+            weights[poison_heads, kinds.index("poison")] = 0.0
+        creature = (objs.types & int(CardType.CREATURE)) != 0
+        default = np.where(
+            creature,
+            policy.creature_base + (objs.power + objs.toughness) / 2,
+            np.where(objs.chapters > 0, policy.saga_value, 0.0),
+        )
+        worth = np.where(np.isnan(objs.value), default, objs.value)
+        worth[player_rows] = 0.0
+        numeric = np.array([j for j, e in enumerate(objs.thr_effect) if not isinstance(e, str)], dtype=np.int64)
+        amount = np.array([float(objs.thr_effect[j]) for j in numeric], dtype=np.float64)
+        tables = cls(
+            weights=weights,
+            presence_only=np.array([policy.presence_only(k) for k in kinds], dtype=bool),
+            worth=worth,
+            side=np.where(objs.is_ally, 1.0, -1.0),
+            saga_chapter=policy.saga_chapter,
+            thr_object=objs.thr_object[numeric],
+            thr_index=numeric,
+            thr_amount=amount,
+        )
+        for table in (tables.weights, tables.presence_only, tables.worth, tables.side):
+            table.flags.writeable = False
+        return tables
+
+
+def material_of(tables: MaterialTables, settled: Settled) -> IntArray:
+    """Material of every row after the state-based actions, in milli-points (any leading axes)."""
+    counts = settled.counts
+    if tables.presence_only.any():  # one counter of a presence-only kind is as good as many
+        counts = np.minimum(counts, np.where(tables.presence_only, 1, np.iinfo(np.int64).max))
+    counters = np.einsum("...k,...k->...", counts, tables.weights)
+    alive = ~(settled.dies | settled.sacrificed)
+    value = np.where(alive, tables.worth + counters, 0.0)
+    value = value + tables.saga_chapter * (settled.chapters_after - settled.chapters_before)
+    if len(tables.thr_index):
+        paid = np.where(settled.thr_crossed[..., tables.thr_index], tables.thr_amount, 0.0)
+        flat = value.reshape(-1)
+        width = int(value.shape[-1])
+        at = (np.arange(len(flat) // width) * width)[:, None] + tables.thr_object[None, :]
+        np.add.at(flat, at.ravel(), paid.ravel())
+    out: IntArray = np.rint(MILLI * tables.side * value).astype(np.int64)
+    return out
+
+
+@dataclass(frozen=True)
+class GameRules:
+    """Per board (axis 0), what the policy's game score needs: seats, ours, our opponents'.
+
+    ``opponents`` is the bitmask of the seats on other teams than the proliferator's and
+    ``elimination`` the score of eliminating one of them (kept below half a win per extra
+    opponent, so eliminating all but one never outranks a win).
+    """
+
+    seats: SeatRules
+    our_seat: IntArray
+    opponents: IntArray
+    n_opponents: IntArray
+    elimination: FloatArray
+
+    @classmethod
+    def of(cls, board: Board, policy: Policy) -> GameRules:
+        seat_rules = SeatRules.of(board)
+        return cls.build(
+            policy,
+            seat_rules,
+            player_board=np.zeros(board.n_players, dtype=np.int64),
+            seat=seats(board),
+            team=board.team,
+            proliferator=np.array([board.proliferator], dtype=np.int64),
+        )
+
+    @classmethod
+    def build(
+        cls,
+        policy: Policy,
+        seat_rules: SeatRules,
+        *,
+        player_board: IntArray,
+        seat: IntArray,
+        team: IntArray,
+        proliferator: IntArray,
+    ) -> GameRules:
+        """The rules of many boards from per-player arrays; ``proliferator[b]`` indexes them."""
+        n_boards = len(proliferator)
+        rival = team != team[proliferator][player_board]
+        opponents = np.zeros(n_boards, dtype=np.int64)
+        np.bitwise_or.at(opponents, player_board, np.where(rival, np.left_shift(np.int64(1), seat), 0))
+        n_opponents = np.bitwise_count(opponents).astype(np.int64)
+        eliminations = {n: elimination_score(policy, n) for n in set(n_opponents.tolist())}
+        return cls(
+            seats=seat_rules,
+            our_seat=seat[proliferator],
+            opponents=opponents,
+            n_opponents=n_opponents,
+            elimination=np.array([eliminations[int(n)] for n in n_opponents], dtype=np.float64),
+        )
+
+
+def elimination_score(policy: Policy, n_opponents: int) -> float:
+    """The score of one elimination among ``n_opponents`` (see :class:`GameRules`)."""
+    if n_opponents <= 1:
+        return policy.elimination
+    return min(policy.elimination, 0.5 * policy.win / (n_opponents - 1))
+
+
+def game_scores(policy: Policy, rules: GameRules, events: IntArray) -> FloatArray:
+    """The policy's score of game events, per board (axis 0) and events mask (axis 1)."""
+    lost = lost_seats_of(rules.seats, events)
+    lost_opponents = np.bitwise_count(lost & rules.opponents[:, None]).astype(np.int64)
+    all_lost = (lost_opponents == rules.n_opponents[:, None]) & (lost_opponents > 0)
+    ours = ((lost >> rules.our_seat[:, None]) & 1) == 1
+    out: FloatArray = np.where(
+        ours,
+        np.where(all_lost, policy.draw, policy.loss),
+        np.where(all_lost, policy.win, rules.elimination[:, None] * lost_opponents),
+    )
+    return out
+
+
+def team_poison_milli(weight: FloatArray, poison: IntArray) -> IntArray:
+    """Material of 2HG teams' shared poison, counted once per team: ``weight`` is +-the poison weight per team."""
+    out: IntArray = np.rint(MILLI * weight * poison).astype(np.int64)
+    return out
+
+
+def game_milli_of(weight: FloatArray, scores: FloatArray) -> IntArray:
+    """Game scores in milli-points, with each board's game weight (axis 0)."""
+    out: IntArray = np.where(scores != 0, np.rint((MILLI * weight)[:, None] * scores), 0).astype(np.int64)
+    return out
+
+
+def game_weight_of(policy: Policy, span: IntArray, n_opponents: IntArray) -> FloatArray:
+    """Points per unit of game score: the policy's, raised above each board's material ``span``."""
+    gaps = {n: _score_gap(policy, n) for n in set(n_opponents.tolist())}
+    gap = np.array([gaps[int(n)] for n in n_opponents], dtype=np.float64)
+    out: FloatArray = np.maximum(policy.game_weight, (span / MILLI + 1.0) / gap)
+    return out
+
+
+def _score_gap(policy: Policy, n_opponents: int) -> float:
+    elimination = elimination_score(policy, n_opponents)
+    scores = sorted({policy.win, policy.draw, policy.loss, 0.0} | {elimination * k for k in range(1, n_opponents)})
+    return min(b - a for a, b in itertools.pairwise(scores))
+
+
 class Objective:
     """The objective for one board and policy; cheap to query once built."""
 
@@ -98,78 +394,59 @@ class Objective:
         self.policy = policy or Policy()
         if board.n_players > 62:
             raise ValueError("at most 62 players are supported")
-        kinds = board.kinds
-        weight = np.array([self.policy.weight(k) for k in kinds], dtype=np.float64)
-        #: Points per counter, per object and kind (policy weights, ``counter_values`` overrides).
-        self.weights: FloatArray = np.broadcast_to(weight, board.counts.shape).copy()
-        if len(board.cv_object):
-            self.weights[board.cv_object, board.cv_kind] = board.cv_value
         self._shared_poison = board.variant is Variant.TWO_HEADED_GIANT and board.kind_column("poison") >= 0
-        if self._shared_poison:
-            self.weights[: board.n_players, board.kind_column("poison")] = 0.0
-        self.presence_only = np.array([self.policy.presence_only(k) for k in kinds], dtype=bool)
-        self._side = np.where(board.is_ally, 1.0, -1.0)
-        creature = board.has_type(CardType.CREATURE)
-        default = np.where(
-            creature,
-            self.policy.creature_base + (board.power + board.toughness) / 2,
-            np.where(board.chapters > 0, self.policy.saga_value, 0.0),
-        )
-        self.worth = np.where(np.isnan(board.value), default, board.value)
-        self.worth[: board.n_players] = 0.0
-        for table in (self.weights, self.presence_only, self.worth):
-            table.flags.writeable = False
-        numeric = [j for j, e in enumerate(board.thr_effect) if not isinstance(e, str)]
-        self._thr_numeric = np.array(numeric, dtype=np.int64)
-        self._thr_amount = np.array([float(board.thr_effect[j]) for j in numeric], dtype=np.float64)
-        seat = seats(board)
-        self._our_seat = int(seat[board.proliferator])
-        our_team = board.team[board.proliferator]
-        self._opponent_seats = np.unique(seat[board.team != our_team])
-        team_side = np.where(np.arange(board.n_teams) == our_team, 1.0, -1.0)
-        self._team_poison_weight = team_side * self.policy.weight("poison")
-        self._game_cache: dict[int, int] = {}
+        self._game_cache: dict[int, int] = {0: 0}  # no game event, no game score
+
+    # The tables below are built on first use: many decisions never score a game event.
+    @cached_property
+    def tables(self) -> MaterialTables:
+        board = self.board
+        players = np.arange(board.n_players, dtype=np.int64)
+        return MaterialTables.build(board, self.policy, players, players if self._shared_poison else players[:0])
+
+    @property
+    def weights(self) -> FloatArray:
+        """Points per counter, per object and kind (policy weights, ``counter_values`` overrides)."""
+        return self.tables.weights
+
+    @property
+    def presence_only(self) -> BoolArray:
+        return self.tables.presence_only
+
+    @property
+    def worth(self) -> FloatArray:
+        return self.tables.worth
+
+    @cached_property
+    def rules(self) -> GameRules:
+        return GameRules.of(self.board, self.policy)
+
+    @cached_property
+    def layout(self) -> EventLayout:
+        return EventLayout.of(self.board)
+
+    @cached_property
+    def _team_poison_weight(self) -> FloatArray:
+        board = self.board
+        team_side = np.where(np.arange(board.n_teams) == board.team[board.proliferator], 1.0, -1.0)
+        out: FloatArray = team_side * self.policy.weight("poison")
+        return out
 
     # ------------------------------------------------------------------ material
     def material_rows(self, settled: Settled) -> IntArray:
         """Material of every object after the state-based actions, in milli-points."""
-        board = self.board
-        counts = np.where(self.presence_only, np.minimum(settled.counts, 1), settled.counts)
-        counters = (counts * self.weights).sum(axis=1)
-        alive = ~(settled.dies | settled.sacrificed)
-        value = np.where(alive, self.worth + counters, 0.0)
-        value = value + self.policy.saga_chapter * (settled.chapters_after - settled.chapters_before)
-        if len(self._thr_numeric):
-            paid = np.where(settled.thr_crossed[self._thr_numeric], self._thr_amount, 0.0)
-            np.add.at(value, board.thr_object[self._thr_numeric], paid)
-        out: IntArray = np.rint(MILLI * self._side * value).astype(np.int64)
-        return out
+        return material_of(self.tables, settled)
 
     def team_material(self, poison: IntArray) -> IntArray:
         """Material of each 2HG team's shared poison (counted once per team, not per head)."""
         if not self._shared_poison:
             return np.zeros(len(poison), dtype=np.int64)
-        out: IntArray = np.rint(MILLI * self._team_poison_weight * poison).astype(np.int64)
-        return out
+        return team_poison_milli(self._team_poison_weight, poison)
 
     # ------------------------------------------------------------------ game result
-    @cached_property
-    def _elimination(self) -> float:
-        n_opp = len(self._opponent_seats)
-        if n_opp <= 1:
-            return self.policy.elimination
-        return min(self.policy.elimination, 0.5 * self.policy.win / (n_opp - 1))
-
     def game_score(self, events: int) -> float:
         """The policy's score of the game events of a resolution, from the proliferator's side."""
-        mask = lost_seats(self.board, events)
-        lost_opponents = sum(1 for s in self._opponent_seats if (mask >> int(s)) & 1)
-        all_lost = lost_opponents == len(self._opponent_seats) and lost_opponents > 0
-        if (mask >> self._our_seat) & 1:
-            return self.policy.draw if all_lost else self.policy.loss
-        if all_lost:
-            return self.policy.win
-        return self._elimination * lost_opponents
+        return float(game_scores(self.policy, self.rules, np.array([[events]], dtype=np.int64))[0, 0])
 
     def game_milli(self, events: int) -> int:
         """The game score in milli-points (the weight is only worked out when a game result is at stake).
@@ -182,12 +459,22 @@ class Objective:
             cached = self._game_cache[events] = round(MILLI * self.game_weight * score) if score else 0
         return cached
 
+    def game_millis(self, events: IntArray) -> IntArray:
+        """:meth:`game_milli` of many event masks at once."""
+        if not events.any():
+            return np.zeros(len(events), dtype=np.int64)
+        scores = game_scores(self.policy, self.rules, events.reshape(1, -1))
+        if not scores.any():
+            return np.zeros(len(events), dtype=np.int64)
+        out: IntArray = game_milli_of(np.array([self.game_weight]), scores)[0]
+        return out
+
     def game_result(self, events: int) -> str:
         """``win``, ``draw``, ``loss``, ``eliminations`` or ``none``, in words for explanations."""
         score = self.game_score(events)
         if score == self.policy.win:
             return "win"
-        if score == self.policy.draw and (lost_seats(self.board, events) >> self._our_seat) & 1:
+        if score == self.policy.draw and (lost_seats(self.board, events) >> int(self.rules.our_seat[0])) & 1:
             return "draw"
         if score == self.policy.loss:
             return "loss"
@@ -197,22 +484,17 @@ class Objective:
     def game_weight(self) -> float:
         """Points per unit of game score: the policy's, raised so no material range can outweigh it."""
         units = self.units
-        span = int((units.single_material.max(axis=1) - units.single_material.min(axis=1)).sum())
+        span = int(self.unit_split.span[0])
         for team in units.teams:
             materials = [o.material for o in team.options]
             span += max(materials) - min(materials)
-        scores = sorted(
-            {self.policy.win, self.policy.draw, self.policy.loss, 0.0}
-            | {self._elimination * k for k in range(1, len(self._opponent_seats))}
-        )
-        gap = min(b - a for a, b in itertools.pairwise(scores))
-        return max(self.policy.game_weight, (span / MILLI + 1.0) / gap)
+        return float(game_weight_of(self.policy, np.array([span]), self.rules.n_opponents)[0])
 
     # ------------------------------------------------------------------ scoring choices
     def state_value(self, settled: Settled) -> int:
         """Value of a settled board, in milli-points (not yet relative to choosing nothing)."""
         poison = team_poison(self.board, settled.counts)
-        return self._total(self.material_rows(settled), row_events(self.board, settled), poison)
+        return self._total(self.material_rows(settled), events_of(self.layout, self.board.thr_object, settled), poison)
 
     def _total(self, material: IntArray, events: IntArray, poison: IntArray) -> int:
         value = int(material.sum()) + int(self.team_material(poison).sum())
@@ -233,6 +515,8 @@ class Objective:
     @cached_property
     def settled_nothing(self) -> Settled:
         """The board settled with nothing chosen."""
+        if "settled_rounds" in self.__dict__:
+            return self.settled_by_rounds[0]
         return settle(self.board, self.board.counts)
 
     def value_of(self, settled: Settled) -> int:
@@ -250,33 +534,47 @@ class Objective:
 
     # ------------------------------------------------------------------ per-unit tables
     @cached_property
-    def settled_by_rounds(self) -> tuple[Settled, ...]:
-        """Every object settled as if chosen in c = 0..rounds rounds (2HG team poison apart)."""
+    def settled_rounds(self) -> Settled:
+        """Every object settled as if chosen in c = 0..rounds rounds (axis 0; 2HG team poison apart)."""
         board = self.board
-        gain = board.gain.copy()
+        gain = board.gain
         if self._shared_poison:
+            gain = gain.copy()
             gain[: board.n_players, board.kind_column("poison")] = 0
-        return (self.settled_nothing, *(settle(board, board.counts + c * gain) for c in range(1, board.rounds + 1)))
+        times = np.arange(board.rounds + 1, dtype=np.int64)[:, None, None]
+        return settle(board, board.counts + times * gain)
+
+    @cached_property
+    def settled_by_rounds(self) -> tuple[Settled, ...]:
+        """:attr:`settled_rounds` one number of rounds at a time."""
+        s = self.settled_rounds
+        return tuple(Settled(*(getattr(s, f.name)[c] for f in fields(Settled))) for c in range(self.board.rounds + 1))
 
     @cached_property
     def row_tables(self) -> tuple[IntArray, IntArray]:
         """Material and loss events of every row when chosen in c = 0..rounds rounds."""
-        material = np.stack([self.material_rows(s) for s in self.settled_by_rounds])
-        events = np.stack([row_events(self.board, s) for s in self.settled_by_rounds])
-        return material, events
+        settled = self.settled_rounds
+        return material_of(self.tables, settled), events_of(self.layout, self.board.thr_object, settled)
+
+    @cached_property
+    def unit_split(self) -> UnitSplit:
+        board = self.board
+        material, events = self.row_tables
+        head = np.zeros(board.n_objects, dtype=bool)
+        if self._shared_poison:
+            head[: board.n_players] = True
+        valid = np.ones(material.shape, dtype=bool)
+        return split_units(material, events, valid, eligible_mask(board), head, np.zeros(board.n_objects, np.int64), 1)
 
     @cached_property
     def units(self) -> Units:
         board = self.board
         material, events = self.row_tables
         choosable = eligible_mask(board)
-        head = np.zeros(board.n_objects, dtype=bool)
-        if self._shared_poison:
-            head[: board.n_players] = True
-        singles = np.flatnonzero(choosable & ~head)
-        fixed = ~choosable & ~head
-        base_material = int(material[0, fixed].sum())
-        base_events = int(np.bitwise_or.reduce(events[0, fixed], initial=np.int64(0)))
+        split = self.unit_split
+        singles = np.flatnonzero(split.single)
+        base_material = int(split.base_material[0])
+        base_events = int(split.base_events[0])
         teams: list[TeamUnit] = []
         if self._shared_poison:
             p0 = team_poison(board, board.counts)
@@ -289,8 +587,6 @@ class Objective:
                     base_events |= self._team_events(team, int(p0[team]))
                 else:
                     teams.append(unit)
-        constant = ~(events[:, singles] != events[:1, singles]).any(axis=0)
-        base_events |= int(np.bitwise_or.reduce(events[0, singles[constant]], initial=np.int64(0)))
         return Units(
             single_rows=singles,
             single_material=material[:, singles].T.copy(),
@@ -338,12 +634,12 @@ class Objective:
         return times, tuple(options)
 
     @cached_property
-    def unit_order(self) -> tuple[tuple[str, int], ...]:
+    def unit_order(self) -> tuple[UnitRef, ...]:
         """Units in board order (a team at its first head): the order of the input-order tie-break."""
         units = self.units
-        order = [(int(r), "single", u) for u, r in enumerate(units.single_rows)]
-        order += [(t.heads[0], "team", i) for i, t in enumerate(units.teams)]
-        return tuple((kind, u) for _, kind, u in sorted(order))
+        order = [(int(r), UnitKind.SINGLE, u) for u, r in enumerate(units.single_rows)]
+        order += [(t.heads[0], UnitKind.TEAM, i) for i, t in enumerate(units.teams)]
+        return tuple(UnitRef(kind, u) for _, kind, u in sorted(order))
 
     def tie_bits(self, times: IntArray, team_options: tuple[int, ...]) -> tuple[bool, ...]:
         """The last tie-break, as a vector to maximise lexicographically: earlier objects chosen first.
@@ -354,7 +650,7 @@ class Objective:
         bits: list[bool] = []
         rounds = self.board.rounds
         for kind, u in self.unit_order:
-            if kind == "single":
+            if kind is UnitKind.SINGLE:
                 bits += [r < times[u] for r in range(rounds)]
             else:
                 bits += [j == team_options[u] for j in range(len(self.units.teams[u].options))]
@@ -373,41 +669,67 @@ class Objective:
     def _team_unit(self, team: int, p0: int, choosable: np.ndarray) -> TeamUnit | None:
         board = self.board
         rows = tuple(int(r) for r in np.flatnonzero(board.team == team))
-        heads = tuple(r for r in rows if choosable[r])
-        if not heads:
+        col = board.kind_column("poison")
+        patterns = team_patterns(
+            board.rounds,
+            tuple(bool(choosable[r]) for r in rows),
+            p0 > 0,
+            tuple(int(board.gain[r, col]) for r in rows),
+        )
+        if not patterns:
             return None
         material, events = self.row_tables
-        col = board.kind_column("poison")
-        per_round: list[tuple[tuple[int, ...], int]] = []
-        for size in range(len(heads), -1, -1):
-            for subset in itertools.combinations(heads, size):
-                if p0 > 0 and subset:
-                    per_round.extend((subset, r) for r in subset)
-                else:
-                    per_round.append((subset, -1))
-        # Round by round, keeping the first pattern (in round-major order) per outcome: what a
-        # pattern is worth depends only on how often each head is chosen and the poison given.
-        prefixes: dict[tuple[tuple[int, ...], int], tuple[tuple[tuple[int, ...], int], ...]] = {
-            ((0,) * len(rows), 0): ()
-        }
-        for _ in range(board.rounds):
-            grown: dict[tuple[tuple[int, ...], int], tuple[tuple[tuple[int, ...], int], ...]] = {}
-            for (times, poison), pattern in prefixes.items():
-                for picked, recipient in per_round:
-                    outcome = (
-                        tuple(t + (h in picked) for h, t in zip(rows, times, strict=True)),
-                        poison + (int(board.gain[recipient, col]) if recipient >= 0 else 0),
-                    )
-                    grown.setdefault(outcome, (*pattern, (picked, recipient)))
-            prefixes = grown
         found: list[TeamOption] = []
-        for (times, poison), pattern in prefixes.items():
+        for pattern, times, poison, picks in patterns:
             mat = sum(int(material[t, h]) for h, t in zip(rows, times, strict=True))
             mat += self._team_milli(team, p0 + poison)
             ev = 0
             for h, t in zip(rows, times, strict=True):
                 ev |= int(events[t, h])
             ev |= self._team_events(team, p0 + poison)
-            found.append(TeamOption(pattern, times, poison, sum(len(s) for s, _ in pattern), mat, ev))
-        options = sorted(found, key=lambda o: -o.picks)
-        return TeamUnit(team=team, heads=rows, options=tuple(options))
+            rowed = tuple((tuple(rows[i] for i in heads), rows[r] if r >= 0 else -1) for heads, r in pattern)
+            found.append(TeamOption(rowed, times, poison, picks, mat, ev))
+        return TeamUnit(team=team, heads=rows, options=tuple(found))
+
+
+TeamPattern = tuple[tuple[tuple[tuple[int, ...], int], ...], tuple[int, ...], int, int]
+
+
+@lru_cache(maxsize=4096)
+def team_patterns(
+    rounds: int, choosable: tuple[bool, ...], poisoned: bool, gains: tuple[int, ...]
+) -> tuple[TeamPattern, ...]:
+    """A 2HG team's options over all rounds, by the positions of its heads: what the team unit enumerates.
+
+    Each option is ``(pattern, times, poison, picks)``: per round the heads chosen and the
+    head receiving the team's poison (-1 if none; 701.34b, only when the team has poison),
+    how often each head is chosen, the poison given in all and the picks.  Only the first
+    pattern (in round-major order) per outcome is kept, since what a pattern is worth depends
+    only on how often each head is chosen and the poison given; options come with the most
+    picks first.  Empty when no head can be chosen.
+    """
+    heads = tuple(i for i, ok in enumerate(choosable) if ok)
+    if not heads:
+        return ()
+    per_round: list[tuple[tuple[int, ...], int]] = []
+    for size in range(len(heads), -1, -1):
+        for subset in itertools.combinations(heads, size):
+            if poisoned and subset:
+                per_round.extend((subset, r) for r in subset)
+            else:
+                per_round.append((subset, -1))
+    prefixes: dict[tuple[tuple[int, ...], int], tuple[tuple[tuple[int, ...], int], ...]] = {
+        ((0,) * len(choosable), 0): ()
+    }
+    for _ in range(rounds):
+        grown: dict[tuple[tuple[int, ...], int], tuple[tuple[tuple[int, ...], int], ...]] = {}
+        for (times, poison), pattern in prefixes.items():
+            for picked, recipient in per_round:
+                outcome = (
+                    tuple(t + (h in picked) for h, t in enumerate(times)),
+                    poison + (gains[recipient] if recipient >= 0 else 0),
+                )
+                grown.setdefault(outcome, (*pattern, (picked, recipient)))
+        prefixes = grown
+    found = [(pattern, times, poison, sum(len(s) for s, _ in pattern)) for (times, poison), pattern in prefixes.items()]
+    return tuple(sorted(found, key=lambda o: -o[3]))

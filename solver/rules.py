@@ -13,14 +13,16 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
+from typing import Protocol
 
 import numpy as np
 
-from .board import Board, BoolArray, IntArray, Variant
+from .board import Board, BoolArray, IntArray, SbaMasks, Variant
 from .errors import IllegalChoice
 
 __all__ = [
     "Choice",
+    "ChoiceMatrix",
     "Outcome",
     "Round",
     "Settled",
@@ -38,6 +40,7 @@ __all__ = [
     "row_events",
     "seats",
     "settle",
+    "shared_poison_threshold",
     "team_poison",
     "team_poison_events",
 ]
@@ -107,15 +110,27 @@ class Settled:
 class Outcome:
     """What a proliferate resolution did: counters added, state-based actions, and the board after.
 
-    Built from arrays; the per-id views (``added``, ``dies`` ...) and the board after are
-    computed on first use, so callers that only need values (solvers, the environment) never
-    pay for a Python pass over every object.
+    Built from the checked choice matrices; the counters, the state-based actions and the
+    per-id views (``added``, ``dies`` ...) are worked out on first use, so callers that only
+    need a decision's value (solvers, the environment, batches) never pay for them.
     """
 
     before: Board
-    raw: IntArray = field(repr=False)
-    settled: Settled = field(repr=False)
-    lost: BoolArray = field(repr=False)
+    chosen: BoolArray = field(repr=False)
+    recipients: IntArray = field(repr=False)
+
+    @cached_property
+    def raw(self) -> IntArray:
+        """Counts after every round, before the state-based actions."""
+        return counters_after(self.before, self.chosen, self.recipients)
+
+    @cached_property
+    def settled(self) -> Settled:
+        return settle(self.before, self.raw)
+
+    @cached_property
+    def lost(self) -> BoolArray:
+        return losers(self.before, self.settled)
 
     @cached_property
     def board(self) -> Board:
@@ -203,7 +218,7 @@ class Outcome:
 
 
 # ---------------------------------------------------------------------------- eligibility
-def eligible_mask(board: Board) -> BoolArray:
+def eligible_mask(board: ObjectArrays) -> BoolArray:
     """Objects that may be chosen (701.34a): phased-in permanents and players with a counter.
 
     A 2HG head "has" the team's poison (810.10d); the board stores it on every head.
@@ -218,32 +233,61 @@ def eligible(board: Board) -> tuple[str, ...]:
 
 
 # ---------------------------------------------------------------------------- choices
-def choice_matrix(board: Board, choice: Choice) -> tuple[BoolArray, IntArray]:
-    """The choice as a ``rounds x objects`` boolean matrix and a ``rounds x teams`` recipient matrix.
+@dataclass(frozen=True, eq=False)
+class ChoiceMatrix:
+    """A choice as arrays over one board's rows: the form the rules and every solver work in.
 
-    Raises :class:`IllegalChoice` for anything 701.34 does not allow.  A recipient entry
-    is the row of the head receiving the team's poison, or -1; it is implicit when only
-    one head of a poisoned team is chosen (701.34b).
+    ``chosen[r, i]`` says whether row ``i`` is chosen in proliferate ``r``; ``recipients[r, t]``
+    is the row of the head receiving 2HG team ``t``'s poison counter in that proliferate, or
+    -1.  :meth:`from_choice` checks a :class:`Choice` and converts it; :meth:`to_choice` is the
+    inverse.
     """
-    if len(choice.rounds) != board.rounds:
-        raise IllegalChoice(
-            f"this resolution proliferates {board.rounds} time(s); the choice has {len(choice.rounds)} round(s)"
-        )
-    ok = eligible_mask(board)
-    chosen = np.zeros((board.rounds, board.n_objects), dtype=bool)
-    recipients = np.full((board.rounds, board.n_teams), -1, dtype=np.int64)
-    for r, rnd in enumerate(choice.rounds):
-        for obj_id in rnd.chosen:
-            row = board.index.get(obj_id)
-            if row is None:
-                raise IllegalChoice(f"round {r + 1}: {obj_id!r} is not a player or permanent on this board")
-            if board.phased_out[row]:
-                raise IllegalChoice(f"round {r + 1}: {obj_id!r} is phased out and treated as nonexistent (702.26b)")
-            if not ok[row]:
-                raise IllegalChoice(f"round {r + 1}: {obj_id!r} has no counters (701.34a)")
-            chosen[r, row] = True
-        recipients[r] = _recipients(board, chosen[r], rnd.poison_recipients, r)
-    return chosen, recipients
+
+    board: Board
+    chosen: BoolArray
+    recipients: IntArray
+
+    @classmethod
+    def from_choice(cls, board: Board, choice: Choice) -> ChoiceMatrix:
+        """The choice as matrices; raises :class:`IllegalChoice` for anything 701.34 does not allow.
+
+        A recipient is implicit when only one head of a poisoned team is chosen (701.34b).
+        """
+        if len(choice.rounds) != board.rounds:
+            raise IllegalChoice(
+                f"this resolution proliferates {board.rounds} time(s); the choice has {len(choice.rounds)} round(s)"
+            )
+        ok = eligible_mask(board)
+        chosen = np.zeros((board.rounds, board.n_objects), dtype=bool)
+        recipients = np.full((board.rounds, board.n_teams), -1, dtype=np.int64)
+        for r, rnd in enumerate(choice.rounds):
+            for obj_id in rnd.chosen:
+                row = board.index.get(obj_id)
+                if row is None:
+                    raise IllegalChoice(f"round {r + 1}: {obj_id!r} is not a player or permanent on this board")
+                if board.phased_out[row]:
+                    raise IllegalChoice(f"round {r + 1}: {obj_id!r} is phased out and treated as nonexistent (702.26b)")
+                if not ok[row]:
+                    raise IllegalChoice(f"round {r + 1}: {obj_id!r} has no counters (701.34a)")
+                chosen[r, row] = True
+            recipients[r] = _recipients(board, chosen[r], rnd.poison_recipients, r)
+        return cls(board, chosen, recipients)
+
+    def to_choice(self) -> Choice:
+        """The :class:`Choice` these matrices stand for (ids in board order per round)."""
+        board = self.board
+        ids, team_names = board.ids, board.team_names
+        rounds = []
+        for r in range(self.chosen.shape[0]):
+            named = {team_names[t]: ids[h] for t, h in enumerate(self.recipients[r].tolist()) if h >= 0}
+            rounds.append(Round(tuple(ids[i] for i in np.flatnonzero(self.chosen[r]).tolist()), named))
+        return Choice(tuple(rounds))
+
+
+def choice_matrix(board: Board, choice: Choice) -> tuple[BoolArray, IntArray]:
+    """``ChoiceMatrix.from_choice(board, choice)`` as a pair of arrays (rounds x objects, rounds x teams)."""
+    matrix = ChoiceMatrix.from_choice(board, choice)
+    return matrix.chosen, matrix.recipients
 
 
 def _recipients(board: Board, chosen: BoolArray, named: Mapping[str, str], r: int) -> IntArray:
@@ -290,51 +334,86 @@ def counters_after(board: Board, chosen: BoolArray, recipients: IntArray) -> Int
 
 
 # ---------------------------------------------------------------------------- state-based actions
-def settle(board: Board, counts: IntArray) -> Settled:
+class ObjectArrays(Protocol):
+    """The per-object arrays the state-based actions read: a :class:`Board`, or a stack of boards.
+
+    A stack (:class:`solver.stack.Stack`) is the disjoint union of many boards, one row per
+    object of any of them, so the same code settles one board or ten thousand at once.
+    """
+
+    @property
+    def n_objects(self) -> int: ...
+    @property
+    def counts(self) -> IntArray: ...
+    @property
+    def toughness(self) -> IntArray: ...
+    @property
+    def damage(self) -> IntArray: ...
+    @property
+    def chapters(self) -> IntArray: ...
+    @property
+    def phased_out(self) -> BoolArray: ...
+    @property
+    def thr_object(self) -> IntArray: ...
+    @property
+    def thr_kind(self) -> IntArray: ...
+    @property
+    def thr_at(self) -> IntArray: ...
+    @property
+    def sba_masks(self) -> SbaMasks: ...
+    @property
+    def toughness_per_counter(self) -> IntArray: ...
+    def kind_column(self, kind: str) -> int: ...
+
+
+def settle(board: ObjectArrays, counts: IntArray) -> Settled:
     """The state-based actions for every object at once, run to a fixpoint (704.3).
 
-    ``counts`` may be one board's counts or any hypothetical counts of the same shape: the
-    objective calls this with "every object chosen c times" to tabulate each object's fate.
+    ``counts`` may be one board's counts or any hypothetical counts of the same shape, with
+    any leading axes: the objective settles "every object chosen c times" for every c in one
+    call, shaped ``(c, objects, kinds)``, to tabulate each object's fate.  Every array of the
+    result has the leading axes of ``counts`` (thresholds last instead of objects).
     """
     masks = board.sba_masks
     counts = counts.copy()
-    zeros = np.zeros(board.n_objects, dtype=np.int64)
+    lead = counts.shape[:-1]
+    zeros = np.zeros(lead, dtype=np.int64)
 
     plus, minus = board.kind_column("+1/+1"), board.kind_column("-1/-1")
     annihilated = zeros
     if plus >= 0 and minus >= 0:  # 704.5q
-        annihilated = np.where(masks.present, np.minimum(counts[:, plus], counts[:, minus]), 0)
-        counts[:, plus] -= annihilated
-        counts[:, minus] -= annihilated
+        annihilated = np.where(masks.present, np.minimum(counts[..., plus], counts[..., minus]), 0)
+        counts[..., plus] -= annihilated
+        counts[..., minus] -= annihilated
 
-    toughness = board.toughness + counts @ board.toughness_per_counter
+    toughness = board.toughness + _per_counter(counts, board.toughness_per_counter)
     zero_toughness = masks.creature & (toughness <= 0)  # 704.5f: indestructible doesn't help
     lethal = masks.destructible & (toughness > 0) & (board.damage >= toughness)  # 704.5g
     shield = board.kind_column("shield")
-    shield_used = lethal & (counts[:, shield] > 0) if shield >= 0 else np.zeros_like(lethal)
+    shield_used = lethal & (counts[..., shield] > 0) if shield >= 0 else np.zeros(lead, dtype=bool)
     if shield >= 0:  # 122.1c: a shield counter is removed instead of the destruction
-        counts[:, shield] -= shield_used
+        counts[..., shield] -= shield_used
     dies = zero_toughness | (lethal & ~shield_used)
     for kind, holders in (("loyalty", masks.planeswalker), ("defense", masks.battle)):
         if holders.any():  # 704.5i, 704.5v/w
             col = board.kind_column(kind)
-            dies |= holders & ((counts[:, col] if col >= 0 else zeros) <= 0)
+            dies |= holders & ((counts[..., col] if col >= 0 else zeros) <= 0)
 
     chapters_before = chapters_after = zeros
-    sacrificed = np.zeros(board.n_objects, dtype=bool)
+    sacrificed = np.zeros(lead, dtype=bool)
     if masks.saga.any():
         lore = board.kind_column("lore")
         lore_before = board.counts[:, lore] if lore >= 0 else zeros
-        lore_after = counts[:, lore] if lore >= 0 else zeros
-        chapters_before = np.where(masks.saga, np.minimum(lore_before, board.chapters), 0)
+        lore_after = counts[..., lore] if lore >= 0 else zeros
+        chapters_before = zeros + np.where(masks.saga, np.minimum(lore_before, board.chapters), 0)
         chapters_after = np.where(masks.saga, np.minimum(lore_after, board.chapters), 0)
         sacrificed = masks.saga & (lore_after >= board.chapters)  # 714.4, after the chapter ability resolves
 
     counts[dies] = 0  # 122.2: counters cease to exist when the object leaves
     alive = ~dies & ~board.phased_out
-    at_now = counts[board.thr_object, board.thr_kind] if len(board.thr_object) else np.zeros(0, np.int64)
-    at_start = board.counts[board.thr_object, board.thr_kind] if len(board.thr_object) else at_now
-    reached = alive[board.thr_object] & (at_now >= board.thr_at) if len(board.thr_object) else at_now > 0
+    at_now = counts[..., board.thr_object, board.thr_kind]
+    at_start = board.counts[board.thr_object, board.thr_kind]
+    reached = alive[..., board.thr_object] & (at_now >= board.thr_at)
     crossed = reached & (at_start < board.thr_at)
     return Settled(
         counts=counts,
@@ -347,6 +426,16 @@ def settle(board: Board, counts: IntArray) -> Settled:
         thr_reached=reached,
         thr_crossed=crossed,
     )
+
+
+def _per_counter(counts: IntArray, per_kind: IntArray) -> IntArray:
+    """``counts @ per_kind`` over the few kinds that change the result (most kinds add no toughness)."""
+    cols = np.flatnonzero(per_kind)
+    if len(cols) == 1:
+        out: IntArray = counts[..., cols[0]] * per_kind[cols[0]]
+        return out
+    out = counts[..., cols] @ per_kind[cols]
+    return out
 
 
 def seats(board: Board) -> IntArray:
@@ -364,6 +453,89 @@ def n_seats(board: Board) -> int:
     return board.n_teams if board.variant is Variant.TWO_HEADED_GIANT else board.n_players
 
 
+@dataclass(frozen=True)
+class EventLayout:
+    """Where the game events of :func:`row_events` come from, for one board or a stack of boards.
+
+    ``player_rows`` are the players' rows, ``player_bit`` each one's seat bit, ``life_lost``
+    whether its life is 0 or less (704.5a/704.6a), ``poison_loses`` whether ten poison
+    counters make it lose (704.5c; not in 2HG, 704.6b), ``poison_column`` the poison column
+    (-1 if none) and ``thr_bits`` the bits each threshold sets once reached (0 for numeric).
+    """
+
+    player_rows: IntArray
+    player_bit: IntArray
+    life_lost: BoolArray
+    poison_loses: BoolArray
+    poison_column: int
+    thr_bits: IntArray
+
+    @classmethod
+    def of(cls, board: Board) -> EventLayout:
+        players = np.arange(board.n_players, dtype=np.int64)
+        return cls.build(
+            player_rows=players,
+            seat=seats(board),
+            seats_per_player=np.full(board.n_players, n_seats(board), dtype=np.int64),
+            life=board.life,
+            two_headed=np.full(board.n_players, board.variant is Variant.TWO_HEADED_GIANT),
+            poison_column=board.kind_column("poison"),
+            thr_owner=board.controller[board.thr_object],
+            thr_effect=board.thr_effect,
+        )
+
+    @classmethod
+    def build(
+        cls,
+        *,
+        player_rows: IntArray,
+        seat: IntArray,
+        seats_per_player: IntArray,
+        life: IntArray,
+        two_headed: BoolArray,
+        poison_column: int,
+        thr_owner: IntArray,
+        thr_effect: tuple[str | float, ...],
+    ) -> EventLayout:
+        """The layout from per-player arrays (``thr_owner`` indexes them) for one board or a stack."""
+        if len(seats_per_player) and int(seats_per_player.max()) > MAX_SEATS:
+            raise ValueError(f"at most {MAX_SEATS} players (or 2HG teams) are supported")
+        bit = np.left_shift(np.int64(1), seat)
+        shift = np.array([_THRESHOLD_SHIFT.get(e, -1) if isinstance(e, str) else -1 for e in thr_effect], np.int64)
+        thr_bits = np.where(
+            shift >= 0, np.left_shift(bit[thr_owner], np.maximum(shift, 0) * seats_per_player[thr_owner]), 0
+        )
+        return cls(
+            player_rows=player_rows,
+            player_bit=bit,
+            life_lost=life <= 0,
+            poison_loses=~two_headed,
+            poison_column=poison_column,
+            thr_bits=thr_bits.astype(np.int64),
+        )
+
+
+#: Which multiple of the seat count a threshold's bit is shifted by (see :func:`row_events`).
+_THRESHOLD_SHIFT = {"win": 1, "lose": 2}
+
+
+def events_of(layout: EventLayout, thr_object: IntArray, settled: Settled) -> IntArray:
+    """:func:`row_events` from a layout: one board's rows, or a stack's, with any leading axes."""
+    counts = settled.counts
+    events: IntArray = np.zeros(counts.shape[:-1], dtype=np.int64)
+    lost = layout.life_lost
+    if layout.poison_column >= 0:
+        lost = lost | (layout.poison_loses & (counts[..., layout.player_rows, layout.poison_column] >= 10))
+    events[..., layout.player_rows] = np.where(lost, layout.player_bit, 0)
+    if len(thr_object):
+        bits = np.where(settled.thr_reached, layout.thr_bits, 0)
+        flat = events.reshape(-1)
+        width = int(events.shape[-1])
+        at = (np.arange(len(flat) // width) * width)[:, None] + thr_object[None, :]
+        np.bitwise_or.at(flat, at.ravel(), bits.ravel())
+    return events
+
+
 def row_events(board: Board, settled: Settled) -> IntArray:
     """Per object, a bitmask of the game events it causes; :func:`lost_seats` turns events into losers.
 
@@ -374,27 +546,62 @@ def row_events(board: Board, settled: Settled) -> IntArray:
     they resolve only after those (704.3, 603.3) and only for a player still in the game.
     2HG poison is a team matter: :func:`team_poison_events`.
     """
-    seat = seats(board)
-    total = n_seats(board)
-    if total > MAX_SEATS:
-        raise ValueError(f"at most {MAX_SEATS} players (or 2HG teams) are supported")
-    bit = np.left_shift(np.int64(1), seat)
-    events = np.zeros(board.n_objects, dtype=np.int64)
-    lost = board.life <= 0
-    if board.variant is not Variant.TWO_HEADED_GIANT:
-        col = board.kind_column("poison")
-        if col >= 0:
-            lost = lost | (settled.counts[: board.n_players, col] >= 10)
-    events[: board.n_players] = np.where(lost, bit, 0)
-    for j in np.flatnonzero(settled.thr_reached):
-        effect = board.thr_effect[j]
-        row = int(board.thr_object[j])
-        owner = int(board.controller[row])
-        if effect == "win":
-            events[row] |= bit[owner] << total
-        elif effect == "lose":
-            events[row] |= bit[owner] << (2 * total)
-    return events
+    return events_of(EventLayout.of(board), board.thr_object, settled)
+
+
+@dataclass(frozen=True)
+class SeatRules:
+    """Per board, what :func:`lost_seats_of` needs: the number of seats and each seat's rivals.
+
+    ``rivals[b, s]`` is the bitmask of the seats on another team than seat ``s`` (those that
+    lose when ``s`` wins, 104.2a); unused seats have no rivals.
+    """
+
+    n_seats: IntArray
+    rivals: IntArray
+
+    @classmethod
+    def of(cls, board: Board) -> SeatRules:
+        return cls.build(
+            n_seats=np.array([n_seats(board)], dtype=np.int64),
+            player_board=np.zeros(board.n_players, dtype=np.int64),
+            seat=seats(board),
+            team=board.team,
+        )
+
+    @classmethod
+    def build(cls, *, n_seats: IntArray, player_board: IntArray, seat: IntArray, team: IntArray) -> SeatRules:
+        """The rules of many boards from per-player arrays: board, seat and (any unique) team of each."""
+        n_boards = len(n_seats)
+        rivals = np.zeros((n_boards, int(n_seats.max(initial=0))), dtype=np.int64)
+        # Players of a board are contiguous: lay them out as boards x players, padded.
+        per_board = np.bincount(player_board, minlength=n_boards)
+        first = np.cumsum(per_board) - per_board
+        width = int(per_board.max(initial=0))
+        at = first[:, None] + np.arange(width)[None, :]
+        present = np.arange(width)[None, :] < per_board[:, None]
+        at = np.where(present, at, 0)
+        their_team = np.where(present, team[at], -1)
+        bit = np.where(present, np.left_shift(np.int64(1), seat[at]), 0)
+        rival = (their_team[:, :, None] != their_team[:, None, :]) & present[:, None, :]
+        beaten = np.bitwise_or.reduce(np.where(rival, bit[:, None, :], 0), axis=2)
+        np.bitwise_or.at(rivals, (np.nonzero(present)[0], seat[at[present]]), beaten[present])
+        return cls(n_seats=n_seats, rivals=rivals)
+
+
+def lost_seats_of(rules: SeatRules, events: IntArray) -> IntArray:
+    """:func:`lost_seats` for many boards (axis 0, as in ``rules``) and any event masks each (axis 1)."""
+    total = rules.n_seats[:, None]
+    full = (np.int64(1) << total) - 1
+    sba = events & full
+    wins = (events >> total) & full & ~sba
+    loses = (events >> (2 * total)) & full & ~wins
+    lost = sba | loses
+    if wins.any():
+        for s in range(rules.rivals.shape[1]):
+            lost |= np.where((wins >> s) & 1 == 1, rules.rivals[:, s : s + 1], 0)
+    out: IntArray = lost
+    return out
 
 
 def lost_seats(board: Board, events: int) -> int:
@@ -404,21 +611,13 @@ def lost_seats(board: Board, events: int) -> int:
     triggered wins, so every seat on another team loses (104.2a); a seat's own ``lose``
     threshold costs it the game unless it wins first (it orders its own triggers, 603.3b).
     """
-    total = n_seats(board)
-    full = (1 << total) - 1
-    sba = events & full
-    wins = (events >> total) & full & ~sba
-    loses = (events >> (2 * total)) & full & ~wins
-    lost = sba | loses
-    if wins:
-        seat = seats(board)
-        player_team = board.team
-        for s in range(total):
-            if (wins >> s) & 1:
-                team = player_team[int(np.flatnonzero(seat == s)[0])]
-                for other in np.unique(seat[player_team != team]):
-                    lost |= 1 << int(other)
-    return lost
+    return int(lost_seats_of(SeatRules.of(board), np.array([[events]], dtype=np.int64))[0, 0])
+
+
+def shared_poison_threshold(team_size: IntArray) -> IntArray:
+    """Shared poison that makes a 2HG team lose: 15 for two heads, 5 more per extra head (704.6b, 810.11)."""
+    out: IntArray = 15 + 5 * np.maximum(team_size - 2, 0)
+    return out
 
 
 def team_poison_events(board: Board, team_poison: IntArray) -> int:
@@ -465,6 +664,4 @@ def apply_proliferate(board: Board, choice: Choice) -> Outcome:
 
 def apply_matrix(board: Board, chosen: BoolArray, recipients: IntArray) -> Outcome:
     """:func:`apply_proliferate` for a choice already checked by :func:`choice_matrix`."""
-    raw = counters_after(board, chosen, recipients)
-    settled = settle(board, raw)
-    return Outcome(before=board, raw=raw, settled=settled, lost=losers(board, settled))
+    return Outcome(before=board, chosen=chosen, recipients=recipients)

@@ -31,11 +31,12 @@ def test_scaling_prints_tables_and_writes_json(tmp_path: Path) -> None:
     printed = run(
         "benchmarks.scaling",
         *("--sizes", "10", "--repeats", "1", "--variants", "duel", "two_headed_giant", "--proliferates", "1"),
-        *("--brute-max", "8", "--json", str(out)),
+        *("--brute-max", "8", "--json", str(out), "--batch-boards", "60"),
     )
     assert "## Fast path pipeline" in printed
     assert "| 10 two_headed_giant x1 +thr/fx |" in printed
     assert "## Targets" in printed
+    assert "## Batched decisions, 60 boards" in printed
     data = json.loads(out.read_text())
     assert len(data["cases"]) == 4
     for case in data["cases"]:

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from strategies import boards
 
 from solver import Board, Choice, Policy, Round, eligible, load_board
-from solver.objective import Objective
+from solver.objective import Objective, UnitKind
 from solver.rules import choice_matrix
 
 
@@ -194,3 +194,21 @@ def test_unit_tables_sum_to_the_rules_engine_score(board: Board, data: st.DataOb
 @given(boards(max_permanents=6))
 def test_empty_choice_scores_zero_on_random_boards(board: Board) -> None:
     assert Objective(board).score(Choice.empty(board.rounds)) == 0
+
+
+# ------------------------------------------------------------------ kernels shared with the batched core
+@settings(max_examples=40, deadline=None)
+@given(boards(max_permanents=6))
+def test_game_scores_of_many_masks_equal_one_at_a_time(board: Board) -> None:
+    objective = Objective(board)
+    masks = np.arange(64, dtype=np.int64)
+    many = objective.game_millis(masks)
+    assert many.tolist() == [objective.game_milli(int(m)) for m in masks]
+
+
+def test_units_come_in_board_order_with_typed_kinds() -> None:
+    board = _board({"poison": 3}, {"poison": 9}, [_creature("bears", "alice", {"+1/+1": 1})])
+    order = Objective(board).unit_order
+    assert all(isinstance(ref.kind, UnitKind) for ref in order)
+    assert [ref.kind for ref in order] == [UnitKind.SINGLE] * 3
+    assert order[0] == ("single", 0)  # still unpacks and compares as (kind, index)

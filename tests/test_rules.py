@@ -5,13 +5,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import boards
 
 from solver import Board, Choice, IllegalChoice, Round, apply_proliferate, eligible, load_board
-from solver.rules import eligible_mask
+from solver.rules import (
+    ChoiceMatrix,
+    EventLayout,
+    SeatRules,
+    eligible_mask,
+    events_of,
+    lost_seats_of,
+    row_events,
+    settle,
+)
 
 
 def _board(
@@ -415,3 +425,41 @@ def test_704_3_poison_loss_comes_before_a_threshold_trigger(poisoned: str, loser
     )
     out = apply_proliferate(board, Choice.of([poisoned, "reactor"]))
     assert out.losers == (loser,)
+
+
+# ------------------------------------------------------------------ array forms
+@settings(max_examples=40, deadline=None)
+@given(boards(), st.data())
+def test_choice_matrix_and_back_is_the_same_choice(board: Board, data: st.DataObject) -> None:
+    """ChoiceMatrix.from_choice checks and converts (701.34); to_choice is its inverse."""
+    choice = _random_choice(board, data)
+    matrix = ChoiceMatrix.from_choice(board, choice)
+    back = matrix.to_choice()
+    assert [set(r.chosen) for r in back.rounds] == [set(r.chosen) for r in choice.rounds]
+    assert ChoiceMatrix.from_choice(board, back).to_choice() == back
+    assert np.array_equal(ChoiceMatrix.from_choice(board, back).chosen, matrix.chosen)
+
+
+@settings(max_examples=40, deadline=None)
+@given(boards())
+def test_704_3_settling_many_counts_at_once_equals_one_at_a_time(board: Board) -> None:
+    """settle over a leading axis (every object chosen c times, for each c) is settle per c."""
+    counts = board.counts + np.arange(3)[:, None, None] * board.gain
+    many = settle(board, counts)
+    for c in range(3):
+        one = settle(board, counts[c])
+        for name in ("counts", "annihilated", "dies", "chapters_after", "sacrificed", "shield_used", "thr_reached"):
+            assert np.array_equal(getattr(many, name)[c], getattr(one, name)), name
+        assert np.array_equal(row_events(board, one), events_of(EventLayout.of(board), board.thr_object, many)[c])
+
+
+def test_104_2a_a_win_makes_every_rival_seat_lose_for_many_boards_at_once() -> None:
+    """lost_seats_of: seat 0 of a 4-player board wins (its win bit, seat count 4): seats 1-3 lose."""
+    rules = SeatRules.build(
+        n_seats=np.array([4, 2]),
+        player_board=np.array([0, 0, 0, 0, 1, 1]),
+        seat=np.array([0, 1, 2, 3, 0, 1]),
+        team=np.array([0, 1, 2, 3, 4, 5]),
+    )
+    events = np.array([[1 << 4, 0], [0, 1 << 1]], dtype=np.int64)
+    assert lost_seats_of(rules, events).tolist() == [[0b1110, 0], [0, 0b10]]

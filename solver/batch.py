@@ -1,0 +1,636 @@
+"""Many decisions in one pass: :func:`decide_many` (arrays) and :func:`solve_many` (Decisions).
+
+The boards are stacked into one disjoint union (:class:`solver.stack.Stack`), so the
+counters each object would get, the state-based actions (:func:`solver.rules.settle`), the
+material (:func:`solver.objective.material_of`), the loss events
+(:func:`solver.rules.events_of`) and the per-unit argmax run once over every object of every
+board.  What is truly per board -- base material and events, the game weight, the game score
+-- is a segment reduction with the board index; 2HG team options come from the same cached
+enumeration as one board's (:func:`solver.objective.team_patterns`), one gather per kind of
+team; and the dynamic programme over coupled units (:func:`solver.fast.best_options`) runs
+once per group of boards of the same shape.  Decisions are those of :func:`solver.solve`
+with its default method: same value, choice, tie-break and status.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .board import Board, BoolArray, IntArray
+from .boardjson import load_board
+from .decision import Alternative, Decision
+from .explain import explain
+from .fast import MAX_FREE_SEATS, NO_OPTION, best_options, solve_fast
+from .objective import (
+    MILLI,
+    GameRules,
+    MaterialTables,
+    Objective,
+    game_milli_of,
+    game_scores,
+    game_weight_of,
+    material_of,
+    split_units,
+    team_patterns,
+    team_poison_milli,
+)
+from .policy import Policy
+from .rules import (
+    ChoiceMatrix,
+    EventLayout,
+    SeatRules,
+    apply_matrix,
+    eligible_mask,
+    events_of,
+    lost_seats_of,
+    settle,
+    shared_poison_threshold,
+)
+from .stack import Stack
+
+__all__ = ["BatchDecisions", "Optimum", "decide_many", "decide_one", "solve_many"]
+
+#: Boards stacked at once: bounds memory (a few hundred bytes per object and kind) on huge batches.
+CHUNK = 512
+
+BoardInput = Board | Mapping[str, Any] | str
+
+
+@dataclass(frozen=True)
+class BatchDecisions:
+    """The decisions for a sequence of boards, as arrays (no explanation, no Python per object).
+
+    For board ``b`` (in input order):
+
+    * ``values[b]``: the value of the choice in milli-points (1/1000 of a point), relative
+      to choosing nothing: ``solve(board).value * 1000`` for ``sense=1``; for ``sense=-1``
+      the value of the worst legal choice (for normalised regret);
+    * ``rounds[b]``: how many proliferates the resolution performs (``Board.rounds``);
+    * ``chosen[r, offsets[b] + i]``: whether row ``i`` of the board (its ``ids[i]``) is chosen
+      in proliferate ``r`` (rows ``r >= rounds[b]`` are all False);
+    * ``recipients[r, team_offsets[b] + t]``: in 2HG, the board row of the head that gets team
+      ``t``'s poison counter in proliferate ``r`` (701.34b), else -1;
+    * ``events[b]``: every game event of the chosen resolution, as a bitmask (see
+      :func:`solver.rules.row_events`); ``results[b]``: the game result in words (``win``,
+      ``draw``, ``loss``, ``eliminations`` or ``none``).
+
+    :meth:`matrices` gives one board's ``rounds x objects`` and ``rounds x teams`` matrices, the
+    form :func:`solver.rules.apply_matrix` and :meth:`solver.objective.Objective.score_matrix`
+    take; :meth:`choice` the :class:`~solver.rules.Choice`.
+    """
+
+    values: IntArray
+    rounds: IntArray
+    offsets: IntArray
+    chosen: BoolArray
+    team_offsets: IntArray
+    recipients: IntArray
+    events: IntArray
+    results: tuple[str, ...]
+    sense: int
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def matrices(self, b: int) -> tuple[BoolArray, IntArray]:
+        """Board ``b``'s choice as ``rounds x objects`` and ``rounds x teams`` matrices."""
+        r = int(self.rounds[b])
+        return (
+            self.chosen[:r, self.offsets[b] : self.offsets[b + 1]],
+            self.recipients[:r, self.team_offsets[b] : self.team_offsets[b + 1]],
+        )
+
+
+@dataclass(frozen=True, eq=False)
+class Optimum:
+    """One board's decision by the fast path, in the form :func:`solver.solve` builds a Decision from.
+
+    ``chosen`` / ``recipients`` are the choice matrices (see :class:`solver.rules.ChoiceMatrix`),
+    ``value`` the value in milli-points and ``events`` the game events of the resolution, so
+    neither the value nor the game result needs the board settled again.
+    """
+
+    objective: Objective
+    chosen: BoolArray
+    recipients: IntArray
+    value: int
+    events: int
+
+    def game_result(self) -> str:
+        return self.objective.game_result(self.events)
+
+
+def decide_one(board: Board, policy: Policy | None = None, *, sense: int = 1) -> Optimum:
+    """The best (or, with ``sense=-1``, worst) choice for one board: the fast path, nothing more.
+
+    For one board the per-board path is cheaper than a stack of one; both are checked equal.
+    """
+    objective = Objective(board, policy)
+    fast = solve_fast(objective, sense=sense)
+    chosen, recipients = objective.matrix_of(fast.single_times, fast.team_options)
+    return Optimum(objective, chosen, recipients, fast.value, fast.events)
+
+
+def as_boards(boards: Iterable[BoardInput]) -> list[Board]:
+    """Boards from Board objects, board JSON dicts or JSON text (loaded and checked as one board is)."""
+    out = []
+    for item in boards:
+        if isinstance(item, Board):
+            out.append(item)
+        elif isinstance(item, str):
+            out.append(load_board(json.loads(item)))
+        else:
+            out.append(load_board(item))
+    return out
+
+
+def decide_many(boards: Iterable[BoardInput], policy: Policy | None = None, *, sense: int = 1) -> BatchDecisions:
+    """The optimal (``sense=1``) or worst (``sense=-1``) choice for every board, as arrays.
+
+    Exactly the choices of :func:`solver.solve` with the default method (fast path) and of
+    :func:`solver.fast.solve_fast` with the same ``sense``.  Raises ValueError as they do for
+    a board whose decision couples more than :data:`solver.fast.MAX_FREE_SEATS` seats.
+    """
+    if sense not in (1, -1):
+        raise ValueError("sense must be 1 (best) or -1 (worst)")
+    policy = policy or Policy()
+    items = as_boards(boards)
+    # Boards with as many proliferates go together: a stack tabulates up to its most rounds.
+    order = np.argsort(np.array([b.rounds for b in items], dtype=np.int64), kind="stable")
+    ranked = [items[i] for i in order.tolist()]
+    parts = [_decide(Stack.of(ranked[i : i + CHUNK]), policy, sense) for i in range(0, len(ranked), CHUNK)]
+    if not parts:
+        empty = np.zeros(0, dtype=np.int64)
+        return BatchDecisions(
+            empty, empty, np.zeros(1, np.int64), np.zeros((0, 0), bool), np.zeros(1, np.int64),
+            np.zeros((0, 0), np.int64), empty, (), sense,
+        )  # fmt: skip
+    whole = parts[0] if len(parts) == 1 else _concat(parts)
+    return _in_order(whole, np.argsort(order))
+
+
+def _in_order(batch: BatchDecisions, where: IntArray) -> BatchDecisions:
+    """The decisions with board ``b`` taken from position ``where[b]`` (back to the input order)."""
+    if np.array_equal(where, np.arange(len(where))):
+        return batch
+
+    def moved(offsets: IntArray) -> tuple[IntArray, IntArray]:
+        sizes = np.diff(offsets)[where]
+        new = np.zeros(len(where) + 1, dtype=np.int64)
+        np.cumsum(sizes, out=new[1:])
+        take = np.repeat(offsets[:-1][where] - new[:-1], sizes) + np.arange(int(new[-1]))
+        return new, take
+
+    offsets, objects = moved(batch.offsets)
+    team_offsets, teams = moved(batch.team_offsets)
+    return BatchDecisions(
+        values=batch.values[where],
+        rounds=batch.rounds[where],
+        offsets=offsets,
+        chosen=batch.chosen[:, objects],
+        team_offsets=team_offsets,
+        recipients=batch.recipients[:, teams],
+        events=batch.events[where],
+        results=tuple(batch.results[i] for i in where.tolist()),
+        sense=batch.sense,
+    )
+
+
+def _concat(parts: Sequence[BatchDecisions]) -> BatchDecisions:
+    rounds = max(p.chosen.shape[0] for p in parts)
+
+    def offsets(name: str) -> IntArray:
+        start = np.cumsum([0] + [int(getattr(p, name)[-1]) for p in parts[:-1]])
+        return np.concatenate([[0]] + [getattr(p, name)[1:] + s for p, s in zip(parts, start, strict=True)])
+
+    def pad(a: np.ndarray, fill: int) -> np.ndarray:
+        out = np.full((rounds, a.shape[1]), fill, dtype=a.dtype)
+        out[: a.shape[0]] = a
+        return out
+
+    return BatchDecisions(
+        values=np.concatenate([p.values for p in parts]),
+        rounds=np.concatenate([p.rounds for p in parts]),
+        offsets=offsets("offsets"),
+        chosen=np.concatenate([pad(p.chosen, 0) for p in parts], axis=1),
+        team_offsets=offsets("team_offsets"),
+        recipients=np.concatenate([pad(p.recipients, -1) for p in parts], axis=1),
+        events=np.concatenate([p.events for p in parts]),
+        results=tuple(r for p in parts for r in p.results),
+        sense=parts[0].sense,
+    )
+
+
+# ---------------------------------------------------------------------------- the pass
+@dataclass
+class _Units:
+    """The coupled units of a stack, one row each, sorted by board then row (board order)."""
+
+    board: IntArray
+    row: IntArray
+    events: IntArray
+    material: IntArray
+    picks: IntArray
+    team: IntArray
+
+
+def _decide(st: Stack, policy: Policy, sense: int) -> BatchDecisions:
+    n_boards, n = st.n_boards, st.n_objects
+    board_of, rounds = st.board_of, st.rounds
+    rounds_of = rounds[board_of]
+    most = int(rounds.max())
+    pcol = st.kind_column("poison")
+    shared = st.two_headed & st.has_poison
+    head = st.is_player & shared[board_of]
+    heads = np.flatnonzero(head)
+
+    # Every object settled as if chosen in c = 0..rounds rounds (2HG team poison apart), at once.
+    gain = st.gain
+    if len(heads):
+        gain = gain.copy()
+        gain[heads, pcol] = 0
+    times_axis = np.arange(most + 1, dtype=np.int64)[:, None]
+    counts = np.empty((most + 1, *st.counts.shape), dtype=np.int64)
+    counts[0] = st.counts
+    for c in range(1, most + 1):  # chosen in c rounds: once more than c - 1, up to the board's rounds
+        np.add(counts[c - 1], gain if c <= int(rounds.min()) else gain * (rounds_of >= c)[:, None], out=counts[c])
+    settled = settle(st, counts)
+    material = material_of(MaterialTables.build(st, policy, st.player_rows, heads), settled)
+    player_pos = np.full(n, -1, dtype=np.int64)
+    player_pos[st.player_rows] = np.arange(len(st.player_rows))
+    seats_per_board = st.n_seats
+    layout = EventLayout.build(
+        player_rows=st.player_rows,
+        seat=st.seat,
+        seats_per_player=seats_per_board[st.player_board],
+        life=st.life,
+        two_headed=st.two_headed[st.player_board],
+        poison_column=pcol,
+        thr_owner=player_pos[st.controller[st.thr_object]],
+        thr_effect=st.thr_effect,
+    )
+    events = events_of(layout, st.thr_object, settled)
+    seat_rules = SeatRules.build(n_seats=seats_per_board, player_board=st.player_board, seat=st.seat, team=st.team)
+    game_rules = GameRules.build(
+        policy,
+        seat_rules,
+        player_board=st.player_board,
+        seat=st.seat,
+        team=st.team,
+        proliferator=player_pos[st.proliferator],
+    )
+
+    # Units: what each object may do, split as Objective.units splits them.
+    choosable = eligible_mask(st)
+    valid = times_axis <= rounds_of
+    split = split_units(material, events, valid, choosable, head, board_of, n_boards)
+    single, span = split.single, split.span
+    base_material, base_events = split.base_material, split.base_events
+    coupled = single & split.varies
+    sensed = np.where(valid, sense * material, NO_OPTION)
+    times = np.where(single, np.argmax(sensed, axis=0), 0)
+
+    # The board with nothing chosen, which every value is relative to.
+    team_poison = np.zeros(int(st.team_offsets[-1]), dtype=np.int64)
+    if pcol >= 0:
+        np.maximum.at(team_poison, st.team, st.counts[st.player_rows, pcol])
+    team_board = np.repeat(np.arange(n_boards), np.diff(st.team_offsets))
+    threshold = shared_poison_threshold(np.bincount(st.team, minlength=len(team_poison)))
+    our_team = st.team[player_pos[st.proliferator]]
+    team_weight = np.where(np.arange(len(team_poison)) == our_team[team_board], 1.0, -1.0) * policy.weight("poison")
+    local_team = np.arange(len(team_poison)) - st.team_offsets[:-1][team_board]
+
+    def team_milli(team: IntArray, poison: IntArray) -> IntArray:
+        return team_poison_milli(team_weight[team], poison)
+
+    def team_events(team: IntArray, poison: IntArray) -> IntArray:
+        out: IntArray = np.where(poison >= threshold[team], np.left_shift(np.int64(1), local_team[team]), 0)
+        return out
+
+    baseline_material = np.zeros(n_boards, dtype=np.int64)
+    np.add.at(baseline_material, board_of, material[0])
+    baseline_events = np.zeros(n_boards, dtype=np.int64)
+    np.bitwise_or.at(baseline_events, board_of, events[0])
+    shared_teams = np.flatnonzero(shared[team_board])
+    np.add.at(baseline_material, team_board[shared_teams], team_milli(shared_teams, team_poison[shared_teams]))
+    np.bitwise_or.at(baseline_events, team_board[shared_teams], team_events(shared_teams, team_poison[shared_teams]))
+
+    # 2HG teams sharing poison: their options, from the enumeration one board uses.
+    teams = _team_units(st, shared_teams, choosable, team_poison, material, events, team_milli, team_events)
+    for t in teams.empty:
+        b, rows, one = int(team_board[t]), st.player_rows[st.team == t], np.array([t])
+        base_material[b] += int(material[0, rows].sum()) + int(team_milli(one, team_poison[one])[0])
+        base_events[b] |= int(np.bitwise_or.reduce(events[0, rows])) | int(team_events(one, team_poison[one])[0])
+    for unit in teams.units:
+        np.add.at(span, team_board[unit.team], unit.material.max(axis=1) - unit.material.min(axis=1))
+
+    weight = game_weight_of(policy, span, game_rules.n_opponents)
+
+    def game_milli(boards: IntArray, events_: IntArray) -> IntArray:
+        """Game milli-points of event masks (axis 1) of some boards (axis 0)."""
+        return game_milli_of(weight[boards], game_scores(policy, _rules_of(game_rules, boards), events_))
+
+    # The dynamic programme over coupled units, per group of boards of one shape.
+    units = _coupled_units(st, coupled, sense, sensed, material, events, teams.units)
+    final_events = base_events.copy()
+    team_choice = np.zeros(len(team_poison), dtype=np.int64)
+    if len(units.board):
+        _run_dp(units, base_events, game_milli, sense, times, team_choice, final_events)
+
+    value = base_material + np.bincount(
+        board_of[single], weights=material[times[single], np.flatnonzero(single)], minlength=n_boards
+    ).astype(np.int64)
+    for unit in teams.units:
+        value += np.bincount(
+            team_board[unit.team], weights=unit.material[np.arange(len(unit.team)), team_choice[unit.team]],
+            minlength=n_boards,
+        ).astype(np.int64)  # fmt: skip
+    both = game_milli(np.arange(n_boards), np.stack([final_events, baseline_events], axis=1))
+    baseline = baseline_material + both[:, 1]
+    value = value + both[:, 0] - baseline
+
+    chosen = (np.arange(most)[:, None] < times[None, :]) & single
+    recipients = np.full((most, len(team_poison)), -1, dtype=np.int64)
+    for unit in teams.units:
+        unit.place(team_choice, st, chosen, recipients)
+    scores = game_scores(policy, game_rules, final_events[:, None])[:, 0]
+    lost = _our_seat_lost(game_rules, final_events)
+    return BatchDecisions(
+        values=value,
+        rounds=rounds,
+        offsets=st.offsets,
+        chosen=chosen,
+        team_offsets=st.team_offsets,
+        recipients=recipients,
+        events=final_events,
+        results=tuple(_result(policy, s, o) for s, o in zip(scores.tolist(), lost.tolist(), strict=True)),
+        sense=sense,
+    )
+
+
+def _our_seat_lost(rules: GameRules, events: IntArray) -> BoolArray:
+    lost = lost_seats_of(rules.seats, events[:, None])[:, 0]
+    out: BoolArray = ((lost >> rules.our_seat) & 1) == 1
+    return out
+
+
+def _result(policy: Policy, score: float, ours_lost: bool) -> str:
+    """The game result in words, as :meth:`solver.objective.Objective.game_result` says it."""
+    if score == policy.win:
+        return "win"
+    if score == policy.draw and ours_lost:
+        return "draw"
+    if score == policy.loss:
+        return "loss"
+    return "eliminations" if score > 0 else "none"
+
+
+@dataclass
+class _TeamGroup:
+    """Team units sharing one option enumeration: ``team`` (stack team numbers) x options."""
+
+    team: IntArray
+    rows: IntArray
+    material: IntArray
+    events: IntArray
+    picks: IntArray
+    pattern_chosen: BoolArray
+    pattern_recipient: IntArray
+
+    def place(self, choice: IntArray, st: Stack, chosen: BoolArray, recipients: IntArray) -> None:
+        """Write each team's chosen option into the choice matrices (board-local recipient rows)."""
+        pick = choice[self.team]
+        heads = self.pattern_chosen[pick]  # teams x rounds x heads
+        rounds = heads.shape[1]
+        for h in range(self.rows.shape[1]):
+            chosen[:rounds, self.rows[:, h]] |= heads[:, :, h].T
+        recipient = self.pattern_recipient[pick]  # teams x rounds (head position or -1)
+        local = self.rows - st.offsets[st.board_of[self.rows[:, 0]]][:, None]
+        given = np.take_along_axis(local, np.maximum(recipient, 0), axis=1)
+        recipients[:rounds, self.team] = np.where(recipient >= 0, given, -1).T
+
+
+@dataclass
+class _Teams:
+    units: list[_TeamGroup]
+    empty: list[int]
+
+
+def _team_units(
+    st: Stack,
+    shared_teams: IntArray,
+    choosable: BoolArray,
+    team_poison: IntArray,
+    material: IntArray,
+    events: IntArray,
+    team_milli: Any,
+    team_events: Any,
+) -> _Teams:
+    pcol = st.kind_column("poison")
+    groups: dict[tuple[int, tuple[bool, ...], bool, tuple[int, ...]], list[tuple[int, tuple[int, ...]]]] = {}
+    order = np.argsort(st.team, kind="stable")
+    player_rows = st.player_rows[order]
+    bounds = np.searchsorted(st.team[order], shared_teams)
+    ends = np.searchsorted(st.team[order], shared_teams, side="right")
+    ok, gain = choosable.tolist(), st.gain[:, pcol].tolist() if pcol >= 0 else []
+    rounds = st.rounds.tolist()
+    board = st.player_board[order].tolist()
+    empty: list[int] = []
+    for t, lo, hi in zip(shared_teams.tolist(), bounds.tolist(), ends.tolist(), strict=True):
+        heads = tuple(player_rows[lo:hi].tolist())
+        key = (rounds[board[lo]], tuple(ok[r] for r in heads), bool(team_poison[t] > 0), tuple(gain[r] for r in heads))
+        groups.setdefault(key, []).append((t, heads))
+    units: list[_TeamGroup] = []
+    for key, members in groups.items():
+        patterns = team_patterns(*key)
+        team = np.array([t for t, _ in members], dtype=np.int64)
+        if not patterns:
+            empty.extend(team.tolist())
+            continue
+        rows = np.array([r for _, r in members], dtype=np.int64)
+        times = np.array([p[1] for p in patterns], dtype=np.int64)  # options x heads
+        poison = np.array([p[2] for p in patterns], dtype=np.int64)
+        picks = np.array([p[3] for p in patterns], dtype=np.int64)
+        mat = material[times[None, :, :], rows[:, None, :]].sum(axis=2)
+        ev = np.bitwise_or.reduce(events[times[None, :, :], rows[:, None, :]], axis=2)
+        given = team_poison[team][:, None] + poison[None, :]
+        mat = mat + team_milli(np.broadcast_to(team[:, None], given.shape), given)
+        ev = ev | team_events(np.broadcast_to(team[:, None], given.shape), given)
+        n_rounds, n_heads = key[0], len(key[1])
+        pattern_chosen = np.zeros((len(patterns), n_rounds, n_heads), dtype=bool)
+        pattern_recipient = np.full((len(patterns), n_rounds), -1, dtype=np.int64)
+        for o, (pattern, _, _, _) in enumerate(patterns):
+            for r, (picked, recipient) in enumerate(pattern):
+                pattern_chosen[o, r, list(picked)] = True
+                pattern_recipient[o, r] = recipient
+        units.append(
+            _TeamGroup(
+                team=team,
+                rows=rows,
+                material=mat,
+                events=ev,
+                picks=np.broadcast_to(picks, mat.shape),
+                pattern_chosen=pattern_chosen,
+                pattern_recipient=pattern_recipient,
+            )
+        )
+    return _Teams(units=units, empty=empty)
+
+
+def _coupled_units(
+    st: Stack,
+    coupled: BoolArray,
+    sense: int,
+    sensed: IntArray,
+    material: IntArray,
+    events: IntArray,
+    teams: list[_TeamGroup],
+) -> _Units:
+    """Coupled singles (options: chosen in rounds..0 rounds) and team units, in board order."""
+    rows = np.flatnonzero(coupled)
+    width = max([int(st.rounds.max()) + 1] + [t.material.shape[1] for t in teams])
+    n_rounds = st.rounds[st.board_of[rows]]
+    c = n_rounds[:, None] - np.arange(width)[None, :]  # option j is "chosen in rounds - j rounds"
+    ok = c >= 0
+    cc = np.maximum(c, 0)
+    parts_board = [st.board_of[rows]]
+    parts_row = [rows]
+    parts_material = [np.where(ok, sensed[cc, rows[:, None]], NO_OPTION)]
+    parts_events = [np.where(ok, events[cc, rows[:, None]], 0)]
+    parts_picks = [np.where(ok, cc, -1)]
+    parts_team = [np.full(len(rows), -1, dtype=np.int64)]
+    for t in teams:
+        shape, used = (len(t.team), width), t.material.shape[1]
+        parts_board.append(st.board_of[t.rows[:, 0]])
+        parts_row.append(t.rows.min(axis=1))
+        for parts, table, fill in (
+            (parts_material, sense * t.material, NO_OPTION),
+            (parts_events, t.events, 0),
+            (parts_picks, t.picks, -1),
+        ):
+            padded = np.full(shape, fill, dtype=np.int64)
+            padded[:, :used] = table
+            parts.append(padded)
+        parts_team.append(t.team)
+    board = np.concatenate(parts_board)
+    row = np.concatenate(parts_row)
+    order = np.lexsort((row, board))
+    mat = np.concatenate(parts_material)[order]
+    picks = np.concatenate(parts_picks)[order]
+    return _Units(
+        board=board[order],
+        row=row[order],
+        events=np.concatenate(parts_events)[order],
+        material=mat,
+        picks=picks,
+        team=np.concatenate(parts_team)[order],
+    )
+
+
+def _run_dp(
+    units: _Units,
+    base_events: IntArray,
+    game_milli: Any,
+    sense: int,
+    times: IntArray,
+    team_choice: IntArray,
+    final_events: IntArray,
+) -> None:
+    """Decide the coupled units of every board (see :func:`solver.fast.best_options`), in place."""
+    n_boards = len(base_events)
+    per_board = np.bincount(units.board, minlength=n_boards)
+    start = np.concatenate([[0], np.cumsum(per_board)[:-1]])
+    free = np.zeros(n_boards, dtype=np.int64)
+    np.bitwise_or.at(free, units.board, np.bitwise_or.reduce(units.events, axis=1))
+    free &= ~base_events
+    n_free = np.bitwise_count(free).astype(np.int64)
+    if int(n_free.max(initial=0)) > MAX_FREE_SEATS:
+        raise ValueError(f"more than {MAX_FREE_SEATS} seats can be eliminated by one choice; use method='cpsat'")
+    most = int(n_free.max(initial=0))
+    # Position of each board's j-th free bit (63, never set, pads).
+    position = np.full((n_boards, max(most, 1)), 63, dtype=np.int64)
+    seen = np.zeros(n_boards, dtype=np.int64)
+    for bit in range(63):
+        has = (free >> bit) & 1 == 1
+        position[has, seen[has]] = bit
+        seen += has
+    compact = np.zeros_like(units.events)
+    unit_pos = position[units.board]
+    for j in range(most):
+        compact |= ((units.events >> unit_pos[:, j : j + 1]) & 1) << j
+    max_picks = np.zeros(n_boards, dtype=np.int64)
+    np.add.at(max_picks, units.board, units.picks.max(axis=1))
+    max_picks += 1
+    scale = max_picks[units.board][:, None]
+    keys = np.where(units.material == NO_OPTION, NO_OPTION, units.material * scale - units.picks)
+
+    active = np.flatnonzero(per_board)
+    shapes: dict[tuple[int, int], list[int]] = {}
+    for b, u, f in zip(active.tolist(), per_board[active].tolist(), n_free[active].tolist(), strict=True):
+        shapes.setdefault((u, f), []).append(b)
+    for (n_units, n_bits), members in shapes.items():
+        boards = np.array(members, dtype=np.int64)
+        idx = start[boards][:, None] + np.arange(n_units)[None, :]
+        states = np.arange(1 << n_bits, dtype=np.int64)
+        expanded = np.broadcast_to(base_events[boards][:, None], (len(boards), len(states))).copy()
+        for j in range(n_bits):
+            expanded |= ((states >> j) & 1)[None, :] << position[boards, j][:, None]
+        game = sense * game_milli(boards, expanded) * max_picks[boards][:, None]
+        chosen, state = best_options(keys[idx], compact[idx], game)
+        final_events[boards] = expanded[np.arange(len(boards)), state]
+        flat_units, flat_choice = idx.ravel(), chosen.ravel()
+        team = units.team[flat_units]
+        is_team = team >= 0
+        team_choice[team[is_team]] = flat_choice[is_team]
+        single_rows = units.row[flat_units[~is_team]]
+        times[single_rows] = units.picks[flat_units[~is_team], 0] - flat_choice[~is_team]
+
+
+def _rules_of(rules: GameRules, boards: IntArray) -> GameRules:
+    """The game rules of some of the boards."""
+    return GameRules(
+        seats=SeatRules(n_seats=rules.seats.n_seats[boards], rivals=rules.seats.rivals[boards]),
+        our_seat=rules.our_seat[boards],
+        opponents=rules.opponents[boards],
+        n_opponents=rules.n_opponents[boards],
+        elimination=rules.elimination[boards],
+    )
+
+
+def solve_many(boards: Iterable[BoardInput], policy: Policy | None = None) -> list[Any]:
+    """The :class:`~solver.decision.Decision` of every board, as :func:`solver.solve` gives it, in order.
+
+    Decided by :func:`decide_many` in one pass; each decision's outcome and explanation are
+    worked out when first asked for.
+    """
+    items = as_boards(boards)
+    policy = policy or Policy()
+    batch = decide_many(items, policy)
+    return [_decision(board, policy, batch, b) for b, board in enumerate(items)]
+
+
+def _decision(board: Board, policy: Policy, batch: BatchDecisions, b: int) -> Decision:
+    """Board ``b``'s Decision, as :func:`solver.solve` builds it for the fast path."""
+    chosen, recipients = batch.matrices(b)
+    chosen, recipients = chosen.copy(), recipients.copy()
+    choice = ChoiceMatrix(board, chosen, recipients).to_choice()
+    value = int(batch.values[b]) / MILLI
+    return Decision(
+        board=board,
+        policy=policy,
+        choice=choice,
+        value=value,
+        status="OPTIMAL",
+        bound=value,
+        method="fast",
+        outcome=apply_matrix(board, chosen, recipients),
+        alternatives=(Alternative(1, choice, value, 0.0),),
+        elapsed=0.0,
+        game_result=batch.results[b],
+        _explain=lambda: explain(Objective(board, policy), chosen, recipients),
+    )

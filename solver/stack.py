@@ -1,0 +1,238 @@
+"""Many boards as one: the disjoint union of their objects, for deciding them in one pass.
+
+A :class:`Stack` has one row per object of any of its boards (each board's rows together,
+in board order, players first as on a board), one column per counter kind on any of them,
+and ``board_of`` saying whose each row is.  Controllers, protectors and threshold objects
+point at rows of the stack.  It offers the attributes the rules read from a board
+(:class:`solver.rules.ObjectArrays`, :class:`solver.objective.MaterialSource`), so the
+state-based actions and the material of ten thousand boards are the same array operations
+as for one (:func:`solver.rules.settle`, :func:`solver.objective.material_of`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from operator import attrgetter
+
+import numpy as np
+
+from .board import Board, BoolArray, CardType, FloatArray, IntArray, SbaMasks, Variant
+from .kinds import pt_delta
+
+__all__ = ["Stack"]
+
+#: What :meth:`Stack.of` reads from every board, in one pass.
+_GATHERED = (
+    "ids",
+    "kinds",
+    "counts",
+    "gain",
+    "n_players",
+    "team_names",
+    "variant",
+    "rounds",
+    "proliferator",
+    "team",
+    "life",
+    "controller",
+    "protector",
+    "types",
+    "power",
+    "toughness",
+    "damage",
+    "indestructible",
+    "chapters",
+    "phased_out",
+    "value",
+    "is_ally",
+    "thr_object",
+    "thr_kind",
+    "thr_at",
+    "thr_effect",
+    "cv_object",
+    "cv_kind",
+    "cv_value",
+)
+_gather = attrgetter(*_GATHERED)
+
+
+@dataclass(frozen=True, eq=False)
+class Stack:
+    """The disjoint union of boards (see module docstring).  Build one with :meth:`of`.
+
+    Per board: ``offsets[b]:offsets[b + 1]`` are its rows, ``rounds[b]`` its proliferates,
+    ``proliferator[b]`` the row of its proliferator.  Per player (``player_rows``, in stack
+    order): ``player_board``, ``seat`` (its team in 2HG, else itself, 810.8a), ``team`` (a
+    team number unique across the stack) and ``team_offsets`` to map teams back to boards;
+    ``has_poison[b]`` whether board ``b`` has a poison column at all.
+    """
+
+    boards: tuple[Board, ...]
+    offsets: IntArray
+    board_of: IntArray
+    kinds: tuple[str, ...]
+    counts: IntArray
+    gain: IntArray
+    controller: IntArray
+    protector: IntArray
+    types: IntArray
+    power: IntArray
+    toughness: IntArray
+    damage: IntArray
+    indestructible: BoolArray
+    chapters: IntArray
+    phased_out: BoolArray
+    value: FloatArray
+    is_ally: BoolArray
+    thr_object: IntArray
+    thr_kind: IntArray
+    thr_at: IntArray
+    thr_effect: tuple[str | float, ...]
+    cv_object: IntArray
+    cv_kind: IntArray
+    cv_value: FloatArray
+    rounds: IntArray
+    two_headed: BoolArray
+    has_poison: BoolArray
+    proliferator: IntArray
+    player_rows: IntArray
+    player_board: IntArray
+    life: IntArray
+    seat: IntArray
+    team: IntArray
+    team_offsets: IntArray
+
+    @classmethod
+    def of(cls, boards: Sequence[Board]) -> Stack:
+        """Stack ``boards``: one Python pass over the boards gathering their arrays, none over objects."""
+        boards = tuple(boards)
+        gathered = dict(zip(_GATHERED, zip(*map(_gather, boards), strict=True), strict=True)) if boards else {}
+
+        def cat(name: str) -> np.ndarray:
+            return np.concatenate(gathered[name]) if boards else np.zeros(0)
+
+        sizes = np.array([len(ids) for ids in gathered.get("ids", ())], dtype=np.int64)
+        offsets = np.zeros(len(boards) + 1, dtype=np.int64)
+        np.cumsum(sizes, out=offsets[1:])
+        board_of = np.repeat(np.arange(len(boards)), sizes)
+        shift = offsets[:-1][board_of]
+
+        # The union of kinds: every board's columns, in one flat array of union columns.
+        union: dict[str, int] = {}
+        all_kinds: tuple[tuple[str, ...], ...] = gathered.get("kinds", ())
+        code = np.array([union.setdefault(k, len(union)) for kinds in all_kinds for k in kinds], dtype=np.int64)
+        n = int(offsets[-1])
+        counts = np.zeros((n, len(union)), dtype=np.int64)
+        gain = np.zeros((n, len(union)), dtype=np.int64)
+        # Every (row, kind) cell of every board, flattened: its stack row and union column.
+        width = np.array([len(kinds) for kinds in all_kinds], dtype=np.int64)
+        first_col = np.cumsum(width) - width
+        cells = sizes * width
+        cell_board = np.repeat(np.arange(len(boards)), cells)
+        if len(cell_board):
+            first_cell = np.cumsum(cells) - cells
+            pos = np.arange(len(cell_board)) - first_cell[cell_board]
+            wide = width[cell_board]
+            rows = offsets[:-1][cell_board] + pos // wide
+            cols = code[first_col[cell_board] + pos % wide]
+            counts[rows, cols] = np.concatenate([c.ravel() for c in gathered["counts"]])
+            gain[rows, cols] = np.concatenate([g.ravel() for g in gathered["gain"]])
+
+        n_thr = np.array([len(t) for t in gathered.get("thr_object", ())], dtype=np.int64)
+        n_cv = np.array([len(c) for c in gathered.get("cv_object", ())], dtype=np.int64)
+        n_players = np.array(gathered.get("n_players", ()), dtype=np.int64)
+        player_rows = np.flatnonzero(np.arange(n) - offsets[:-1][board_of] < n_players[board_of])
+        player_board = np.repeat(np.arange(len(boards)), n_players)
+        two_headed = np.array([v is Variant.TWO_HEADED_GIANT for v in gathered.get("variant", ())], dtype=bool)
+        local_team = cat("team").astype(np.int64)
+        n_teams = np.array([len(t) for t in gathered.get("team_names", ())], dtype=np.int64)
+        team_offsets = np.zeros(len(boards) + 1, dtype=np.int64)
+        np.cumsum(n_teams, out=team_offsets[1:])
+        protector = cat("protector").astype(np.int64)
+        return cls(
+            boards=boards,
+            offsets=offsets,
+            board_of=board_of,
+            kinds=tuple(union),
+            counts=counts,
+            gain=gain,
+            controller=cat("controller").astype(np.int64) + shift,
+            protector=np.where(protector >= 0, protector + shift, -1),
+            types=cat("types").astype(np.int64),
+            power=cat("power").astype(np.int64),
+            toughness=cat("toughness").astype(np.int64),
+            damage=cat("damage").astype(np.int64),
+            indestructible=cat("indestructible").astype(bool),
+            chapters=cat("chapters").astype(np.int64),
+            phased_out=cat("phased_out").astype(bool),
+            value=cat("value").astype(np.float64),
+            is_ally=cat("is_ally").astype(bool),
+            thr_object=cat("thr_object").astype(np.int64) + np.repeat(offsets[:-1], n_thr),
+            thr_kind=code[np.repeat(first_col, n_thr) + cat("thr_kind").astype(np.int64)],
+            thr_at=cat("thr_at").astype(np.int64),
+            thr_effect=tuple(e for effects in gathered.get("thr_effect", ()) for e in effects),
+            cv_object=cat("cv_object").astype(np.int64) + np.repeat(offsets[:-1], n_cv),
+            cv_kind=code[np.repeat(first_col, n_cv) + cat("cv_kind").astype(np.int64)],
+            cv_value=cat("cv_value").astype(np.float64),
+            rounds=np.array(gathered.get("rounds", ()), dtype=np.int64),
+            two_headed=two_headed,
+            has_poison=np.array(["poison" in k for k in all_kinds], dtype=bool),
+            proliferator=offsets[:-1] + np.array(gathered.get("proliferator", ()), dtype=np.int64),
+            player_rows=player_rows,
+            player_board=player_board,
+            life=cat("life").astype(np.int64),
+            seat=np.where(two_headed[player_board], local_team, player_rows - offsets[:-1][player_board]),
+            team=local_team + team_offsets[:-1][player_board],
+            team_offsets=team_offsets,
+        )
+
+    # ------------------------------------------------------------------ what the rules read
+    @property
+    def n_boards(self) -> int:
+        return len(self.boards)
+
+    @property
+    def n_objects(self) -> int:
+        return len(self.board_of)
+
+    @cached_property
+    def _columns(self) -> dict[str, int]:
+        return {kind: k for k, kind in enumerate(self.kinds)}
+
+    def kind_column(self, kind: str) -> int:
+        """Column of a kind, or -1 if no object of any board has it."""
+        return self._columns.get(kind, -1)
+
+    @cached_property
+    def is_player(self) -> BoolArray:
+        out = np.zeros(self.n_objects, dtype=bool)
+        out[self.player_rows] = True
+        return out
+
+    @cached_property
+    def sba_masks(self) -> SbaMasks:
+        """Which objects each state-based action can concern, as :attr:`Board.sba_masks` for one board."""
+        present = ~self.phased_out & ~self.is_player
+        creature = present & ((self.types & int(CardType.CREATURE)) != 0)
+        return SbaMasks(
+            present=present,
+            creature=creature,
+            destructible=creature & ~self.indestructible,
+            planeswalker=present & ((self.types & int(CardType.PLANESWALKER)) != 0),
+            battle=present & ((self.types & int(CardType.BATTLE)) != 0),
+            saga=present & (self.chapters > 0),
+        )
+
+    @cached_property
+    def toughness_per_counter(self) -> IntArray:
+        """Toughness one counter of each kind adds (122.1a)."""
+        return np.array([(pt_delta(k) or (0, 0))[1] for k in self.kinds], dtype=np.int64)
+
+    @cached_property
+    def n_seats(self) -> IntArray:
+        """Seats per board: teams in 2HG, else players."""
+        out: IntArray = np.bincount(self.player_board, minlength=self.n_boards)
+        teams = np.diff(self.team_offsets)
+        return np.where(self.two_headed, teams, out).astype(np.int64)

@@ -1,0 +1,151 @@
+"""The batched core against one board at a time: :func:`solver.batch.decide_many` / ``solve_many``.
+
+Differential tests on ten thousand seeded random boards (every variant, 1-4 proliferates,
+replacement effects, thresholds, Sagas, battles, 2HG poison recipients): the batch must give
+exactly what :func:`solver.solve` gives per board -- value, choice in every round with its
+poison recipients, status, game result -- and what brute force gives on small boards.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+import pytest
+from batch_strategies import random_boards
+
+from solver import Choice, Policy, load_board, solve
+from solver.batch import decide_many, decide_one, solve_many
+from solver.board import Board
+from solver.brute import MAX_BRUTE, solve_brute
+from solver.fast import solve_fast
+from solver.objective import MILLI, Objective
+from solver.rules import ChoiceMatrix, apply_matrix, eligible_mask, event_mask
+
+BOARDS = 10_000
+
+
+@pytest.fixture(scope="module")
+def boards() -> list[Board]:
+    return [load_board(data) for data in random_boards(seed=12, n=BOARDS)]
+
+
+def _choice(board: Board, chosen: np.ndarray, recipients: np.ndarray) -> Choice:
+    return ChoiceMatrix(board, chosen, recipients).to_choice()
+
+
+def test_the_mix_covers_every_feature(boards: list[Board]) -> None:
+    assert {b.variant.value for b in boards} == {"duel", "free_for_all", "two_headed_giant"}
+    assert {b.rounds for b in boards} >= {1, 2, 3, 4}
+    assert sum(1 for b in boards if b.effects) > BOARDS // 3
+    assert sum(1 for b in boards if len(b.thr_object)) > BOARDS // 3
+    recipients = decide_many(boards).recipients
+    assert (recipients >= 0).sum() > 100  # 2HG teams whose poison went to a named head
+
+
+def test_decide_many_equals_the_fast_path_on_every_board(boards: list[Board]) -> None:
+    """What ``solve`` returns by default is the fast path's answer (checked against ``solve`` below)."""
+    batch = decide_many(boards)
+    assert len(batch) == len(boards)
+    for b, board in enumerate(boards):
+        objective = Objective(board)
+        fast = solve_fast(objective)
+        assert int(batch.values[b]) == fast.value, board
+        chosen, recipients = batch.matrices(b)
+        expected = objective.matrix_of(fast.single_times, fast.team_options)
+        assert np.array_equal(chosen, expected[0]) and np.array_equal(recipients, expected[1]), board
+
+
+def test_decide_many_equals_solve(boards: list[Board]) -> None:
+    batch = decide_many(boards[:1500])
+    for b, board in enumerate(boards[:1500]):
+        decision = solve(board)
+        assert int(batch.values[b]) == round(decision.value * MILLI), board
+        assert _choice(board, *batch.matrices(b)) == decision.choice, board
+        assert batch.results[b] == decision.game_result, board
+
+
+def test_worst_choice_equals_the_fast_path_worst(boards: list[Board]) -> None:
+    batch = decide_many(boards[:2000], sense=-1)
+    for b, board in enumerate(boards[:2000]):
+        assert int(batch.values[b]) == solve_fast(Objective(board), sense=-1).value, board
+
+
+def test_small_boards_equal_brute_force(boards: list[Board]) -> None:
+    small = [b for b in boards if int(eligible_mask(b).sum()) * b.rounds <= min(MAX_BRUTE, 7)][:150]
+    assert len(small) == 150
+    batch = decide_many(small)
+    for b, board in enumerate(small):
+        chosen, recipients, value = solve_brute(Objective(board))
+        assert int(batch.values[b]) == value, board
+        assert _choice(board, *batch.matrices(b)) == _choice(board, chosen, recipients), board
+
+
+def test_solve_many_gives_solves_decisions(boards: list[Board]) -> None:
+    sample = boards[:500]
+    for board, many in zip(sample, solve_many(sample), strict=True):
+        one = solve(board)
+        assert (many.choice, many.value, many.status, many.method, many.game_result, many.bound) == (
+            one.choice,
+            one.value,
+            one.status,
+            one.method,
+            one.game_result,
+            one.bound,
+        )
+    board = sample[7]
+    many, one = solve_many([board])[0], solve(board)
+    assert many.outcome.to_json() == one.outcome.to_json()
+    assert many.explanation == one.explanation
+
+
+def test_inputs_may_be_dicts_or_json_text() -> None:
+    data = random_boards(seed=3, n=3)
+    mixed: list[Board | dict[str, Any] | str] = [load_board(data[0]), data[1], json.dumps(data[2])]
+    values = decide_many(mixed).values
+    assert [int(v) for v in values] == [round(solve(load_board(d)).value * MILLI) for d in data]
+
+
+def test_chunks_join_in_input_order(boards: list[Board], monkeypatch: pytest.MonkeyPatch) -> None:
+    whole = decide_many(boards[:300])
+    monkeypatch.setattr("solver.batch.CHUNK", 64)
+    parts = decide_many(boards[:300])
+    assert np.array_equal(whole.values, parts.values)
+    for b in range(300):
+        for mine, theirs in zip(whole.matrices(b), parts.matrices(b), strict=True):
+            assert np.array_equal(mine, theirs)
+
+
+def test_empty_batch_and_bad_sense() -> None:
+    assert len(decide_many([])) == 0
+    assert solve_many([]) == []
+    with pytest.raises(ValueError, match="sense"):
+        decide_many([], sense=0)
+
+
+def test_a_policy_applies_to_every_board(boards: list[Board]) -> None:
+    policy = Policy(weights={"+1/+1": 2.0, "loyalty": 0.5, "charge": -0.25}, elimination=0.4, saga_chapter=0.7)
+    sample = boards[:400]
+    batch = decide_many(sample, policy)
+    for b, board in enumerate(sample):
+        decision = solve(board, policy)
+        assert int(batch.values[b]) == round(decision.value * MILLI), board
+        assert _choice(board, *batch.matrices(b)) == decision.choice, board
+
+
+def test_the_fast_path_reports_the_events_of_its_choice(boards: list[Board]) -> None:
+    """FastSolution.events is the game-event mask of the resolution it chose (no second settle needed)."""
+    for board in boards[:300]:
+        objective = Objective(board)
+        fast = solve_fast(objective)
+        outcome = apply_matrix(board, *objective.matrix_of(fast.single_times, fast.team_options))
+        assert fast.events == event_mask(board, outcome.settled), board
+
+
+def test_decide_one_is_what_solve_decides(boards: list[Board]) -> None:
+    for board in boards[:300]:
+        one, decision = decide_one(board), solve(board)
+        assert one.value == round(decision.value * MILLI), board
+        assert _choice(board, one.chosen, one.recipients) == decision.choice, board
+        assert one.game_result() == decision.game_result, board
