@@ -40,7 +40,6 @@ from solver.brute import MAX_BRUTE, solve_brute
 from solver.cpsat import solve_cpsat
 from solver.fast import solve_fast
 from solver.objective import MILLI, Objective
-from solver.solve import to_matrix
 
 from . import batch as batch_bench
 from .boards import VARIANTS, BoardSpec, generate
@@ -226,7 +225,7 @@ def solve_milp(objective: Objective, model: Milp, time_limit: float) -> MilpResu
     rounds = objective.board.rounds
     times = x[: model.n_single * rounds].reshape(model.n_single, rounds).sum(axis=1)
     team_options = tuple(int(np.argmax(x[s])) for s in model.team_slices)
-    chosen, recipients = to_matrix(objective, times, team_options)
+    chosen, recipients = objective.matrix_of(times, team_options)
     status = "OPTIMAL" if result.status == 0 else "FEASIBLE"
     return MilpResult(objective.score_matrix(chosen, recipients), status, times, team_options)
 
@@ -357,7 +356,7 @@ def _measure_cpsat(case: Case, board: Board, warm: Objective, options: Options, 
     build_only()  # the first call in a process pays for importing ortools
     case.timings["cpsat_build"], _ = time_it(build_only, repeats, budget=options.budget)
     case.timings["cpsat"], cp = time_it(lambda: solve_cpsat(Objective(board), time_limit=options.time_limit), repeats)
-    chosen, recipients = to_matrix(warm, cp.single_times, cp.team_options)
+    chosen, recipients = warm.matrix_of(cp.single_times, cp.team_options)
     case.values["cpsat"] = warm.score_matrix(chosen, recipients)
     case.status["cpsat"] = cp.status
 

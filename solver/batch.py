@@ -14,7 +14,8 @@ with its default method: same value, choice, tie-break and status.
 
 from __future__ import annotations
 
-import json
+import os
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -22,10 +23,9 @@ from typing import Any
 import numpy as np
 
 from .board import Board, BoolArray, IntArray
-from .boardjson import load_board
 from .decision import Alternative, Decision
-from .explain import explain
 from .fast import MAX_FREE_SEATS, NO_OPTION, best_options, solve_fast
+from .inputs import BoardLike, PolicyLike, as_board, as_policy
 from .objective import (
     MILLI,
     GameRules,
@@ -44,21 +44,20 @@ from .rules import (
     ChoiceMatrix,
     EventLayout,
     SeatRules,
-    apply_matrix,
     eligible_mask,
     events_of,
     lost_seats_of,
     settle,
     shared_poison_threshold,
 )
+from .solve import Derived
 from .stack import Stack
+from .status import Method, Status
 
 __all__ = ["BatchDecisions", "Optimum", "decide_many", "decide_one", "solve_many"]
 
 #: Boards stacked at once: bounds memory (a few hundred bytes per object and kind) on huge batches.
 CHUNK = 512
-
-BoardInput = Board | Mapping[str, Any] | str
 
 
 @dataclass(frozen=True)
@@ -136,20 +135,14 @@ def decide_one(board: Board, policy: Policy | None = None, *, sense: int = 1) ->
     return Optimum(objective, chosen, recipients, fast.value, fast.events)
 
 
-def as_boards(boards: Iterable[BoardInput]) -> list[Board]:
-    """Boards from Board objects, board JSON dicts or JSON text (loaded and checked as one board is)."""
-    out = []
-    for item in boards:
-        if isinstance(item, Board):
-            out.append(item)
-        elif isinstance(item, str):
-            out.append(load_board(json.loads(item)))
-        else:
-            out.append(load_board(item))
-    return out
+def as_boards(boards: Iterable[BoardLike]) -> list[Board]:
+    """Boards in any form :func:`solver.inputs.as_board` accepts (loaded and checked as one board is)."""
+    if isinstance(boards, Board | Mapping | str | os.PathLike):
+        raise TypeError("boards must be a sequence of boards (Board, mapping, JSON text or path), not one board")
+    return [as_board(item) for item in boards]
 
 
-def decide_many(boards: Iterable[BoardInput], policy: Policy | None = None, *, sense: int = 1) -> BatchDecisions:
+def decide_many(boards: Iterable[BoardLike], policy: PolicyLike = None, *, sense: int = 1) -> BatchDecisions:
     """The optimal (``sense=1``) or worst (``sense=-1``) choice for every board, as arrays.
 
     Exactly the choices of :func:`solver.solve` with the default method (fast path) and of
@@ -158,7 +151,7 @@ def decide_many(boards: Iterable[BoardInput], policy: Policy | None = None, *, s
     """
     if sense not in (1, -1):
         raise ValueError("sense must be 1 (best) or -1 (worst)")
-    policy = policy or Policy()
+    policy = as_policy(policy)
     items = as_boards(boards)
     # Boards with as many proliferates go together: a stack tabulates up to its most rounds.
     order = np.argsort(np.array([b.rounds for b in items], dtype=np.int64), kind="stable")
@@ -602,19 +595,24 @@ def _rules_of(rules: GameRules, boards: IntArray) -> GameRules:
     )
 
 
-def solve_many(boards: Iterable[BoardInput], policy: Policy | None = None) -> list[Any]:
+def solve_many(boards: Iterable[BoardLike], policy: PolicyLike = None) -> list[Decision]:
     """The :class:`~solver.decision.Decision` of every board, as :func:`solver.solve` gives it, in order.
 
     Decided by :func:`decide_many` in one pass; each decision's outcome and explanation are
     worked out when first asked for.
+
+    >>> [d.value for d in solve_many(["solver/examples/classic.json", "solver/examples/vorinclex_lethal.json"])]
+    [4.0, 1004.0]
     """
+    start = time.perf_counter()
     items = as_boards(boards)
-    policy = policy or Policy()
+    policy = as_policy(policy)
     batch = decide_many(items, policy)
-    return [_decision(board, policy, batch, b) for b, board in enumerate(items)]
+    elapsed = (time.perf_counter() - start) / max(len(items), 1)
+    return [_decision(board, policy, batch, b, elapsed) for b, board in enumerate(items)]
 
 
-def _decision(board: Board, policy: Policy, batch: BatchDecisions, b: int) -> Decision:
+def _decision(board: Board, policy: Policy, batch: BatchDecisions, b: int, elapsed: float) -> Decision:
     """Board ``b``'s Decision, as :func:`solver.solve` builds it for the fast path."""
     chosen, recipients = batch.matrices(b)
     chosen, recipients = chosen.copy(), recipients.copy()
@@ -625,12 +623,10 @@ def _decision(board: Board, policy: Policy, batch: BatchDecisions, b: int) -> De
         policy=policy,
         choice=choice,
         value=value,
-        status="OPTIMAL",
+        status=Status.OPTIMAL,
         bound=value,
-        method="fast",
-        outcome=apply_matrix(board, chosen, recipients),
+        method=Method.FAST,
         alternatives=(Alternative(1, choice, value, 0.0),),
-        elapsed=0.0,
-        game_result=batch.results[b],
-        _explain=lambda: explain(Objective(board, policy), chosen, recipients),
+        elapsed=elapsed,
+        derive=Derived(Objective(board, policy), chosen, recipients),
     )

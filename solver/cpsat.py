@@ -38,15 +38,14 @@ import numpy as np
 from .board import BoolArray, IntArray
 from .budget import POLL_SECONDS, Budget, CancelToken, watch
 from .errors import Infeasible
-from .objective import Objective, Units
+from .objective import Assignment, Objective, UnitKind, Units
 
 if TYPE_CHECKING:
     from ortools.sat.python.cp_model import CpSolver, CpSolverStatus, IntVar, LinearExpr, LiteralT
 
-__all__ = ["Assignment", "Constraints", "CpSolution", "SearchStopped", "solve_cpsat"]
+__all__ = ["Constraints", "CpSolution", "SearchStopped", "solve_cpsat", "unit_index"]
 
 #: A unit assignment: rounds per single unit, option index per 2HG team unit.
-Assignment = tuple[IntArray, tuple[int, ...]]
 
 
 class SearchStopped(RuntimeError):
@@ -68,11 +67,9 @@ class Constraints:
 
 
 @dataclass(frozen=True)
-class CpSolution:
+class CpSolution(Assignment):
     """The solution per unit; ``layout`` is the rounds x single-units placement when rounds differ."""
 
-    single_times: IntArray
-    team_options: tuple[int, ...]
     status: str
     bound: float
     layout: BoolArray | None = None
@@ -224,7 +221,7 @@ class _Model:
         for i, seat in enumerate(seats):
             self.model.add(lost[seat] == sum(v for v, bits in patterns if bits[i]))
 
-    def add_constraints(self, constraints: Constraints, index: dict[int, tuple[str, int, int]]) -> None:
+    def add_constraints(self, constraints: Constraints, index: dict[int, tuple[UnitKind, int, int]]) -> None:
         if constraints.max_chosen is not None:
             for picks in self.round_picks:
                 self.model.add(sum(c * v for v, c in picks) <= constraints.max_chosen)
@@ -232,9 +229,9 @@ class _Model:
             (r, False) for r in constraints.must_exclude
         ]:
             kind, u, pos = index[row]
-            if kind == "single" and forced:
+            if kind is UnitKind.SINGLE and forced:
                 self.model.add_bool_or(self.x[u])
-            elif kind == "single":
+            elif kind is UnitKind.SINGLE:
                 for var in self.x[u]:
                     self.model.add(var == 0)
             else:
@@ -253,7 +250,7 @@ class _Model:
 
     def add_hint(self, hint: Assignment) -> None:
         """Suggest an assignment (the fast path's optimum, or a known feasible choice) for CP-SAT to try first."""
-        times, team_options = hint
+        times, team_options = hint.single_times, hint.team_options
         for u, xs in enumerate(self.x):
             t = int(times[u])
             for r, var in enumerate(xs):
@@ -331,14 +328,14 @@ class _Model:
 
     def _hint_found(self, found: _Found) -> None:
         self.model.clear_hints()  # type: ignore[no-untyped-call]
-        self.add_hint((found.times, found.team_options))
+        self.add_hint(Assignment(found.times, found.team_options))
 
     @property
     def tie_bits(self) -> list[IntVar]:
         """The model's decision booleans in the order of :meth:`Objective.tie_bits`."""
         bits: list[IntVar] = []
         for kind, u in self.objective.unit_order:
-            bits += self.x[u] if kind == "single" else self.options[u]
+            bits += self.x[u] if kind is UnitKind.SINGLE else self.options[u]
         return bits
 
     def _break_ties(
@@ -414,13 +411,13 @@ def _ortools_ready(budget: Budget) -> bool:
     return True
 
 
-def unit_index(objective: Objective) -> dict[int, tuple[str, int, int]]:
+def unit_index(objective: Objective) -> dict[int, tuple[UnitKind, int, int]]:
     """Board row -> (unit kind, unit number, position within the unit)."""
     units = objective.units
-    index: dict[int, tuple[str, int, int]] = {int(r): ("single", u, 0) for u, r in enumerate(units.single_rows)}
+    index = {int(r): (UnitKind.SINGLE, u, 0) for u, r in enumerate(units.single_rows)}
     for t, team in enumerate(units.teams):
         for pos, head in enumerate(team.heads):
-            index[head] = ("team", t, pos)
+            index[head] = (UnitKind.TEAM, t, pos)
     return index
 
 
@@ -456,7 +453,7 @@ def solve_cpsat(
     index = unit_index(objective)
     for row in (*constraints.must_include, *constraints.must_exclude):
         kind, u, _ = index[row]
-        if kind == "single":
+        if kind is UnitKind.SINGLE:
             closed_form[u] = False
     model.add_singles(closed_form, ordered=constraints.max_chosen is None, budget=budget)
     model.add_teams()

@@ -14,7 +14,7 @@ import numpy as np
 
 from .board import Board, BoolArray, IntArray, Variant
 from .decision import ExplanationRow
-from .objective import MILLI, Objective, TeamOption, TeamUnit
+from .objective import MILLI, Objective, TeamOption, TeamUnit, UnitKind, UnitRef
 from .rules import Settled, lost_seats, team_poison
 
 __all__ = ["explain"]
@@ -44,7 +44,7 @@ def explain(objective: Objective, chosen: BoolArray, recipients: IntArray) -> tu
     for u, row in enumerate(units.single_rows):
         t = int(single_times[u])
         with_c = t if t else board.rounds
-        rest = others(("single", u))
+        rest = others(UnitRef(UnitKind.SINGLE, u))
         v_with = int(material[with_c, row]) + objective.game_milli(rest | int(events[with_c, row]))
         v_without = int(material[0, row]) + objective.game_milli(rest | int(events[0, row]))
         reasons = facts.reasons(int(row), with_c)
@@ -52,7 +52,7 @@ def explain(objective: Objective, chosen: BoolArray, recipients: IntArray) -> tu
         rows[int(row)] = ExplanationRow(board.ids[row], t, (v_with - v_without) / MILLI, tuple(reasons))
 
     for i, (team, option) in enumerate(zip(units.teams, team_choice, strict=True)):
-        rest = others(("team", i))
+        rest = others(UnitRef(UnitKind.TEAM, i))
         for pos, head in enumerate(team.heads):
             if board.counts[head].any():
                 rows[head] = _head_row(objective, facts, team, option, pos, rest)
@@ -100,16 +100,14 @@ def _poison_given(board: Board, team: int, recipients: IntArray) -> int:
     return sum(int(board.gain[h, col]) for h in recipients[:, team] if h >= 0)
 
 
-def _others(
-    objective: Objective, single_times: IntArray, team_choice: list[TeamOption]
-) -> Callable[[tuple[str, int]], int]:
+def _others(objective: Objective, single_times: IntArray, team_choice: list[TeamOption]) -> Callable[[UnitRef], int]:
     """A function giving the seats lost by everything except one coupled unit."""
     units = objective.units
     ev = units.single_events
     coupled = np.flatnonzero((ev != ev[:, :1]).any(axis=1)) if ev.size else np.zeros(0, dtype=np.int64)
-    parts: list[tuple[tuple[str, int], int]] = [(("single", int(u)), int(ev[u, single_times[u]])) for u in coupled] + [
-        (("team", i), o.events) for i, o in enumerate(team_choice)
-    ]
+    parts: list[tuple[UnitRef, int]] = [
+        (UnitRef(UnitKind.SINGLE, int(u)), int(ev[u, single_times[u]])) for u in coupled
+    ] + [(UnitRef(UnitKind.TEAM, i), o.events) for i, o in enumerate(team_choice)]
     events_of = dict(parts)
     # How many units cause each event bit, so "all but one unit" is one pass over the bits.
     bits = max((e.bit_length() for e in events_of.values()), default=0)
@@ -118,7 +116,7 @@ def _others(
     for events in events_of.values():
         everything |= events
 
-    def rest(key: tuple[str, int]) -> int:
+    def rest(key: UnitRef) -> int:
         own = events_of.get(key, 0)
         if not own:
             return everything

@@ -18,22 +18,21 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
-from types import MappingProxyType
 
 import numpy as np
 
 from .board import Board, BoolArray, IntArray
 from .brute import enumerate_choices, solve_brute
 from .budget import Budget, CancelToken
-from .cpsat import Assignment, Constraints, SearchStopped, solve_cpsat, unit_index
+from .cpsat import Constraints, SearchStopped, solve_cpsat, unit_index
 from .decision import Alternative, Decision, ExplanationRow
 from .errors import Infeasible
 from .explain import explain
 from .fast import solve_fast
 from .inputs import BoardLike, ChoiceLike, PolicyLike, as_board, as_choice, as_policy
-from .objective import MILLI, Objective
+from .objective import MILLI, Assignment, Objective, UnitKind
 from .policy import Policy
-from .rules import Choice, Outcome, Round, apply_matrix, choice_matrix, eligible_mask, event_mask
+from .rules import Choice, ChoiceMatrix, Outcome, apply_matrix, choice_matrix, eligible_mask, event_mask
 from .status import GameResult, Method, Status
 
 __all__ = ["Score", "derive_choice", "explain_choice", "score", "solve", "top_k", "worst_value"]
@@ -125,7 +124,7 @@ def solve(
             f"must_exclude={sorted(exclude)}"
         ) from None
     value_milli = objective.score_matrix(best.chosen, best.recipients)
-    choice = to_choice(board_, best.chosen, best.recipients)
+    choice = ChoiceMatrix(board_, best.chosen, best.recipients).to_choice()
     alternatives, complete = _top(objective, choice, value_milli, top_k, constraints, budget)
     status = best.status if complete else Status.FEASIBLE
     bound = value_milli
@@ -141,7 +140,7 @@ def solve(
         method=best.method,
         alternatives=alternatives,
         elapsed=time.perf_counter() - start,
-        derive=_Derived(objective, best.chosen, best.recipients),
+        derive=Derived(objective, best.chosen, best.recipients),
     )
 
 
@@ -212,12 +211,12 @@ def worst_value(board: BoardLike, policy: PolicyLike = None) -> float:
     return solve_fast(Objective(as_board(board), as_policy(policy)), sense=-1).value / MILLI
 
 
-def derive_choice(board: Board, policy: Policy, choice: Choice) -> _Derived:
+def derive_choice(board: Board, policy: Policy, choice: Choice) -> Derived:
     """The lazily computed parts of a decision for a given (legal) choice."""
-    return _Derived(Objective(board, policy), *choice_matrix(board, choice))
+    return Derived(Objective(board, policy), *choice_matrix(board, choice))
 
 
-class _Derived:
+class Derived:
     """Outcome, explanation and game result of one choice, computed when first asked for."""
 
     def __init__(self, objective: Objective, chosen: BoolArray, recipients: IntArray) -> None:
@@ -259,7 +258,8 @@ def _optimum(objective: Objective, method: Method, constraints: Constraints, bud
         cp = solve_cpsat(objective, constraints=constraints, hint=hint, budget=budget)
     except SearchStopped:
         if constraints.empty and fast_hint is not None:  # the fast path is exact: this is the optimum
-            return _Optimum(*objective.matrix_of(*fast_hint), Status.OPTIMAL, None, Method.FAST)
+            matrices = objective.matrix_of(fast_hint.single_times, fast_hint.team_options)
+            return _Optimum(*matrices, Status.OPTIMAL, None, Method.FAST)
         return _fallback(objective, constraints, fast_hint)
     matrices = objective.matrix_of(cp.single_times, cp.team_options, cp.layout)
     return _Optimum(*matrices, Status(cp.status), cp.bound, method)
@@ -271,22 +271,22 @@ def _fast_assignment(objective: Objective) -> Assignment | None:
         fast = solve_fast(objective)
     except ValueError:
         return None
-    return fast.single_times, fast.team_options
+    return fast
 
 
 def _respecting(objective: Objective, hint: Assignment, constraints: Constraints) -> Assignment:
     """A hint moved towards the constraints: forced single objects in, forbidden ones out."""
-    times = hint[0].copy()
+    times = hint.single_times.copy()
     index = unit_index(objective)
     for row in constraints.must_include:
         kind, u, _ = index[row]
-        if kind == "single":
+        if kind is UnitKind.SINGLE:
             times[u] = max(int(times[u]), 1)
     for row in constraints.must_exclude:
         kind, u, _ = index[row]
-        if kind == "single":
+        if kind is UnitKind.SINGLE:
             times[u] = 0
-    return times, hint[1]
+    return Assignment(times, hint.team_options)
 
 
 def _fallback(objective: Objective, constraints: Constraints, fast_hint: Assignment | None) -> _Optimum:
@@ -333,25 +333,9 @@ def _fallback(objective: Objective, constraints: Constraints, fast_hint: Assignm
     times = layout.sum(axis=0).astype(np.int64)
     bound = None
     if fast_hint is not None:
-        chosen, recipients = objective.matrix_of(*fast_hint)
+        chosen, recipients = objective.matrix_of(fast_hint.single_times, fast_hint.team_options)
         bound = float(objective.score_matrix(chosen, recipients))
     return _Optimum(*objective.matrix_of(times, tuple(team_options), layout), Status.FEASIBLE, bound, Method.CPSAT)
-
-
-# ---------------------------------------------------------------------------- conversions
-def to_matrix(objective: Objective, times: IntArray, team_options: tuple[int, ...]) -> tuple[BoolArray, IntArray]:
-    """A unit assignment as choice matrices (see :meth:`Objective.matrix_of`)."""
-    return objective.matrix_of(times, team_options)
-
-
-def to_choice(board: Board, chosen: BoolArray, recipients: IntArray) -> Choice:
-    """Choice matrices as a :class:`Choice` with ids (the inverse of :func:`solver.rules.choice_matrix`)."""
-    rounds = []
-    for r in range(chosen.shape[0]):
-        named = {board.team_names[t]: board.ids[int(h)] for t, h in enumerate(recipients[r]) if h >= 0}
-        ids = tuple(board.ids[i] for i in np.flatnonzero(chosen[r]))
-        rounds.append(Round(ids, MappingProxyType(named)))
-    return Choice(tuple(rounds))
 
 
 def _id_list(name: str, ids: Iterable[str]) -> tuple[str, ...]:
@@ -423,7 +407,7 @@ def _top(
         complete = complete and cp.status == Status.OPTIMAL
         chosen, recipients = objective.matrix_of(cp.single_times, cp.team_options, cp.layout)
         value = objective.score_matrix(chosen, recipients)
-        choice = to_choice(board, chosen, recipients)
+        choice = ChoiceMatrix(board, chosen, recipients).to_choice()
         out.append(Alternative(len(out) + 1, choice, value / MILLI, (best_value - value) / MILLI))
         forbid.append((tuple(int(t) for t in cp.single_times), cp.team_options))
     return tuple(out), complete
@@ -453,6 +437,6 @@ def _top_enumerated(
     ranked = sorted(scored.items(), key=lambda item: item[1], reverse=True)
     for (times_key, options), (value, _, _) in ranked[: k - 1]:
         chosen, recipients = objective.matrix_of(np.array(times_key, dtype=np.int64), options)
-        choice = to_choice(board, chosen, recipients)
+        choice = ChoiceMatrix(board, chosen, recipients).to_choice()
         out.append(Alternative(len(out) + 1, choice, value / MILLI, (best_value - value) / MILLI))
     return tuple(out)

@@ -98,7 +98,7 @@ def test_cpsat_honours_its_hint() -> None:
 
     objective = Objective(solver.load_board(CLASSIC))
     fast = solve_fast(objective)
-    cp = solve_cpsat(objective, hint=(fast.single_times, fast.team_options))
+    cp = solve_cpsat(objective, hint=fast)
     assert cp.status == "OPTIMAL" and list(cp.single_times) == list(fast.single_times)
 
 

@@ -18,7 +18,7 @@ import solver
 from solver import Board, Choice, Decision, load_board, score, solve, worst_value
 from solver.brute import enumerate_choices
 from solver.objective import MILLI, Objective
-from solver.rules import counters_after, eligible_mask
+from solver.rules import ChoiceMatrix, counters_after, eligible_mask
 
 
 def _example(name: str) -> Board:
@@ -279,9 +279,7 @@ def test_score_regret_and_worst_value(board: Board, data: st.DataObject) -> None
     objective = Objective(board)
     choices = list(enumerate_choices(objective))
     chosen, recipients = data.draw(st.sampled_from(choices))
-    from solver.solve import to_choice
-
-    choice = to_choice(board, chosen, recipients)
+    choice = ChoiceMatrix(board, chosen, recipients).to_choice()
     result = score(board, choice)
     best = solve(board)
     assert result.best == best.value

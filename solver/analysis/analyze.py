@@ -31,8 +31,7 @@ from ..errors import Problem
 from ..fast import FastSolution, solve_fast
 from ..objective import MILLI, Objective
 from ..policy import Policy
-from ..rules import Choice, Outcome, apply_matrix, choice_matrix, eligible, event_mask
-from ..solve import to_choice, to_matrix
+from ..rules import Choice, ChoiceMatrix, Outcome, apply_matrix, choice_matrix, eligible, event_mask
 from .grading import (
     Grade,
     Thresholds,
@@ -178,10 +177,10 @@ def judge(
 ) -> DecisionResult:
     """The result for one record once the decision core has judged its board."""
     chosen_m, chosen_r = choice_matrix(board, choice)
-    best_m, best_r = to_matrix(objective, judgement.best.single_times, judgement.best.team_options)
+    best_m, best_r = objective.matrix_of(judgement.best.single_times, judgement.best.team_options)
     value_milli = objective.score_matrix(chosen_m, chosen_r)
     best_milli = objective.score_matrix(best_m, best_r)
-    best_choice = to_choice(board, best_m, best_r)
+    best_choice = ChoiceMatrix(board, best_m, best_r).to_choice()
     chosen_out = apply_matrix(board, chosen_m, chosen_r)
     best_out = apply_matrix(board, best_m, best_r)
     mask_chosen = event_mask(board, chosen_out.settled)
