@@ -1,4 +1,4 @@
-"""Where proliferate decisions come from: real cards and how they proliferate (rules brief §7).
+"""Where proliferate decisions come from: real cards and how they proliferate (their Oracle text, 701.34).
 
 A decision is never handed out for free.  It comes from a triggered ability (Atraxa at
 the beginning of its controller's end step, Thrummingbird on combat damage, Martyr for
@@ -8,7 +8,7 @@ ability, or a spell.  "Put a counter on target X, then proliferate" spells (Grim
 Affliction, Courage in Crisis) put their counter first, in the same resolution and with
 no state-based actions in between (704.3), so the new counter is there to be
 proliferated.  A spell whose only target is gone when it resolves does nothing at all,
-so it does not proliferate either (608.2b; rules brief §1.3 #9, §8.18).
+so it does not proliferate either (608.2b).
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ def _sources(*items: Source) -> dict[str, Source]:
     return {s.card: s for s in items}
 
 
-#: Permanents that proliferate, by card name (Forge-verified list in the rules brief §7).
+#: Permanents that proliferate, by card name, with the part of their Oracle text that does it.
 PERMANENT_SOURCES: dict[str, Source] = _sources(
     Source("Atraxa, Praetors' Voice", "trigger", "at the beginning of your end step, proliferate"),
     Source("Contagion Clasp", "activated", "{4}, {T}: proliferate", cost="{4}, {T}"),

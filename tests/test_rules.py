@@ -270,7 +270,7 @@ def test_704_5f_zero_toughness_dies_even_if_indestructible() -> None:
 
 
 def test_704_5g_damage_destroys_unless_indestructible() -> None:
-    """Rules brief §8.3: a 4/4 with one -1/-1 and 2 damage becomes 2/2 with 2 damage."""
+    """704.5g: proliferating a 4/4 with one -1/-1 and 2 damage makes it a 2/2: destroyed unless indestructible."""
     board = _duel(
         permanents=[
             _creature("plain", "bob", {"-1/-1": 1}, p=4, t=4, damage=2),
