@@ -5,24 +5,31 @@ The public API is re-exported here; see the README for a short tour.
 
 from __future__ import annotations
 
+from .batch import BatchDecisions, decide_many, solve_many
 from .board import Board, CardType, Effect, Permanent, Player, Threshold, Variant
 from .boardjson import dump_board, load_board
+from .cards import CARDS, SUPPORTED_CARDS
 from .cpsat import SearchStopped
 from .decision import Alternative, Decision, ExplanationRow
 from .errors import BoardError, IllegalChoice, Infeasible, Problem
 from .policy import Policy, PolicyError
-from .rules import Choice, Outcome, Round, apply_proliferate, eligible
+from .rules import Choice, ChoiceMatrix, Outcome, Round, apply_proliferate, eligible
 from .solve import Score, explain_choice, score, solve, top_k, worst_value
 from .status import GameResult, Method, Status
+from .svg import board_svg, choice_svg
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "CARDS",
+    "SUPPORTED_CARDS",
     "Alternative",
+    "BatchDecisions",
     "Board",
     "BoardError",
     "CardType",
     "Choice",
+    "ChoiceMatrix",
     "Decision",
     "Effect",
     "ExplanationRow",
@@ -44,12 +51,16 @@ __all__ = [
     "Variant",
     "__version__",
     "apply_proliferate",
+    "board_svg",
+    "choice_svg",
+    "decide_many",
     "dump_board",
     "eligible",
     "explain_choice",
     "load_board",
     "score",
     "solve",
+    "solve_many",
     "top_k",
     "worst_value",
 ]
