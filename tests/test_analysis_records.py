@@ -48,7 +48,7 @@ def test_every_problem_of_a_record_names_its_json_path() -> None:
 def test_bad_items_name_their_type_and_null_optional_fields_mean_absent() -> None:
     """One toolkit with the protocol: an item's JSON type is named, null recipients are none (both new here)."""
     with pytest.raises(RecordError) as info:
-        parse_record(record(_board(), ["bears", 3]))
+        parse_record({**record(_board(), []), "chosen": ["bears", 3]})
     assert [str(p) for p in info.value.problems] == [
         "chosen[1]: must be a non-empty string (an id of the board), not a number"
     ]
