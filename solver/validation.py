@@ -211,7 +211,9 @@ def string(value: object, path: str, problems: Problems) -> str | None:
     return None
 
 
-def unique_ids(value: object, path: str, problems: Problems, what: str = "an id") -> tuple[str, ...] | None:
+def unique_ids(
+    value: object, path: str, problems: Problems, what: str = "an id of the board"
+) -> tuple[str, ...] | None:
     """A list of distinct non-empty strings; None if it is not a list (each bad item is reported)."""
     if not isinstance(value, list):
         problems.add(path, "must be a list of ids")
@@ -254,7 +256,7 @@ def choice_round(
     before = len(problems)
     ids = None
     if "chosen" in raw:
-        ids = unique_ids(raw["chosen"], join(path, "chosen"), problems, "an id of the board")
+        ids = unique_ids(raw["chosen"], join(path, "chosen"), problems)
     else:
         problems.add(join(path, "chosen"), "required")
     named = raw.get("poison_recipients")

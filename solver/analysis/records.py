@@ -152,7 +152,7 @@ def parse_record(data: object) -> Record:
     required(data, ("game", "turn", "decider", "board"), "", problems)
     game = _game(data["game"], "game", problems) if "game" in data else None
     turn = int_in_range(data["turn"], "turn", 0, None, problems) if "turn" in data else None
-    decider = _decider(data["decider"], "decider", problems) if "decider" in data else None
+    decider = id_string(data["decider"], "decider", problems, "a player id of the board") if "decider" in data else None
     board = data.get("board")
     if "board" in data and not isinstance(board, Mapping):
         problems.add("board", "must be an object (board JSON v1)")
@@ -160,7 +160,7 @@ def parse_record(data: object) -> Record:
     rounds = _rounds(data, choice, problems)
     phase = _optional(data, "phase", string, problems)
     source = _optional(data, "source", string, problems)
-    candidates = _optional(data, "candidates", _ids, problems)
+    candidates = _optional(data, "candidates", unique_ids, problems)
     meta = _optional(data, "meta", _meta, problems)
     if problems:
         raise RecordError(problems)
@@ -200,14 +200,6 @@ def _game(value: object, path: str, problems: Problems) -> str | int | None:
     return None
 
 
-def _decider(value: object, path: str, problems: Problems) -> str | None:
-    return id_string(value, path, problems, "a player id of the board")
-
-
-def _ids(value: object, path: str, problems: Problems) -> tuple[str, ...] | None:
-    return unique_ids(value, path, problems, "an id of the board")
-
-
 def _meta(value: object, path: str, problems: Problems) -> Mapping[str, Any] | None:
     """Free-form, but an object, and text that can be written back (no lone surrogate)."""
     if not isinstance(value, Mapping):
@@ -220,9 +212,9 @@ def _rounds(
     data: Mapping[str, Any], choice: tuple[tuple[str, ...], dict[str, str]] | None, problems: Problems
 ) -> tuple[Round, ...] | None:
     """Per-round choices; the first must repeat ``chosen`` so readers that ignore ``rounds`` stay right."""
-    if "rounds" not in data:
+    value = data.get("rounds")
+    if value is None:  # absent or null, as for every optional field
         return None
-    value = data["rounds"]
     if not (isinstance(value, list) and value):
         problems.add("rounds", "must be a non-empty list of {chosen, poison_recipients}")
         return None

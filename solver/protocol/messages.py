@@ -398,7 +398,7 @@ def _evaluate_item(item: object, path: str, problems: Problems) -> EvaluateItem 
     """One choice to score, checked as the record reader checks a record's choice (solver.validation)."""
     if isinstance(item, list):
         before = len(problems)
-        ids = unique_ids(item, path, problems, "an id of the board")
+        ids = unique_ids(item, path, problems)
         return None if ids is None or len(problems) > before else EvaluateItem(((ids, {}),), repeat=True)
     if not isinstance(item, Mapping):
         problems.add(path, 'must be a list of ids, {"chosen": [...]} or {"rounds": [...]}')
