@@ -88,7 +88,10 @@ def valid_records(draw: st.DrawFn) -> dict[str, Any]:
         "candidates": st.lists(st.sampled_from(ids), unique=True),
         "meta": st.dictionaries(st.text(max_size=4), st.integers() | st.text(max_size=4), max_size=3),
     }
-    for key in draw(st.sets(st.sampled_from(sorted(optional)))):
+    keys = draw(st.sets(st.sampled_from(sorted(optional))))
+    if "rounds" in keys:
+        keys.add("poison_recipients")  # the first round repeats them
+    for key in keys:
         record[key] = draw(optional[key])
     return record
 
