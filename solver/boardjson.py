@@ -36,6 +36,7 @@ from .validation import (
     is_text,
     join,
     keyed,
+    string,
     text,
     unknown_fields,
 )
@@ -727,11 +728,7 @@ class _Loader:
         return id_string(value, path, self.problems)
 
     def string(self, raw: Mapping[str, Any], key: str, path: str) -> str | None:
-        value = raw[key]
-        if isinstance(value, str):
-            return value if text(value, join(path, key), self.problems) else None
-        self.problem(join(path, key), "must be a string")
-        return None
+        return string(raw[key], join(path, key), self.problems)
 
     def strings(self, raw: Mapping[str, Any], key: str, path: str) -> tuple[str, ...]:
         if key not in raw:

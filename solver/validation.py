@@ -4,9 +4,11 @@ The board loader, the game-record reader and the protocol's request parser all w
 parsed JSON document and must report *every* problem, each at the path of the offending
 value (``permanents[3].counters["-1/-1"]``), in one vocabulary of messages.  This module is
 that vocabulary: a :class:`Problems` collector and typed checks that either return the
-value or record why not and return None.  It is plain functions rather than a schema
-library because the loaders need paths and messages in our format, cross-field checks
-(ids, references) and a fast path for boards of 100,000 objects.
+value or record why not and return None.  The same kind of field (a list of chosen ids,
+Two-Headed Giant poison recipients, one proliferate's choice) is checked by the same function
+in all three readers, so a value one of them refuses is refused by the others too.  It is
+plain functions rather than a schema library because the loaders need paths and messages in
+our format, cross-field checks (ids, references) and a fast path for boards of 100,000 objects.
 
 Conventions: a path is built with :func:`join` (``a.b``), :func:`index` (``a[0]``) and
 :func:`keyed` (``a["key"]``); ``""`` is the document itself.  A check's ``path`` is the
@@ -24,9 +26,11 @@ from .errors import Problem
 
 __all__ = [
     "Problems",
+    "choice_round",
     "finite_number",
     "id_string",
     "index",
+    "int_between",
     "int_in_range",
     "is_int",
     "is_list",
@@ -34,7 +38,12 @@ __all__ = [
     "join",
     "json_type",
     "keyed",
+    "lone_surrogate_path",
+    "no_lone_surrogate",
     "recipients",
+    "required",
+    "rerooted",
+    "string",
     "text",
     "unique_ids",
     "unknown_fields",
@@ -120,10 +129,14 @@ def json_type(value: object) -> str:
 
 
 # ---------------------------------------------------------------------- checks
-def int_in_range(value: object, path: str, low: int | None, high: int, problems: Problems) -> int | None:
-    """An integer in ``low .. high`` (``low`` None: ``-high .. high``), else None with the problem recorded."""
-    floor = -high if low is None else low
-    if is_int(value) and floor <= value <= high:
+def int_in_range(value: object, path: str, low: int | None, high: int | None, problems: Problems) -> int | None:
+    """An integer in ``low .. high``, else None with the problem recorded.
+
+    For counts and magnitudes, whose upper bound is a safety limit worth naming only once it is
+    exceeded: ``low`` None means ``-high .. high``, ``high`` None no upper bound (a turn number).
+    """
+    floor = -high if low is None and high is not None else low
+    if is_int(value) and (floor is None or floor <= value) and (high is None or value <= high):
         return int(value)
     if not is_int(value):
         problems.add(path, "must be an integer" if low is None else f"must be an integer >= {low}")
@@ -133,6 +146,18 @@ def int_in_range(value: object, path: str, low: int | None, high: int, problems:
         problems.add(path, f"must be an integer >= {low}")
     else:
         problems.add(path, f"must be at most {high}")
+    return None
+
+
+def int_between(value: object, path: str, low: int, high: int, problems: Problems) -> int | None:
+    """An integer from ``low`` to ``high``, else None with the problem recorded.
+
+    For settings whose whole range is part of the interface (the protocol's ``top_k``), so the
+    message states the range rather than only the bound that was crossed.
+    """
+    if is_int(value) and low <= value <= high:
+        return int(value)
+    problems.add(path, f"must be an integer from {low} to {high}")
     return None
 
 
@@ -171,11 +196,24 @@ def text(value: str, path: str, problems: Problems) -> bool:
     """Whether a string is valid Unicode text, recording the problem if not."""
     if is_text(value):
         return True
-    problems.add(path, "must be valid Unicode text (it contains a lone surrogate escape such as \\ud800)")
+    problems.add(path, _NOT_TEXT)
     return False
 
 
-def unique_ids(value: object, path: str, problems: Problems, what: str = "an id") -> tuple[str, ...] | None:
+_NOT_TEXT = "must be valid Unicode text (it contains a lone surrogate escape such as \\ud800)"
+
+
+def string(value: object, path: str, problems: Problems) -> str | None:
+    """Any string of valid Unicode text (free text such as a phase name), else None with the problem recorded."""
+    if isinstance(value, str):
+        return value if text(value, path, problems) else None
+    problems.add(path, "must be a string")
+    return None
+
+
+def unique_ids(
+    value: object, path: str, problems: Problems, what: str = "an id of the board"
+) -> tuple[str, ...] | None:
     """A list of distinct non-empty strings; None if it is not a list (each bad item is reported)."""
     if not isinstance(value, list):
         problems.add(path, "must be a list of ids")
@@ -186,23 +224,53 @@ def unique_ids(value: object, path: str, problems: Problems, what: str = "an id"
             problems.add(index(path, i), f"must be a non-empty string ({what}), not {json_type(item)}")
         elif item in seen:
             problems.add(index(path, i), f"duplicate id {item!r}")
-        else:
+        elif text(item, index(path, i), problems):
             seen.add(item)
     return tuple(item for item in value if isinstance(item, str) and item)
 
 
 def recipients(value: object, path: str, problems: Problems) -> dict[str, str] | None:
-    """Two-Headed Giant poison recipients: an object mapping a team name to a player id."""
+    """Two-Headed Giant poison recipients (701.34b): an object mapping a team name to a player id."""
     if not isinstance(value, Mapping):
         problems.add(path, "must be an object mapping a team name to the chosen head that gets its poison")
         return None
     out: dict[str, str] = {}
     for team, head in value.items():
-        if isinstance(head, str) and head:
+        at = keyed(path, team)
+        if not (isinstance(head, str) and head):
+            problems.add(at, "must be a player id")
+        elif text(str(team), at, problems) and text(head, at, problems):
             out[str(team)] = head
-        else:
-            problems.add(keyed(path, team), "must be a player id")
     return out
+
+
+def choice_round(
+    raw: Mapping[str, Any], path: str, problems: Problems
+) -> tuple[tuple[str, ...], dict[str, str]] | None:
+    """One proliferate's choice ``{"chosen": [...], "poison_recipients": {...}}``, else None with the problems recorded.
+
+    The record reader and the protocol's ``evaluate`` both read this shape; ``poison_recipients``
+    absent or null means none (only Two-Headed Giant boards need it).  Unknown fields are the
+    caller's business: records refuse them, the protocol ignores them for forward compatibility.
+    """
+    before = len(problems)
+    ids = None
+    if "chosen" in raw:
+        ids = unique_ids(raw["chosen"], join(path, "chosen"), problems)
+    else:
+        problems.add(join(path, "chosen"), "required")
+    named = raw.get("poison_recipients")
+    heads = {} if named is None else recipients(named, join(path, "poison_recipients"), problems)
+    if len(problems) > before or ids is None or heads is None:
+        return None
+    return ids, heads
+
+
+def required(raw: Mapping[str, Any], keys: Iterable[str], path: str, problems: Problems) -> None:
+    """Report every key of ``keys`` that ``raw`` lacks."""
+    for key in keys:
+        if key not in raw:
+            problems.add(join(path, key), "required")
 
 
 def unknown_fields(
@@ -212,3 +280,44 @@ def unknown_fields(
     for key in raw:
         if key not in allowed:
             problems.add(join(path, key), f"unknown field (allowed: {', '.join(sorted(allowed))})")
+
+
+# ---------------------------------------------------------------------- whole documents
+def lone_surrogate_path(value: object) -> str | None:
+    """The path of the first string or key holding a lone surrogate, or None.
+
+    For free-form parts of a document (a record's ``meta``, a whole protocol message) that no
+    typed check walks: such a value could be neither printed nor written back as UTF-8.
+    """
+    stack: list[tuple[str, object]] = [("", value)]
+    while stack:
+        path, item = stack.pop()
+        if isinstance(item, str):
+            if not is_text(item):
+                return path
+        elif isinstance(item, Mapping):
+            for key, sub in item.items():
+                if isinstance(key, str) and not is_text(key):
+                    return join(path, key)
+                stack.append((join(path, key), sub))
+        elif isinstance(item, list | tuple):
+            stack.extend((index(path, i), sub) for i, sub in enumerate(item))
+    return None
+
+
+def no_lone_surrogate(value: object, path: str, problems: Problems) -> bool:
+    """Whether a free-form value holds only valid text, recording the first offending string or key if not."""
+    bad = lone_surrogate_path(value)
+    if bad is None:
+        return True
+    problems.add(_under(path, bad), _NOT_TEXT)
+    return False
+
+
+def rerooted(problems: Iterable[Problem], prefix: str) -> list[Problem]:
+    """Problems of a nested document (a record's board, a request's policy), re-rooted at its path ``prefix``."""
+    return [Problem(_under(prefix, p.path), p.message) for p in problems]
+
+
+def _under(prefix: str, path: str) -> str:
+    return prefix if not path else f"{prefix}{path}" if path.startswith("[") else f"{prefix}.{path}"

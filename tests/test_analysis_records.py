@@ -45,6 +45,42 @@ def test_every_problem_of_a_record_names_its_json_path() -> None:
     assert paths == {"colour", "decider", "game", "turn", "board", "chosen[1]", "chosen[2]"}
 
 
+def test_bad_items_name_their_type_and_null_optional_fields_mean_absent() -> None:
+    """One toolkit with the protocol: an item's JSON type is named, null recipients are none (both new here)."""
+    with pytest.raises(RecordError) as info:
+        parse_record({**record(_board(), []), "chosen": ["bears", 3]})
+    assert [str(p) for p in info.value.problems] == [
+        "chosen[1]: must be a non-empty string (an id of the board), not a number"
+    ]
+    parsed = parse_record(record(_board(), [], poison_recipients=None, phase=None, candidates=None, meta=None))
+    assert (dict(parsed.poison_recipients), parsed.phase, parsed.candidates, parsed.meta) == ({}, None, None, None)
+
+
+@pytest.mark.parametrize(
+    ("extra", "path"),
+    [
+        ({"decider": "al\ud800ice"}, "decider"),
+        ({"game": "\udfff"}, "game"),
+        ({"chosen": ["be\udc00ars"]}, "chosen[0]"),
+        ({"phase": "main\ud800"}, "phase"),
+        ({"poison_recipients": {"A": "\ud800"}}, 'poison_recipients["A"]'),
+        ({"meta": {"notes": ["ok", "\ud800"]}}, "meta.notes[1]"),
+    ],
+)
+def test_a_lone_surrogate_is_refused_where_it_could_not_be_written_back(extra: dict[str, Any], path: str) -> None:
+    with pytest.raises(RecordError) as info:
+        parse_record({**record(_board(), []), **extra})
+    assert [p.path for p in info.value.problems] == [path]
+    assert "lone surrogate" in info.value.problems[0].message
+
+
+def test_round_problems_name_the_round() -> None:
+    data = record(_board(), ["bears"], rounds=[{"chosen": ["bears"], "extra": 1}, "x", {"chosen": ["bob", "bob"]}])
+    with pytest.raises(RecordError) as info:
+        parse_record(data)
+    assert [p.path for p in info.value.problems] == ["rounds[0].extra", "rounds[1]", "rounds[2].chosen[1]"]
+
+
 def test_board_problems_carry_the_board_path() -> None:
     bad = _board()
     bad["permanents"][0]["power"] = "big"

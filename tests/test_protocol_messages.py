@@ -156,6 +156,37 @@ def test_solve_reports_every_problem_at_its_path() -> None:
     ]
 
 
+def test_evaluate_choices_are_checked_as_records_check_them() -> None:
+    """The shared toolkit's words and rules (solver.validation.choice_round): these used to pass or say "missing"."""
+    error = error_of(
+        {
+            "type": "solve",
+            "id": 1,
+            "board": CLASSIC,
+            "evaluate": [
+                {"chosen": ["bob"], "poison_recipients": []},  # once read as "no recipients"
+                {"rounds": [{"poison_recipients": {}}]},
+                ["bob", 7],
+            ],
+        }
+    )
+    assert error.data["problems"] == [
+        {
+            "path": "evaluate[0].poison_recipients",
+            "message": "must be an object mapping a team name to the chosen head that gets its poison",
+        },
+        {"path": "evaluate[1].rounds[0].chosen", "message": "required"},
+        {"path": "evaluate[2][1]", "message": "must be a non-empty string (an id of the board), not a number"},
+    ]
+
+
+def test_null_poison_recipients_mean_none() -> None:
+    request = parse(
+        {"type": "solve", "id": 1, "board": CLASSIC, "evaluate": [{"chosen": [], "poison_recipients": None}]}
+    )
+    assert request.evaluate == (EvaluateItem((((), {}),), repeat=True),)
+
+
 @pytest.mark.parametrize("top_k", [True, 1.0, 101, -1])
 def test_top_k_must_be_a_small_positive_integer(top_k: object) -> None:
     assert paths(error_of({"type": "solve", "id": 1, "board": CLASSIC, "top_k": top_k})) == ["top_k"]

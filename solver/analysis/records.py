@@ -15,15 +15,30 @@ import gzip
 import json
 import os
 import zlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, BinaryIO, TextIO, cast
+from typing import Any, BinaryIO, TextIO, TypeVar, cast
 
 from ..board import Board
 from ..boardjson import load_board
 from ..errors import BoardError, IllegalChoice, Problem
 from ..rules import Choice, Round, choice_matrix
+from ..validation import (
+    Problems,
+    choice_round,
+    id_string,
+    index,
+    int_in_range,
+    is_int,
+    no_lone_surrogate,
+    required,
+    rerooted,
+    string,
+    text,
+    unique_ids,
+    unknown_fields,
+)
 
 __all__ = [
     "LineProblem",
@@ -36,11 +51,24 @@ __all__ = [
     "write_records",
 ]
 
-_REQUIRED = ("game", "turn", "decider", "board", "chosen")
-_OPTIONAL = ("poison_recipients", "rounds", "phase", "source", "candidates", "meta")
-_FIELDS = frozenset(_REQUIRED + _OPTIONAL)
+_FIELDS = frozenset(
+    (
+        "game",
+        "turn",
+        "decider",
+        "board",
+        "chosen",
+        "poison_recipients",
+        "rounds",
+        "phase",
+        "source",
+        "candidates",
+        "meta",
+    )
+)
 _ROUND_FIELDS = frozenset({"chosen", "poison_recipients"})
 _GZIP_MAGIC = b"\x1f\x8b"
+_T = TypeVar("_T")
 
 
 class RecordError(ValueError):
@@ -112,44 +140,40 @@ class Record:
 
 # ---------------------------------------------------------------------------- parsing one record
 def parse_record(data: object) -> Record:
-    """Check one parsed JSON line against the record format; raises :class:`RecordError` with every problem."""
+    """Check one parsed JSON line against the record format; raises :class:`RecordError` with every problem.
+
+    Each kind of field is checked by the same function of :mod:`solver.validation` as in the board
+    loader and the protocol, so a choice the server refuses is refused here too.
+    """
     if not isinstance(data, Mapping):
         raise RecordError([Problem("", "a record must be a JSON object")])
-    problems: list[Problem] = []
-    problems += [
-        Problem(key, f"unknown field (allowed: {', '.join(sorted(_FIELDS))})") for key in data if key not in _FIELDS
-    ]
-    problems += [Problem(key, "required") for key in _REQUIRED if key not in data]
-    game = data.get("game", "")
-    if "game" in data and not ((isinstance(game, str) and game) or _is_int(game)):
-        problems.append(Problem("game", "must be a non-empty string or an integer"))
-    turn = data.get("turn", 0)
-    if "turn" in data and not (_is_int(turn) and turn >= 0):
-        problems.append(Problem("turn", "must be an integer >= 0"))
-    decider = data.get("decider", "")
-    if "decider" in data and not (isinstance(decider, str) and decider):
-        problems.append(Problem("decider", "must be a non-empty string (a player id of the board)"))
-    board = data.get("board", {})
+    problems = Problems()
+    unknown_fields(data, _FIELDS, "", problems)
+    required(data, ("game", "turn", "decider", "board"), "", problems)
+    game = _game(data["game"], "game", problems) if "game" in data else None
+    turn = int_in_range(data["turn"], "turn", 0, None, problems) if "turn" in data else None
+    decider = id_string(data["decider"], "decider", problems, "a player id of the board") if "decider" in data else None
+    board = data.get("board")
     if "board" in data and not isinstance(board, Mapping):
-        problems.append(Problem("board", "must be an object (board JSON v1)"))
-    chosen = _ids(data, "chosen", "", problems)
-    recipients = _recipients(data, "", problems)
-    rounds = _rounds(data, chosen, recipients, problems)
-    phase = _optional_string(data, "phase", problems)
-    source = _optional_string(data, "source", problems)
-    candidates = _ids(data, "candidates", "", problems) if "candidates" in data else None
-    meta = data.get("meta")
-    if meta is not None and not isinstance(meta, Mapping):
-        problems.append(Problem("meta", "must be an object"))
+        problems.add("board", "must be an object (board JSON v1)")
+    choice = choice_round(data, "", problems)
+    rounds = _rounds(data, choice, problems)
+    phase = _optional(data, "phase", string, problems)
+    source = _optional(data, "source", string, problems)
+    candidates = _optional(data, "candidates", unique_ids, problems)
+    meta = _optional(data, "meta", _meta, problems)
     if problems:
         raise RecordError(problems)
+    assert game is not None and turn is not None and decider is not None
+    assert isinstance(board, Mapping) and choice is not None
+    chosen, recipients = choice
     return Record(
         game=game,
         turn=turn,
         decider=decider,
         board=board,
         chosen=chosen,
-        poison_recipients=recipients,
+        poison_recipients=MappingProxyType(recipients),
         rounds=rounds,
         phase=phase,
         source=source,
@@ -158,74 +182,56 @@ def parse_record(data: object) -> Record:
     )
 
 
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+def _optional(
+    data: Mapping[str, Any], key: str, check: Callable[[object, str, Problems], _T | None], problems: Problems
+) -> _T | None:
+    """An optional field, checked by ``check`` unless absent or null (which mean the same: not given)."""
+    value = data.get(key)
+    return None if value is None else check(value, key, problems)
 
 
-def _ids(data: Mapping[str, Any], key: str, prefix: str, problems: list[Problem]) -> tuple[str, ...]:
-    path = f"{prefix}{key}"
-    value = data.get(key, [])
-    if not isinstance(value, list):
-        problems.append(Problem(path, "must be a list of ids"))
-        return ()
-    seen: set[str] = set()
-    for i, item in enumerate(value):
-        if not (isinstance(item, str) and item):
-            problems.append(Problem(f"{path}[{i}]", "must be a non-empty string (an id of the board)"))
-        elif item in seen:
-            problems.append(Problem(f"{path}[{i}]", f"duplicate id {item!r}"))
-        else:
-            seen.add(item)
-    return tuple(item for item in value if isinstance(item, str))
+def _game(value: object, path: str, problems: Problems) -> str | int | None:
+    """A game key: a non-empty string (Arena's ``matchID:gameNumber``) or an integer."""
+    if is_int(value):
+        return value
+    if isinstance(value, str) and value:
+        return value if text(value, path, problems) else None
+    problems.add(path, "must be a non-empty string or an integer")
+    return None
 
 
-def _recipients(data: Mapping[str, Any], prefix: str, problems: list[Problem]) -> Mapping[str, str]:
-    path = f"{prefix}poison_recipients"
-    value = data.get("poison_recipients", {})
+def _meta(value: object, path: str, problems: Problems) -> Mapping[str, Any] | None:
+    """Free-form, but an object, and text that can be written back (no lone surrogate)."""
     if not isinstance(value, Mapping):
-        problems.append(Problem(path, "must be an object mapping a team name to the chosen head that gets its poison"))
-        return MappingProxyType({})
-    for team, head in value.items():
-        if not (isinstance(head, str) and head):
-            problems.append(Problem(f"{path}[{json.dumps(team)}]", "must be a player id"))
-    return MappingProxyType({k: v for k, v in value.items() if isinstance(v, str)})
+        problems.add(path, "must be an object")
+        return None
+    return value if no_lone_surrogate(value, path, problems) else None
 
 
 def _rounds(
-    data: Mapping[str, Any], chosen: tuple[str, ...], recipients: Mapping[str, str], problems: list[Problem]
+    data: Mapping[str, Any], choice: tuple[tuple[str, ...], dict[str, str]] | None, problems: Problems
 ) -> tuple[Round, ...] | None:
     """Per-round choices; the first must repeat ``chosen`` so readers that ignore ``rounds`` stay right."""
-    if "rounds" not in data:
+    value = data.get("rounds")
+    if value is None:  # absent or null, as for every optional field
         return None
-    value = data["rounds"]
     if not (isinstance(value, list) and value):
-        problems.append(Problem("rounds", "must be a non-empty list of {chosen, poison_recipients}"))
+        problems.add("rounds", "must be a non-empty list of {chosen, poison_recipients}")
         return None
     out: list[Round] = []
     for i, raw in enumerate(value):
-        prefix = f"rounds[{i}]."
+        path = index("rounds", i)
         if not isinstance(raw, Mapping):
-            problems.append(Problem(f"rounds[{i}]", "must be an object"))
+            problems.add(path, "must be an object")
             continue
-        problems += [
-            Problem(f"{prefix}{k}", "unknown field (allowed: chosen, poison_recipients)")
-            for k in raw
-            if k not in _ROUND_FIELDS
-        ]
-        if "chosen" not in raw:
-            problems.append(Problem(f"{prefix}chosen", "required"))
-        out.append(Round(_ids(raw, "chosen", prefix, problems), _recipients(raw, prefix, problems)))
-    if out and (set(out[0].chosen) != set(chosen) or dict(out[0].poison_recipients) != dict(recipients)):
-        problems.append(Problem("rounds[0]", "must repeat the record's chosen and poison_recipients"))
+        unknown_fields(raw, _ROUND_FIELDS, path, problems)
+        one = choice_round(raw, path, problems)
+        if one is None:
+            continue
+        if i == 0 and choice is not None and (set(one[0]), one[1]) != (set(choice[0]), choice[1]):
+            problems.add(path, "must repeat the record's chosen and poison_recipients")
+        out.append(Round(one[0], MappingProxyType(one[1])))
     return tuple(out)
-
-
-def _optional_string(data: Mapping[str, Any], key: str, problems: list[Problem]) -> str | None:
-    value = data.get(key)
-    if value is not None and not isinstance(value, str):
-        problems.append(Problem(key, "must be a string"))
-        return None
-    return value
 
 
 # ---------------------------------------------------------------------------- checks that need the board
@@ -234,7 +240,7 @@ def resolve(record: Record) -> tuple[Board, Choice]:
     try:
         board = load_board(record.board)
     except BoardError as exc:
-        raise RecordError(Problem(f"board.{p.path}" if p.path else "board", p.message) for p in exc.problems) from None
+        raise RecordError(rerooted(exc.problems, "board")) from None
     if record.decider != board.proliferator_id:
         raise RecordError(
             [Problem("decider", f"{record.decider!r} is not the board's proliferator {board.proliferator_id!r}")]

@@ -19,7 +19,15 @@ from typing import Any, Final, Literal, get_args
 from solver.decision import JSON_FIELDS
 from solver.errors import Problem
 from solver.policy import Policy, PolicyError
-from solver.validation import Problems, json_type, recipients, unique_ids
+from solver.validation import (
+    Problems,
+    choice_round,
+    int_between,
+    json_type,
+    lone_surrogate_path,
+    rerooted,
+    unique_ids,
+)
 
 __all__ = [
     "ERROR_CODES",
@@ -112,11 +120,7 @@ def _problem_json(problem: Problem) -> dict[str, str]:
 
 def problems_json(problems: Sequence[Problem], prefix: str) -> list[dict[str, str]]:
     """Problems from a nested loader, re-rooted at ``prefix`` so paths are relative to the request."""
-    out = []
-    for p in problems:
-        path = prefix if not p.path else f"{prefix}{p.path}" if p.path.startswith("[") else f"{prefix}.{p.path}"
-        out.append({"path": path, "message": p.message})
-    return out
+    return [_problem_json(p) for p in rerooted(problems, prefix)]
 
 
 # ---------------------------------------------------------------------------- requests
@@ -227,7 +231,7 @@ def decode(line: bytes) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise invalid([Problem("", f"a message must be a JSON object, not {json_type(value)}")])
     if _SURROGATE_ESCAPE.search(text):
-        bad = _surrogate_path(value)
+        bad = lone_surrogate_path(value)
         if bad is not None:
             raise invalid([Problem(bad, "contains a lone UTF-16 surrogate escape, which is not a character")])
     return value
@@ -238,32 +242,6 @@ def _bounded_int(text: str) -> int | float:
     if len(text) <= 100:
         return int(text)
     return -math.inf if text.startswith("-") else math.inf
-
-
-def _surrogate_path(value: object) -> str | None:
-    """The path of the first string (or key) holding a lone surrogate, or None."""
-    stack: list[tuple[str, object]] = [("", value)]
-    while stack:
-        path, item = stack.pop()
-        if isinstance(item, str):
-            if not _encodable(item):
-                return path
-        elif isinstance(item, dict):
-            for key, sub in item.items():
-                if not _encodable(key):
-                    return f"{path}[key]" if path else "(a key)"
-                stack.append((f"{path}.{key}" if path else key, sub))
-        elif isinstance(item, list):
-            stack.extend((f"{path}[{i}]", sub) for i, sub in enumerate(item))
-    return None
-
-
-def _encodable(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def parse_request(message: Mapping[str, Any], max_objects: int) -> Request:
@@ -318,49 +296,49 @@ def _hello(rid: RequestId | None, message: Mapping[str, Any], max_objects: int) 
 
 def _configure(rid: RequestId | None, message: Mapping[str, Any], max_objects: int) -> Configure:
     assert rid is not None
-    problems: list[Problem] = []
+    problems = Problems()
     changes: dict[str, Any] = {}
     if "policy" in message:
         raw = message["policy"]
         if raw is None:
             changes["policy"] = Policy()
         elif not isinstance(raw, Mapping):
-            problems.append(Problem("policy", "must be an object with tables game, values, weights (or null)"))
+            problems.add("policy", "must be an object with tables game, values, weights (or null)")
         else:
             try:
                 changes["policy"] = Policy.from_dict(raw)
             except PolicyError as exc:
-                problems.extend(Problem(p["path"], p["message"]) for p in problems_json(exc.problems, "policy"))
+                problems.extend(rerooted(exc.problems, "policy"))
     if "time_ms" in message:
         if message["time_ms"] is None:
             changes["time_ms"] = None
         else:
-            changes["time_ms"] = _int(message, "time_ms", 1, TIME_MS_MAX, problems)
+            changes["time_ms"] = int_between(message["time_ms"], "time_ms", 1, TIME_MS_MAX, problems)
     bounded = {"top_k": (1, TOP_K_MAX), "max_line_bytes": LINE_BYTES_RANGE, "max_objects": OBJECTS_RANGE}
     for key, (low, high) in bounded.items():
         if key in message:
-            changes[key] = _int(message, key, low, high, problems)
+            changes[key] = int_between(message[key], key, low, high, problems)
     if problems:
-        raise invalid(problems)
+        raise invalid(problems.list())
     return Configure(rid, changes)
 
 
 def _solve(rid: RequestId | None, message: Mapping[str, Any], max_objects: int) -> Solve:
     assert rid is not None
-    problems: list[Problem] = []
+    problems = Problems()
     board = message.get("board")
     if not isinstance(board, Mapping):
         why = "missing" if board is None else f"must be an object (board JSON v1), not {json_type(board)}"
-        problems.append(Problem("board", why))
+        problems.add("board", why)
     else:
         _check_size(board, max_objects)
-    top_k = _int(message, "top_k", 1, TOP_K_MAX, problems) if message.get("top_k") is not None else None
-    time_ms = _int(message, "time_ms", 1, TIME_MS_MAX, problems) if message.get("time_ms") is not None else None
+    top_k = _optional_int(message, "top_k", TOP_K_MAX, problems)
+    time_ms = _optional_int(message, "time_ms", TIME_MS_MAX, problems)
     evaluate: list[EvaluateItem] = []
     raw_eval = message.get("evaluate")
     if raw_eval is not None:
         if not isinstance(raw_eval, list):
-            problems.append(Problem("evaluate", "must be a list of choices"))
+            problems.add("evaluate", "must be a list of choices")
         else:
             for i, item in enumerate(raw_eval):
                 parsed = _evaluate_item(item, f"evaluate[{i}]", problems)
@@ -368,21 +346,27 @@ def _solve(rid: RequestId | None, message: Mapping[str, Any], max_objects: int) 
                     evaluate.append(parsed)
     fields = _fields(message.get("fields"), problems)
     if problems:
-        raise invalid(problems)
+        raise invalid(problems.list())
     assert isinstance(board, Mapping)
     return Solve(rid, board, top_k, tuple(evaluate), time_ms, fields)
 
 
-def _fields(raw: object, problems: list[Problem]) -> tuple[str, ...] | None:
+def _optional_int(message: Mapping[str, Any], key: str, high: int, problems: Problems) -> int | None:
+    """A setting from 1 to ``high``; absent or null leaves the session's setting in force."""
+    value = message.get(key)
+    return None if value is None else int_between(value, key, 1, high, problems)
+
+
+def _fields(raw: object, problems: Problems) -> tuple[str, ...] | None:
     """The result keys a solve asks for; every one must be a known key (a typo would silently drop data)."""
     if raw is None:
         return None
     if not isinstance(raw, list):
-        problems.append(Problem("fields", f"must be a list of result keys ({', '.join(RESULT_FIELDS)})"))
+        problems.add("fields", f"must be a list of result keys ({', '.join(RESULT_FIELDS)})")
         return None
     for i, name in enumerate(raw):
         if name not in RESULT_FIELDS:
-            problems.append(Problem(f"fields[{i}]", f"unknown result key {name!r} (one of {', '.join(RESULT_FIELDS)})"))
+            problems.add(f"fields[{i}]", f"unknown result key {name!r} (one of {', '.join(RESULT_FIELDS)})")
     return tuple(raw)
 
 
@@ -410,58 +394,31 @@ def _check_size(board: Mapping[str, Any], max_objects: int) -> None:
         )
 
 
-def _evaluate_item(item: object, path: str, problems: list[Problem]) -> EvaluateItem | None:
+def _evaluate_item(item: object, path: str, problems: Problems) -> EvaluateItem | None:
+    """One choice to score, checked as the record reader checks a record's choice (solver.validation)."""
     if isinstance(item, list):
-        ids = _ids(item, path, problems)
-        return None if ids is None else EvaluateItem(((ids, {}),), repeat=True)
+        before = len(problems)
+        ids = unique_ids(item, path, problems)
+        return None if ids is None or len(problems) > before else EvaluateItem(((ids, {}),), repeat=True)
     if not isinstance(item, Mapping):
-        problems.append(Problem(path, 'must be a list of ids, {"chosen": [...]} or {"rounds": [...]}'))
+        problems.add(path, 'must be a list of ids, {"chosen": [...]} or {"rounds": [...]}')
         return None
-    if "rounds" in item:
-        rounds = item["rounds"]
-        if not isinstance(rounds, list) or not rounds:
-            problems.append(Problem(f"{path}.rounds", "must be a non-empty list of rounds"))
-            return None
-        parsed = []
-        for r, rnd in enumerate(rounds):
-            if not isinstance(rnd, Mapping):
-                problems.append(Problem(f"{path}.rounds[{r}]", 'must be an object {"chosen": [...]}'))
-                continue
-            one = _round(rnd, f"{path}.rounds[{r}]", problems)
-            if one is not None:
-                parsed.append(one)
-        return EvaluateItem(tuple(parsed), repeat=False) if len(parsed) == len(rounds) else None
-    one = _round(item, path, problems)
-    return None if one is None else EvaluateItem((one,), repeat=True)
-
-
-def _round(
-    raw: Mapping[str, Any], path: str, problems: list[Problem]
-) -> tuple[tuple[str, ...], Mapping[str, str]] | None:
-    if "chosen" not in raw:
-        problems.append(Problem(f"{path}.chosen", "missing"))
+    if "rounds" not in item:
+        one = choice_round(item, path, problems)
+        return None if one is None else EvaluateItem((one,), repeat=True)
+    rounds = item["rounds"]
+    if not isinstance(rounds, list) or not rounds:
+        problems.add(f"{path}.rounds", "must be a non-empty list of rounds")
         return None
-    found = Problems()
-    ids = unique_ids(raw["chosen"], f"{path}.chosen", found, "an object id")
-    named = recipients(raw.get("poison_recipients") or {}, f"{path}.poison_recipients", found)
-    problems.extend(found)
-    return None if found or ids is None or named is None else (ids, named)
-
-
-def _ids(raw: object, path: str, problems: list[Problem]) -> tuple[str, ...] | None:
-    """Distinct object ids, with the board loader's and the record reader's rules (solver.validation)."""
-    found = Problems()
-    ids = unique_ids(raw, path, found, "an object id")
-    problems.extend(found)
-    return None if found else ids
-
-
-def _int(message: Mapping[str, Any], key: str, low: int, high: int, problems: list[Problem]) -> int:
-    value = message.get(key)
-    if type(value) is not int or not low <= value <= high:
-        problems.append(Problem(key, f"must be an integer from {low} to {high}"))
-        return low
-    return value
+    parsed = []
+    for r, rnd in enumerate(rounds):
+        if not isinstance(rnd, Mapping):
+            problems.add(f"{path}.rounds[{r}]", 'must be an object {"chosen": [...]}')
+            continue
+        one = choice_round(rnd, f"{path}.rounds[{r}]", problems)
+        if one is not None:
+            parsed.append(one)
+    return EvaluateItem(tuple(parsed), repeat=False) if len(parsed) == len(rounds) else None
 
 
 # ---------------------------------------------------------------------------- replies
