@@ -266,7 +266,7 @@ def _judged(
         turn=record.turn,
         phase=record.phase,
         decider=record.decider,
-        players=tuple(p.id for p in board.players),
+        players=board.ids[: board.n_players],
         candidates=eligible(board),
         chosen=choice_to_json(case.choice),
         best=choice_to_json(best_choice),
@@ -327,15 +327,11 @@ def _times(choice: Choice) -> dict[str, int]:
 
 
 def _counter_text(board: Board, outcome: Outcome, obj_id: str) -> str:
-    added = outcome.added.get(obj_id, {})
-    if not added:
-        return "no counters added"
+    """The counters put on one object (as :attr:`Outcome.added` lists them), before and after."""
     row = board.index[obj_id]
-    parts = []
-    for kind, n in added.items():
-        before = int(board.counts[row, board.kind_column(kind)])
-        parts.append(f"{kind} {before} -> {before + n}")
-    return ", ".join(parts)
+    before, after = board.counts[row].tolist(), outcome.raw[row].tolist()
+    parts = [f"{kind} {b} -> {a}" for kind, b, a in zip(board.kinds, before, after, strict=True) if a != b]
+    return ", ".join(parts) if parts else "no counters added"
 
 
 # ---------------------------------------------------------------------------- streams of decisions
