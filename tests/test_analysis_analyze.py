@@ -19,6 +19,7 @@ import solver
 from solver.analysis import analyze as analyze_module
 from solver.analysis.analyze import (
     DecisionResult,
+    Item,
     Job,
     Judgement,
     Summary,
@@ -250,18 +251,18 @@ def test_a_board_the_batch_cannot_take_falls_back_to_one_by_one_and_sinks_only_i
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     sizes: list[int] = []
-    real = analyze_module.decide_many
+    real = solver.batch.decide_many
 
     def counting(boards: Sequence[Board], policy: Any = None, *, sense: int = 1) -> Any:
         sizes.append(len(boards))
         return real(boards, policy, sense=sense)
 
-    monkeypatch.setattr(analyze_module, "decide_many", counting)
-    good = [("f", i, _GOOD) for i in (1, 2)]
+    monkeypatch.setattr(analyze_module, "decide_many", counting)  # the name analyze calls
+    good: list[Item] = [("f", i, _GOOD) for i in (1, 2)]
     assert [type(r).__name__ for r in analyze_chunk(Job(good, None, Thresholds()))] == ["DecisionResult"] * 2
     assert sizes == [2, 2]  # best and worst, one call each for the whole chunk
     sizes.clear()
-    bad = ("f", 3, json.dumps(record(_too_many_seats(), ["r0"])))
+    bad: Item = ("f", 3, json.dumps(record(_too_many_seats(), ["r0"])))
     results = analyze_chunk(Job([good[0], bad, good[1]], None, Thresholds()))
     assert sizes[0] == 3 and sizes[1:] == [1, 1, 1, 1, 1]  # the batch raised; then each board alone
     assert [type(r).__name__ for r in results] == ["DecisionResult", "LineProblem", "DecisionResult"]
