@@ -143,6 +143,7 @@ class Case:
     choice: Choice
     judgement: Judgement
     location: str = ""
+    index: int = 0
 
 
 def decide(boards: Sequence[Board], policy: Policy | None = None) -> list[Judgement | RecordError]:
@@ -156,7 +157,7 @@ def decide(boards: Sequence[Board], policy: Policy | None = None) -> list[Judgem
     try:
         return list(_decided(boards, policy))
     except ValueError:
-        return [_cannot(board, policy) for board in boards]
+        return [_decided_alone(board, policy) for board in boards]
 
 
 def _decided(boards: Sequence[Board], policy: Policy | None) -> list[Judgement]:
@@ -165,7 +166,7 @@ def _decided(boards: Sequence[Board], policy: Policy | None) -> list[Judgement]:
     return [Judgement(*best.matrices(b), int(worst.values[b])) for b in range(len(boards))]
 
 
-def _cannot(board: Board, policy: Policy | None) -> Judgement | RecordError:
+def _decided_alone(board: Board, policy: Policy | None) -> Judgement | RecordError:
     """One board decided alone: its judgement, or why the exact path cannot take it."""
     try:
         return _decided([board], policy)[0]
@@ -186,9 +187,7 @@ def analyze_record(
     judgement = decide([board], policy)[0]
     if isinstance(judgement, RecordError):
         raise judgement
-    case = Case(record, board, choice, judgement, location)
-    result = judge([case], policy, thresholds or Thresholds())[0]
-    return result if index == 0 else DecisionResult(**{**result.__dict__, "index": index})
+    return judge([Case(record, board, choice, judgement, location, index)], policy, thresholds or Thresholds())[0]
 
 
 def judge(cases: Sequence[Case], policy: Policy | None, thresholds: Thresholds) -> list[DecisionResult]:
@@ -260,7 +259,7 @@ def _judged(
         graded, regret, odds, _game_reason(result_chosen, result_best) if game_blunder else None, changes, same
     )
     return DecisionResult(
-        index=0,
+        index=case.index,
         location=case.location,
         game=record.game,
         turn=record.turn,
