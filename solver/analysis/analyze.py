@@ -296,16 +296,16 @@ def _game_reason(chosen: str, best: str) -> str:
 
 def differences(board: Board, chosen: Choice, chosen_out: Outcome, best: Choice, best_out: Outcome) -> list[str]:
     """What the best choice does differently, in words: ``also proliferate bob (poison 9 -> 10)``."""
-    times_chosen = _times(chosen)
-    times_best = _times(best)
+    times_chosen = chosen_out.chosen.sum(axis=0)
+    times_best = best_out.chosen.sum(axis=0)
     also, drop, rounds = [], [], []
-    for obj_id in board.ids:
-        c, b = times_chosen.get(obj_id, 0), times_best.get(obj_id, 0)
+    for row in np.flatnonzero(times_chosen != times_best).tolist():
+        obj_id, c, b = board.ids[row], int(times_chosen[row]), int(times_best[row])
         if b and not c:
-            also.append(f"also proliferate {obj_id} ({_counter_text(board, best_out, obj_id)})")
+            also.append(f"also proliferate {obj_id} ({_counter_text(board, best_out, row)})")
         elif c and not b:
-            drop.append(f"don't proliferate {obj_id} ({_counter_text(board, chosen_out, obj_id)})")
-        elif b != c:
+            drop.append(f"don't proliferate {obj_id} ({_counter_text(board, chosen_out, row)})")
+        else:
             rounds.append(f"proliferate {obj_id} in {b} rounds, not {c}")
     recipients = []
     for r, (rc, rb) in enumerate(zip(chosen.rounds, best.rounds, strict=True)):
@@ -317,17 +317,8 @@ def differences(board: Board, chosen: Choice, chosen_out: Outcome, best: Choice,
     return also + drop + rounds + recipients
 
 
-def _times(choice: Choice) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for rnd in choice.rounds:
-        for obj_id in rnd.chosen:
-            out[obj_id] = out.get(obj_id, 0) + 1
-    return out
-
-
-def _counter_text(board: Board, outcome: Outcome, obj_id: str) -> str:
+def _counter_text(board: Board, outcome: Outcome, row: int) -> str:
     """The counters put on one object (as :attr:`Outcome.added` lists them), before and after."""
-    row = board.index[obj_id]
     before, after = board.counts[row].tolist(), outcome.raw[row].tolist()
     parts = [f"{kind} {b} -> {a}" for kind, b, a in zip(board.kinds, before, after, strict=True) if a != b]
     return ", ".join(parts) if parts else "no counters added"
