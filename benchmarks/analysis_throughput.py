@@ -14,6 +14,13 @@ process shows that memory does not grow with the input (compare ``--decisions`` 
 With ``--ray`` the table adds Ray's start-up (``ray.init`` of a local Ray, paid once per run)
 and its throughput on the same input; the digests confirm the Ray runs judged exactly what
 the local runs judged.
+
+With ``--baseline CHECKOUT`` the same benchmark is first run, one worker, from another
+checkout (e.g. ``git worktree add /tmp/base main`` before a change) as a subprocess on the
+same generated input; ratios are then against that code path measured in the same run, and
+the results column confirms it judged every record exactly alike.
+
+    python -m benchmarks.analysis_throughput --workers 1 --baseline /tmp/base
 """
 
 from __future__ import annotations
@@ -21,8 +28,10 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import random
 import resource
+import subprocess
 import sys
 import tempfile
 import time
@@ -101,6 +110,21 @@ def run_ray(path: Path, workers: int) -> tuple[float, float, int, int, str]:
     return startup, seconds, decisions, problems, digest
 
 
+def run_baseline(checkout: Path, n: int, seed: int) -> dict[str, Any]:
+    """This benchmark's one-worker run from ``checkout`` (its own code, same input), in a subprocess."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "baseline.json"
+        command = [sys.executable, "-m", "benchmarks.analysis_throughput", "--workers", "1"]
+        command += ["--decisions", str(n), "--seed", str(seed), "--json", str(out)]
+        env = {**os.environ, "PYTHONPATH": str(checkout)}
+        subprocess.run(command, cwd=checkout, env=env, check=True, capture_output=True, text=True)
+        first: dict[str, Any] = json.loads(out.read_text())["runs"][0]
+    commit = subprocess.run(
+        ["git", "-C", str(checkout), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
+    ).stdout.strip()
+    return {**first, "backend": "baseline", "commit": commit or None}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--decisions", type=int, default=20_000, help="records to analyse (default 20,000)")
@@ -108,6 +132,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2], help="worker counts (default 1 2)")
     parser.add_argument(
         "--ray", type=int, nargs="*", default=None, metavar="N", help="also on a local Ray of N CPUs (default: 1 2)"
+    )
+    parser.add_argument(
+        "--baseline", type=Path, metavar="CHECKOUT", help="also run one worker from this checkout; ratios against it"
     )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path, help="write the results here instead of benchmarks/results/")
@@ -119,7 +146,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             for rec in records(n, args.seed):
                 out.write(json.dumps(rec, separators=(",", ":")) + "\n")
         size_mb = path.stat().st_size / 1e6
-        results = []
+        results = [] if args.baseline is None else [run_baseline(args.baseline.resolve(), n, args.seed)]
         plan = [("local", w) for w in args.workers]
         plan += [("ray", w) for w in ([1, 2] if args.ray == [] else args.ray or [])]
         for backend, workers in plan:

@@ -19,6 +19,7 @@ import solver
 from solver.analysis import analyze as analyze_module
 from solver.analysis.analyze import (
     DecisionResult,
+    Item,
     Job,
     Judgement,
     Summary,
@@ -29,8 +30,9 @@ from solver.analysis.analyze import (
 from solver.analysis.grading import Grade, Thresholds
 from solver.analysis.inputs import Reader, expand
 from solver.analysis.records import LineProblem, RecordError, parse_record
+from solver.board import Board
 from solver.errors import Problem
-from solver.objective import Objective
+from solver.policy import Policy
 
 EXAMPLES = (
     "classic",
@@ -215,9 +217,9 @@ def test_a_chunk_is_decided_in_one_call_and_a_board_it_cannot_take_stays_in_its_
     calls: list[int] = []
     real = analyze_module.decide
 
-    def counting(objectives: Sequence[Objective]) -> list[Judgement | RecordError]:
-        calls.append(len(objectives))
-        out = real(objectives)
+    def counting(boards: Sequence[Board], policy: Policy | None = None) -> list[Judgement | RecordError]:
+        calls.append(len(boards))
+        out = real(boards, policy)
         out[1] = RecordError([Problem("board", "cannot analyse: too many seats")])
         return out
 
@@ -227,3 +229,55 @@ def test_a_chunk_is_decided_in_one_call_and_a_board_it_cannot_take_stays_in_its_
     assert calls == [3]
     assert [type(r).__name__ for r in results] == ["DecisionResult", "LineProblem", "DecisionResult"]
     assert results[1] == LineProblem("f", 2, "board", "cannot analyse: too many seats")
+
+
+def _too_many_seats() -> dict[str, Any]:
+    """Eleven players at nine poison and ten "win" thresholds one counter away: 21 seat events in play."""
+    players = [{"id": f"p{i}", "life": 20, "counters": {"poison": 9}} for i in range(11)]
+    reactors = [
+        {
+            "id": f"r{i}",
+            "controller": f"p{i + 1}",
+            "types": ["artifact"],
+            "counters": {"charge": 1},
+            "thresholds": [{"kind": "charge", "at": 2, "effect": "win", "label": "Darksteel Reactor"}],
+        }
+        for i in range(10)
+    ]
+    return {"format": 1, "variant": "free_for_all", "proliferator": "p0", "players": players, "permanents": reactors}
+
+
+def test_a_board_the_batch_cannot_take_falls_back_to_one_by_one_and_sinks_only_itself(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    sizes: list[int] = []
+    real = solver.batch.decide_many
+
+    def counting(boards: Sequence[Board], policy: Any = None, *, sense: int = 1) -> Any:
+        sizes.append(len(boards))
+        return real(boards, policy, sense=sense)
+
+    monkeypatch.setattr(analyze_module, "decide_many", counting)  # the name analyze calls
+    good: list[Item] = [("f", i, _GOOD) for i in (1, 2)]
+    assert [type(r).__name__ for r in analyze_chunk(Job(good, None, Thresholds()))] == ["DecisionResult"] * 2
+    assert sizes == [2, 2]  # best and worst, one call each for the whole chunk
+    sizes.clear()
+    bad: Item = ("f", 3, json.dumps(record(_too_many_seats(), ["r0"])))
+    results = analyze_chunk(Job([good[0], bad, good[1]], None, Thresholds()))
+    assert sizes[0] == 3 and sizes[1:] == [1, 1, 1, 1, 1]  # the batch raised; then each board alone
+    assert [type(r).__name__ for r in results] == ["DecisionResult", "LineProblem", "DecisionResult"]
+    problem = results[1]
+    assert isinstance(problem, LineProblem) and (problem.line, problem.path) == (3, "board")
+    assert problem.message.startswith("cannot analyse: more than 20 seats")
+    assert [results[0], results[2]] == analyze_chunk(Job(good, None, Thresholds()))
+
+
+def test_a_chunk_judges_as_its_records_judged_one_at_a_time() -> None:
+    """Batched scoring changes nothing: every example record, chunked, equals it analysed alone."""
+    items = _items(24)
+    chunked = [r for r in analyze_items(items, chunk_size=24) if isinstance(r, DecisionResult)]
+    alone = [
+        analyze_record(parse_record(json.loads(text)), index=i, location=f"{src}:{line}")
+        for i, (src, line, text) in enumerate(t for t in items if t[1] != 999)
+    ]
+    assert chunked == alone

@@ -204,3 +204,16 @@ def test_ray_without_the_extra_is_a_clear_exit_2(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "proliferate: error: --ray: needs Ray: pip install 'proliferate[ray]'" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_the_throughput_benchmark_measures_against_a_baseline_checkout(tmp_path: Path) -> None:
+    """``--baseline`` runs another checkout's code path (here this one) on the same input, first."""
+    out = tmp_path / "throughput.json"
+    command = [sys.executable, "-m", "benchmarks.analysis_throughput", "--decisions", "20", "--workers", "1"]
+    command += ["--baseline", str(ROOT), "--json", str(out)]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=180, check=False)
+    assert done.returncode == 0, done.stderr
+    runs = json.loads(out.read_text())["runs"]
+    assert [r["backend"] for r in runs] == ["baseline", "local"]
+    assert runs[0]["digest"] == runs[1]["digest"]
+    assert "vs baseline 1" in done.stdout

@@ -1,11 +1,11 @@
 """Regret per decision, and the per-player and per-game aggregates, streamed over many cores.
 
-Each record is scored with the solver's own objective (:class:`solver.objective.Objective`),
-built once per board and queried for the chosen value, the optimum and the worst choice --
-the same numbers ``solver.solve``, ``solver.score`` and ``solver.worst_value`` give,
-without building the objective three times (tests pin the equality).  The optimum and the
-worst choice of a whole chunk come from one call, :func:`decide`, so a batched decision
-core can replace the per-board loop in one place.
+Each record is scored with the solver's own objective, a chunk of records at a time: the
+optimum and the worst choice of every board come from the batched decision core
+(:func:`decide`, two :func:`solver.batch.decide_many` calls), and the chosen and best
+choices are settled and scored together over the stacked boards (:func:`judge`,
+:func:`solver.batch.score_choices`) -- the same numbers ``solver.solve``, ``solver.score``
+and ``solver.worst_value`` give (tests pin the equality).
 
 Large inputs stream: the reader hands chunks of lines to a runner (inline, a process pool,
 or Ray tasks: :mod:`solver.analysis.distributed`) and at most a few chunks per worker are
@@ -25,13 +25,13 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ..board import Board
+from ..batch import decide_many, material_spans, score_choices
+from ..board import Board, BoolArray, IntArray
 from ..decision import choice_to_json
 from ..errors import Problem
-from ..fast import FastSolution, solve_fast
-from ..objective import MILLI, Objective
+from ..objective import MILLI
 from ..policy import Policy
-from ..rules import Choice, ChoiceMatrix, Outcome, apply_matrix, choice_matrix, eligible, event_mask
+from ..rules import Choice, ChoiceMatrix, Outcome, apply_matrix, choice_matrix, eligible
 from .grading import (
     Grade,
     Thresholds,
@@ -41,9 +41,10 @@ from .grading import (
     normalised_regret,
 )
 from .records import LineProblem, Record, RecordError, parse_line, parse_record, resolve
-from .winprob import chances_after
+from .winprob import chances
 
 __all__ = [
+    "Case",
     "ChunkRunner",
     "DecisionResult",
     "Item",
@@ -126,26 +127,51 @@ class DecisionResult:
 # ---------------------------------------------------------------------------- one decision
 @dataclass(frozen=True)
 class Judgement:
-    """What the decision core says about one board: its optimum and the value of its worst choice."""
+    """What the decision core says about one board: its best choice (as matrices) and its worst value."""
 
-    best: FastSolution
+    chosen: BoolArray
+    recipients: IntArray
     worst_milli: int
 
 
-def decide(objectives: Sequence[Objective]) -> list[Judgement | RecordError]:
-    """The optimum and the worst value of every objective of a chunk, in one call.
+@dataclass(frozen=True)
+class Case:
+    """A record whose board is loaded, choice checked and board decided: ready to be judged."""
 
-    Every decision the analysis needs goes through here, so a batched core (many boards at
-    once) replaces this loop and nothing else.  A board the exact path cannot take (e.g. more
-    than 20 seats decided at once) is a :class:`RecordError` in its place; the others still go.
+    record: Record
+    board: Board
+    choice: Choice
+    judgement: Judgement
+    location: str = ""
+    index: int = 0
+
+
+def decide(boards: Sequence[Board], policy: Policy | None = None) -> list[Judgement | RecordError]:
+    """The optimum and the worst value of every board of a chunk, from two batched calls.
+
+    Every decision the analysis needs goes through here (:func:`solver.batch.decide_many`,
+    best and worst).  A board the exact path cannot take (e.g. more than 20 seats decided at
+    once) makes the batch raise; only then are the chunk's boards decided one by one, so that
+    board is a :class:`RecordError` in its place and the others still go.
     """
-    out: list[Judgement | RecordError] = []
-    for objective in objectives:
-        try:
-            out.append(Judgement(solve_fast(objective), solve_fast(objective, sense=-1).value))
-        except ValueError as exc:
-            out.append(RecordError([Problem("board", f"cannot analyse: {exc}")]))
-    return out
+    try:
+        return list(_decided(boards, policy))
+    except ValueError:
+        return [_decided_alone(board, policy) for board in boards]
+
+
+def _decided(boards: Sequence[Board], policy: Policy | None) -> list[Judgement]:
+    best = decide_many(boards, policy)
+    worst = decide_many(boards, policy, sense=-1)
+    return [Judgement(*best.matrices(b), int(worst.values[b])) for b in range(len(boards))]
+
+
+def _decided_alone(board: Board, policy: Policy | None) -> Judgement | RecordError:
+    """One board decided alone: its judgement, or why the exact path cannot take it."""
+    try:
+        return _decided([board], policy)[0]
+    except ValueError as exc:
+        return RecordError([Problem("board", f"cannot analyse: {exc}")])
 
 
 def analyze_record(
@@ -158,65 +184,90 @@ def analyze_record(
 ) -> DecisionResult:
     """Score one record; raises :class:`RecordError` if its board or choice is invalid."""
     board, choice = resolve(record)
-    objective = Objective(board, policy)
-    judgement = decide([objective])[0]
+    judgement = decide([board], policy)[0]
     if isinstance(judgement, RecordError):
         raise judgement
-    return judge(record, board, choice, objective, judgement, thresholds or Thresholds(), index, location)
+    return judge([Case(record, board, choice, judgement, location, index)], policy, thresholds or Thresholds())[0]
 
 
-def judge(
-    record: Record,
-    board: Board,
-    choice: Choice,
-    objective: Objective,
-    judgement: Judgement,
+def judge(cases: Sequence[Case], policy: Policy | None, thresholds: Thresholds) -> list[DecisionResult]:
+    """The results of decided records, scored together.
+
+    The chosen and the best choice of every record are settled and scored in one pass over
+    the stacked boards (:func:`solver.batch.score_choices`, the objective's own kernels), with
+    each board's material range (:func:`solver.batch.material_spans`) weighting game results
+    as the objective does; what is left per record is grading and words.
+    """
+    boards = [case.board for case in cases]
+    chosen = [choice_matrix(case.board, case.choice) for case in cases]
+    best = [(case.judgement.chosen, case.judgement.recipients) for case in cases]
+    spans = material_spans(boards, policy)
+    scored = score_choices(boards, [chosen, best], policy, spans=spans)
+    values, material, scores = scored.values.tolist(), scored.material.tolist(), scored.scores.tolist()
+    return [
+        _judged(
+            case,
+            chosen[i],
+            (values[0][i], values[1][i]),
+            (material[0][i], material[1][i]),
+            (scored.results[0][i], scored.results[1][i]),
+            scores[0][i] < scores[1][i],
+            int(spans[i]),
+            thresholds,
+        )
+        for i, case in enumerate(cases)
+    ]
+
+
+def _judged(
+    case: Case,
+    chosen: tuple[BoolArray, IntArray],
+    values: tuple[int, int],
+    material: tuple[int, int],
+    results: tuple[str, str],
+    game_blunder: bool,
+    span: int,
     thresholds: Thresholds,
-    index: int = 0,
-    location: str = "",
 ) -> DecisionResult:
-    """The result for one record once the decision core has judged its board."""
-    chosen_m, chosen_r = choice_matrix(board, choice)
-    best_m, best_r = objective.matrix_of(judgement.best.single_times, judgement.best.team_options)
-    value_milli = objective.score_matrix(chosen_m, chosen_r)
-    best_milli = objective.score_matrix(best_m, best_r)
+    """One record's result from its scored choices (``values``, ``material``, ``results``: chosen, then best)."""
+    board, record, judgement = case.board, case.record, case.judgement
+    chosen_m, chosen_r = chosen
+    best_m, best_r = judgement.chosen, judgement.recipients
+    value_milli, best_milli = values
+    result_chosen, result_best = results
     best_choice = ChoiceMatrix(board, best_m, best_r).to_choice()
-    chosen_out = apply_matrix(board, chosen_m, chosen_r)
-    best_out = apply_matrix(board, best_m, best_r)
-    mask_chosen = event_mask(board, chosen_out.settled)
-    mask_best = event_mask(board, best_out.settled)
-    result_chosen = objective.game_result(mask_chosen)
-    result_best = objective.game_result(mask_best)
-    game_blunder = objective.game_score(mask_chosen) < objective.game_score(mask_best)
     regret = (best_milli - value_milli) / MILLI
     value_best, value_worst = best_milli / MILLI, judgement.worst_milli / MILLI
-    spread = value_best - value_worst if game_blunder else material_spread(objective)
+    spread = value_best - value_worst if game_blunder else span / MILLI
     norm = normalised_regret(regret, spread)
-    chances = (
-        chances_after(objective, best_out.settled, result_best),
-        chances_after(objective, chosen_out.settled, result_chosen),
-    )
-    drop = max(0.0, chances[0] - chances[1])
+    odds = (chances(result_best, material[1] / MILLI), chances(result_chosen, material[0] / MILLI))
+    drop = max(0.0, odds[0] - odds[1])
     graded = grade(regret, drop, thresholds, game_blunder)
     same = bool(np.array_equal(chosen_m.sum(axis=0), best_m.sum(axis=0))) and np.array_equal(chosen_r, best_r)
+    changes = (
+        []
+        if graded is Grade.BEST  # the comment names no change then
+        else differences(
+            board,
+            case.choice,
+            apply_matrix(board, chosen_m, chosen_r),
+            best_choice,
+            apply_matrix(board, best_m, best_r),
+        )
+    )
     text = comment(
-        graded,
-        regret,
-        chances,
-        _game_reason(result_chosen, result_best) if game_blunder else None,
-        differences(board, choice, chosen_out, best_choice, best_out),
-        same,
+        graded, regret, odds, _game_reason(result_chosen, result_best) if game_blunder else None, changes, same
     )
     return DecisionResult(
-        index=index,
-        location=location,
+        index=case.index,
+        location=case.location,
         game=record.game,
         turn=record.turn,
         phase=record.phase,
         decider=record.decider,
-        players=tuple(p.id for p in board.players),
+        players=board.ids[: board.n_players],
         candidates=eligible(board),
-        chosen=choice_to_json(choice),
+        chosen=choice_to_json(case.choice),
         best=choice_to_json(best_choice),
         value_chosen=value_milli / MILLI,
         value_best=value_best,
@@ -228,29 +279,11 @@ def judge(
         result_chosen=result_chosen,
         result_best=result_best,
         comment=text,
-        win_chances_best=chances[0],
-        win_chances_chosen=chances[1],
+        win_chances_best=odds[0],
+        win_chances_chosen=odds[1],
         board=record.board,
         meta=record.meta,
     )
-
-
-def material_spread(objective: Objective) -> float:
-    """Best minus worst value with game results left out, in points.
-
-    Material adds over units (:class:`solver.objective.Units`), so the most and the least
-    material any choice can reach differ by the sum of each unit's own range.
-    """
-    units = objective.units
-    milli = (
-        int((units.single_material.max(axis=1) - units.single_material.min(axis=1)).sum())
-        if units.single_material.size
-        else 0
-    )
-    for team in units.teams:
-        materials = [o.material for o in team.options]
-        milli += max(materials) - min(materials)
-    return milli / MILLI
 
 
 def _game_reason(chosen: str, best: str) -> str:
@@ -263,16 +296,16 @@ def _game_reason(chosen: str, best: str) -> str:
 
 def differences(board: Board, chosen: Choice, chosen_out: Outcome, best: Choice, best_out: Outcome) -> list[str]:
     """What the best choice does differently, in words: ``also proliferate bob (poison 9 -> 10)``."""
-    times_chosen = _times(chosen)
-    times_best = _times(best)
+    times_chosen = chosen_out.chosen.sum(axis=0)
+    times_best = best_out.chosen.sum(axis=0)
     also, drop, rounds = [], [], []
-    for obj_id in board.ids:
-        c, b = times_chosen.get(obj_id, 0), times_best.get(obj_id, 0)
+    for row in np.flatnonzero(times_chosen != times_best).tolist():
+        obj_id, c, b = board.ids[row], int(times_chosen[row]), int(times_best[row])
         if b and not c:
-            also.append(f"also proliferate {obj_id} ({_counter_text(board, best_out, obj_id)})")
+            also.append(f"also proliferate {obj_id} ({_counter_text(board, best_out, row)})")
         elif c and not b:
-            drop.append(f"don't proliferate {obj_id} ({_counter_text(board, chosen_out, obj_id)})")
-        elif b != c:
+            drop.append(f"don't proliferate {obj_id} ({_counter_text(board, chosen_out, row)})")
+        else:
             rounds.append(f"proliferate {obj_id} in {b} rounds, not {c}")
     recipients = []
     for r, (rc, rb) in enumerate(zip(chosen.rounds, best.rounds, strict=True)):
@@ -284,24 +317,11 @@ def differences(board: Board, chosen: Choice, chosen_out: Outcome, best: Choice,
     return also + drop + rounds + recipients
 
 
-def _times(choice: Choice) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for rnd in choice.rounds:
-        for obj_id in rnd.chosen:
-            out[obj_id] = out.get(obj_id, 0) + 1
-    return out
-
-
-def _counter_text(board: Board, outcome: Outcome, obj_id: str) -> str:
-    added = outcome.added.get(obj_id, {})
-    if not added:
-        return "no counters added"
-    row = board.index[obj_id]
-    parts = []
-    for kind, n in added.items():
-        before = int(board.counts[row, board.kind_column(kind)])
-        parts.append(f"{kind} {before} -> {before + n}")
-    return ", ".join(parts)
+def _counter_text(board: Board, outcome: Outcome, row: int) -> str:
+    """The counters put on one object (as :attr:`Outcome.added` lists them), before and after."""
+    before, after = board.counts[row].tolist(), outcome.raw[row].tolist()
+    parts = [f"{kind} {b} -> {a}" for kind, b, a in zip(board.kinds, before, after, strict=True) if a != b]
+    return ", ".join(parts) if parts else "no counters added"
 
 
 # ---------------------------------------------------------------------------- streams of decisions
@@ -318,28 +338,30 @@ def analyze_chunk(job: Job) -> list[DecisionResult | LineProblem]:
     """Analyze one chunk; runs in a worker process, a Ray task, or inline.
 
     Every record is parsed and its board loaded first, then the whole chunk is decided in
-    one :func:`decide` call; a bad record becomes its problems, in its place.
+    one :func:`decide` call and judged in one :func:`judge` call; a bad record becomes its
+    problems, in its place.
     """
     slots: list[list[DecisionResult | LineProblem]] = []
-    ready: list[tuple[int, Item, Record, Board, Choice, Objective]] = []
+    ready: list[tuple[int, Item, Record, Board, Choice]] = []
     for item in job.items:
         payload = item[2]
         try:
             record = parse_line(payload) if isinstance(payload, str) else parse_record(payload)
             board, choice = resolve(record)
-            objective = Objective(board, job.policy)
         except RecordError as exc:
             slots.append(_problems(item, exc))
             continue
-        ready.append((len(slots), item, record, board, choice, objective))
+        ready.append((len(slots), item, record, board, choice))
         slots.append([])
-    judgements = decide([entry[-1] for entry in ready])
-    for (slot, item, record, board, choice, objective), judgement in zip(ready, judgements, strict=True):
+    judgements = decide([entry[3] for entry in ready], job.policy)
+    cases: list[tuple[int, Case]] = []
+    for (slot, item, record, board, choice), judgement in zip(ready, judgements, strict=True):
         if isinstance(judgement, RecordError):
             slots[slot] = _problems(item, judgement)
         else:
-            location = f"{item[0]}:{item[1]}"
-            slots[slot] = [judge(record, board, choice, objective, judgement, job.thresholds, location=location)]
+            cases.append((slot, Case(record, board, choice, judgement, f"{item[0]}:{item[1]}")))
+    for (slot, _), result in zip(cases, judge([case for _, case in cases], job.policy, job.thresholds), strict=True):
+        slots[slot] = [result]
     return [result for slot in slots for result in slot]
 
 

@@ -23,7 +23,7 @@ from ..objective import MILLI, Objective
 from ..policy import Policy
 from ..rules import Settled, team_poison
 
-__all__ = ["RESULT_CHANCES", "K", "chances_after", "material_balance", "settled_material", "win_chances"]
+__all__ = ["RESULT_CHANCES", "K", "chances", "material_balance", "settled_material", "win_chances"]
 
 #: Logistic slope per point of material balance, fitted by maximum likelihood on 21,663 decisions of simulated
 #: duels and Two-Headed Giant games (``python -m benchmarks.games --games 150`` then ``python -m
@@ -55,10 +55,10 @@ def material_balance(board: Board, policy: Policy | None = None) -> float:
     return settled_material(objective, objective.settled_nothing)
 
 
-def chances_after(objective: Objective, settled: Settled, result: str, k: float = K) -> float:
-    """Win% after a resolution: its decided result if any, else the curve at its material balance."""
+def chances(result: str, balance: float, k: float = K) -> float:
+    """Win% after a resolution: its decided ``result`` if any, else the curve at its material ``balance`` (points)."""
     fixed = RESULT_CHANCES.get(result)
-    return fixed if fixed is not None else win_chances(settled_material(objective, settled), k)
+    return fixed if fixed is not None else win_chances(balance, k)
 
 
 def fit_k(balances: np.ndarray, scores: np.ndarray, high: float = 10.0) -> float:
