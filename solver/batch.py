@@ -252,7 +252,7 @@ def _decide(st: Stack, policy: Policy, sense: int) -> BatchDecisions:
     counts[0] = st.counts
     for c in range(1, most + 1):  # chosen in c rounds: once more than c - 1, up to the board's rounds
         np.add(counts[c - 1], gain if c <= int(rounds.min()) else gain * (rounds_of >= c)[:, None], out=counts[c])
-    settled = settle(st, counts)
+    settled = settle(st, counts, consume=True)
     material = material_of(MaterialTables.build(st, policy, st.player_rows, heads), settled)
     player_pos = np.full(n, -1, dtype=np.int64)
     player_pos[st.player_rows] = np.arange(len(st.player_rows))

@@ -269,9 +269,11 @@ class MaterialTables:
 def material_of(tables: MaterialTables, settled: Settled) -> IntArray:
     """Material of every row after the state-based actions, in milli-points (any leading axes)."""
     counts = settled.counts
-    if tables.presence_only.any():  # one counter of a presence-only kind is as good as many
-        counts = np.minimum(counts, np.where(tables.presence_only, 1, np.iinfo(np.int64).max))
     counters = np.einsum("...k,...k->...", counts, tables.weights)
+    presence = np.flatnonzero(tables.presence_only)
+    if len(presence):  # one counter of a presence-only kind is as good as many: take back the extra ones
+        held = counts[..., presence]
+        counters -= np.einsum("...k,...k->...", held - np.minimum(held, 1), tables.weights[:, presence])
     alive = ~(settled.dies | settled.sacrificed)
     value = np.where(alive, tables.worth + counters, 0.0)
     value = value + tables.saga_chapter * (settled.chapters_after - settled.chapters_before)
@@ -525,7 +527,7 @@ class Objective:
 
     def score_matrix(self, chosen: np.ndarray, recipients: IntArray) -> int:
         """Value of a checked choice matrix relative to choosing nothing, in milli-points."""
-        return self.value_of(settle(self.board, counters_after(self.board, chosen, recipients)))
+        return self.value_of(settle(self.board, counters_after(self.board, chosen, recipients), consume=True))
 
     def score(self, choice: Choice) -> float:
         """Value of a choice in points (raises IllegalChoice for an illegal one)."""
@@ -542,7 +544,7 @@ class Objective:
             gain = gain.copy()
             gain[: board.n_players, board.kind_column("poison")] = 0
         times = np.arange(board.rounds + 1, dtype=np.int64)[:, None, None]
-        return settle(board, board.counts + times * gain)
+        return settle(board, board.counts + times * gain, consume=True)
 
     @cached_property
     def settled_by_rounds(self) -> tuple[Settled, ...]:

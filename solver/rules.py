@@ -366,16 +366,18 @@ class ObjectArrays(Protocol):
     def kind_column(self, kind: str) -> int: ...
 
 
-def settle(board: ObjectArrays, counts: IntArray) -> Settled:
+def settle(board: ObjectArrays, counts: IntArray, *, consume: bool = False) -> Settled:
     """The state-based actions for every object at once, run to a fixpoint (704.3).
 
     ``counts`` may be one board's counts or any hypothetical counts of the same shape, with
     any leading axes: the objective settles "every object chosen c times" for every c in one
     call, shaped ``(c, objects, kinds)``, to tabulate each object's fate.  Every array of the
     result has the leading axes of ``counts`` (thresholds last instead of objects).
+    ``consume=True`` lets the result take over ``counts`` (a temporary the caller never reads
+    again) instead of copying it: on a stack of boards that copy is a large share of the work.
     """
     masks = board.sba_masks
-    counts = counts.copy()
+    counts = counts if consume else counts.copy()
     lead = counts.shape[:-1]
     zeros = np.zeros(lead, dtype=np.int64)
 
