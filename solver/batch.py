@@ -18,11 +18,12 @@ import os
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
-from .board import Board, BoolArray, IntArray
+from .board import Board, BoolArray, FloatArray, IntArray
 from .decision import Alternative, Decision
 from .fast import MAX_FREE_SEATS, NO_OPTION, best_options, solve_fast
 from .inputs import BoardLike, PolicyLike, as_board, as_policy
@@ -361,7 +362,7 @@ def _decide(st: Stack, policy: Policy, sense: int) -> BatchDecisions:
         team_offsets=st.team_offsets,
         recipients=recipients,
         events=final_events,
-        results=tuple(_result(policy, s, o) for s, o in zip(scores.tolist(), lost.tolist(), strict=True)),
+        results=_results(policy, scores, lost),
         sense=sense,
     )
 
@@ -372,15 +373,16 @@ def _our_seat_lost(rules: GameRules, events: IntArray) -> BoolArray:
     return out
 
 
-def _result(policy: Policy, score: float, ours_lost: bool) -> str:
-    """The game result in words, as :meth:`solver.objective.Objective.game_result` says it."""
-    if score == policy.win:
-        return "win"
-    if score == policy.draw and ours_lost:
-        return "draw"
-    if score == policy.loss:
-        return "loss"
-    return "eliminations" if score > 0 else "none"
+#: The game results in words, as :meth:`solver.objective.Objective.game_result` says them.
+_RESULTS = ("none", "eliminations", "loss", "draw", "win")
+
+
+def _results(policy: Policy, scores: FloatArray, ours_lost: BoolArray) -> tuple[str, ...]:
+    """Each board's game result in words (the first rule that applies, as one board's)."""
+    which = np.select(
+        [scores == policy.win, (scores == policy.draw) & ours_lost, scores == policy.loss, scores > 0], [4, 3, 2, 1], 0
+    )
+    return tuple(map(_RESULTS.__getitem__, which.tolist()))
 
 
 @dataclass
@@ -424,55 +426,89 @@ def _team_units(
     team_milli: Any,
     team_events: Any,
 ) -> _Teams:
+    if not len(shared_teams):
+        return _Teams(units=[], empty=[])
     pcol = st.kind_column("poison")
     groups: dict[tuple[int, tuple[bool, ...], bool, tuple[int, ...]], list[tuple[int, tuple[int, ...]]]] = {}
     order = np.argsort(st.team, kind="stable")
     player_rows = st.player_rows[order]
     bounds = np.searchsorted(st.team[order], shared_teams)
     ends = np.searchsorted(st.team[order], shared_teams, side="right")
-    ok, gain = choosable.tolist(), st.gain[:, pcol].tolist() if pcol >= 0 else []
-    rounds = st.rounds.tolist()
-    board = st.player_board[order].tolist()
+    shared_rows = np.concatenate([player_rows[lo:hi] for lo, hi in zip(bounds.tolist(), ends.tolist(), strict=True)])
+    # Per head, in the order of ``shared_teams``: its row, whether it may be chosen, its poison gain.
+    rows_of, ok = shared_rows.tolist(), choosable[shared_rows].tolist()
+    gain = st.gain[shared_rows, pcol].tolist() if pcol >= 0 else [0] * len(rows_of)
+    rounds = st.rounds[st.player_board[order][bounds]].tolist()
+    poisoned = (team_poison[shared_teams] > 0).tolist()
     empty: list[int] = []
-    for t, lo, hi in zip(shared_teams.tolist(), bounds.tolist(), ends.tolist(), strict=True):
-        heads = tuple(player_rows[lo:hi].tolist())
-        key = (rounds[board[lo]], tuple(ok[r] for r in heads), bool(team_poison[t] > 0), tuple(gain[r] for r in heads))
-        groups.setdefault(key, []).append((t, heads))
+    lo = 0
+    for t, size, n_rounds, p in zip(shared_teams.tolist(), (ends - bounds).tolist(), rounds, poisoned, strict=True):
+        hi = lo + size
+        key = (n_rounds, tuple(ok[lo:hi]), p, tuple(gain[lo:hi]))
+        groups.setdefault(key, []).append((t, tuple(rows_of[lo:hi])))
+        lo = hi
     units: list[_TeamGroup] = []
     for key, members in groups.items():
-        patterns = team_patterns(*key)
+        table = _pattern_table(*key)
         team = np.array([t for t, _ in members], dtype=np.int64)
-        if not patterns:
+        if table is None:
             empty.extend(team.tolist())
             continue
         rows = np.array([r for _, r in members], dtype=np.int64)
-        times = np.array([p[1] for p in patterns], dtype=np.int64)  # options x heads
-        poison = np.array([p[2] for p in patterns], dtype=np.int64)
-        picks = np.array([p[3] for p in patterns], dtype=np.int64)
-        mat = material[times[None, :, :], rows[:, None, :]].sum(axis=2)
-        ev = np.bitwise_or.reduce(events[times[None, :, :], rows[:, None, :]], axis=2)
-        given = team_poison[team][:, None] + poison[None, :]
+        mat = material[table.times[None, :, :], rows[:, None, :]].sum(axis=2)
+        ev = np.bitwise_or.reduce(events[table.times[None, :, :], rows[:, None, :]], axis=2)
+        given = team_poison[team][:, None] + table.poison[None, :]
         mat = mat + team_milli(np.broadcast_to(team[:, None], given.shape), given)
         ev = ev | team_events(np.broadcast_to(team[:, None], given.shape), given)
-        n_rounds, n_heads = key[0], len(key[1])
-        pattern_chosen = np.zeros((len(patterns), n_rounds, n_heads), dtype=bool)
-        pattern_recipient = np.full((len(patterns), n_rounds), -1, dtype=np.int64)
-        for o, (pattern, _, _, _) in enumerate(patterns):
-            for r, (picked, recipient) in enumerate(pattern):
-                pattern_chosen[o, r, list(picked)] = True
-                pattern_recipient[o, r] = recipient
         units.append(
             _TeamGroup(
                 team=team,
                 rows=rows,
                 material=mat,
                 events=ev,
-                picks=np.broadcast_to(picks, mat.shape),
-                pattern_chosen=pattern_chosen,
-                pattern_recipient=pattern_recipient,
+                picks=np.broadcast_to(table.picks, mat.shape),
+                pattern_chosen=table.chosen,
+                pattern_recipient=table.recipient,
             )
         )
     return _Teams(units=units, empty=empty)
+
+
+@dataclass(frozen=True)
+class _PatternTable:
+    """:func:`solver.objective.team_patterns` as arrays: per option its heads' times, poison, picks and pattern."""
+
+    times: IntArray  # options x heads
+    poison: IntArray
+    picks: IntArray
+    chosen: BoolArray  # options x rounds x heads
+    recipient: IntArray  # options x rounds: head position, or -1
+
+
+@lru_cache(maxsize=4096)
+def _pattern_table(
+    rounds: int, choosable: tuple[bool, ...], poisoned: bool, gains: tuple[int, ...]
+) -> _PatternTable | None:
+    """The options of a team of this shape as arrays (None when no head can be chosen); built once per shape."""
+    patterns = team_patterns(rounds, choosable, poisoned, gains)
+    if not patterns:
+        return None
+    chosen = np.zeros((len(patterns), rounds, len(choosable)), dtype=bool)
+    recipient = np.full((len(patterns), rounds), -1, dtype=np.int64)
+    for o, (pattern, _, _, _) in enumerate(patterns):
+        for r, (picked, head) in enumerate(pattern):
+            chosen[o, r, list(picked)] = True
+            recipient[o, r] = head
+    table = _PatternTable(
+        times=np.array([p[1] for p in patterns], dtype=np.int64),
+        poison=np.array([p[2] for p in patterns], dtype=np.int64),
+        picks=np.array([p[3] for p in patterns], dtype=np.int64),
+        chosen=chosen,
+        recipient=recipient,
+    )
+    for array in (table.times, table.poison, table.picks, table.chosen, table.recipient):
+        array.flags.writeable = False
+    return table
 
 
 def _coupled_units(
@@ -548,7 +584,7 @@ def _run_dp(
     # Position of each board's j-th free bit (63, never set, pads).
     position = np.full((n_boards, max(most, 1)), 63, dtype=np.int64)
     seen = np.zeros(n_boards, dtype=np.int64)
-    for bit in range(63):
+    for bit in range(int(np.bitwise_or.reduce(free, initial=np.int64(0))).bit_length()):
         has = (free >> bit) & 1 == 1
         position[has, seen[has]] = bit
         seen += has
