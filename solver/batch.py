@@ -48,6 +48,7 @@ from .rules import (
     eligible_mask,
     events_of,
     lost_seats_of,
+    segment_reduce,
     settle,
     shared_poison_threshold,
 )
@@ -307,12 +308,16 @@ def _decide(st: Stack, policy: Policy, sense: int) -> BatchDecisions:
         return out
 
     baseline_material = np.zeros(n_boards, dtype=np.int64)
-    np.add.at(baseline_material, board_of, material[0])
+    segment_reduce(np.add, baseline_material, board_of, material[0])
     baseline_events = np.zeros(n_boards, dtype=np.int64)
-    np.bitwise_or.at(baseline_events, board_of, events[0])
+    segment_reduce(np.bitwise_or, baseline_events, board_of, events[0])
     shared_teams = np.flatnonzero(shared[team_board])
-    np.add.at(baseline_material, team_board[shared_teams], team_milli(shared_teams, team_poison[shared_teams]))
-    np.bitwise_or.at(baseline_events, team_board[shared_teams], team_events(shared_teams, team_poison[shared_teams]))
+    segment_reduce(
+        np.add, baseline_material, team_board[shared_teams], team_milli(shared_teams, team_poison[shared_teams])
+    )
+    segment_reduce(
+        np.bitwise_or, baseline_events, team_board[shared_teams], team_events(shared_teams, team_poison[shared_teams])
+    )
 
     # 2HG teams sharing poison: their options, from the enumeration one board uses.
     teams = _team_units(st, shared_teams, choosable, team_poison, material, events, team_milli, team_events)
@@ -434,7 +439,9 @@ def _team_units(
     player_rows = st.player_rows[order]
     bounds = np.searchsorted(st.team[order], shared_teams)
     ends = np.searchsorted(st.team[order], shared_teams, side="right")
-    shared_rows = np.concatenate([player_rows[lo:hi] for lo, hi in zip(bounds.tolist(), ends.tolist(), strict=True)])
+    in_shared = np.zeros(len(team_poison), dtype=bool)
+    in_shared[shared_teams] = True
+    shared_rows = player_rows[in_shared[st.team[order]]]  # team by team, as ``shared_teams``
     # Per head, in the order of ``shared_teams``: its row, whether it may be chosen, its poison gain.
     rows_of, ok = shared_rows.tolist(), choosable[shared_rows].tolist()
     gain = st.gain[shared_rows, pcol].tolist() if pcol >= 0 else [0] * len(rows_of)
@@ -575,7 +582,7 @@ def _run_dp(
     per_board = np.bincount(units.board, minlength=n_boards)
     start = np.concatenate([[0], np.cumsum(per_board)[:-1]])
     free = np.zeros(n_boards, dtype=np.int64)
-    np.bitwise_or.at(free, units.board, np.bitwise_or.reduce(units.events, axis=1))
+    segment_reduce(np.bitwise_or, free, units.board, np.bitwise_or.reduce(units.events, axis=1))
     free &= ~base_events
     n_free = np.bitwise_count(free).astype(np.int64)
     if int(n_free.max(initial=0)) > MAX_FREE_SEATS:
@@ -593,7 +600,7 @@ def _run_dp(
     for j in range(most):
         compact |= ((units.events >> unit_pos[:, j : j + 1]) & 1) << j
     max_picks = np.zeros(n_boards, dtype=np.int64)
-    np.add.at(max_picks, units.board, units.picks.max(axis=1))
+    segment_reduce(np.add, max_picks, units.board, units.picks.max(axis=1))
     max_picks += 1
     scale = max_picks[units.board][:, None]
     keys = np.where(units.material == NO_OPTION, NO_OPTION, units.material * scale - units.picks)

@@ -48,6 +48,7 @@ from .rules import (
     lost_seats,
     lost_seats_of,
     seats,
+    segment_reduce,
     settle,
     team_poison,
     team_poison_events,
@@ -169,13 +170,13 @@ def split_units(
     fixed = ~choosable & ~head
     varies = ((events != events[:1]) & valid).any(axis=0)
     base_material = np.zeros(n_boards, dtype=np.int64)
-    np.add.at(base_material, board_of[fixed], material[0, fixed])
+    segment_reduce(np.add, base_material, board_of[fixed], material[0, fixed])
     base_events = np.zeros(n_boards, dtype=np.int64)
     constant = fixed | (single & ~varies)
-    np.bitwise_or.at(base_events, board_of[constant], events[0, constant])
+    segment_reduce(np.bitwise_or, base_events, board_of[constant], events[0, constant])
     reachable = np.where(valid, material, material[:1])
     span = np.zeros(n_boards, dtype=np.int64)
-    np.add.at(span, board_of[single], (reachable.max(axis=0) - reachable.min(axis=0))[single])
+    segment_reduce(np.add, span, board_of[single], (reachable.max(axis=0) - reachable.min(axis=0))[single])
     return UnitSplit(single, varies, base_material, base_events, span)
 
 
@@ -329,7 +330,7 @@ class GameRules:
         n_boards = len(proliferator)
         rival = team != team[proliferator][player_board]
         opponents = np.zeros(n_boards, dtype=np.int64)
-        np.bitwise_or.at(opponents, player_board, np.where(rival, np.left_shift(np.int64(1), seat), 0))
+        segment_reduce(np.bitwise_or, opponents, player_board, np.where(rival, np.left_shift(np.int64(1), seat), 0))
         n_opponents = np.bitwise_count(opponents).astype(np.int64)
         eliminations = {n: elimination_score(policy, n) for n in set(n_opponents.tolist())}
         return cls(
