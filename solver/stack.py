@@ -176,7 +176,7 @@ class Stack:
             thr_object=cat("thr_object", np.int64) + np.repeat(offsets[:-1], n_thr),
             thr_kind=code[np.repeat(first_col, n_thr) + cat("thr_kind", np.int64)],
             thr_at=cat("thr_at", np.int64),
-            thr_effect=tuple(e for effects in gathered.get("thr_effect", ()) for e in effects),
+            thr_effect=tuple(chain.from_iterable(gathered.get("thr_effect", ()))),
             cv_object=cat("cv_object", np.int64) + np.repeat(offsets[:-1], n_cv),
             cv_kind=code[np.repeat(first_col, n_cv) + cat("cv_kind", np.int64)],
             cv_value=cat("cv_value", np.float64),
