@@ -141,7 +141,7 @@ def as_boards(boards: Iterable[BoardLike]) -> list[Board]:
     """Boards in any form :func:`solver.inputs.as_board` accepts (loaded and checked as one board is)."""
     if isinstance(boards, Board | Mapping | str | os.PathLike):
         raise TypeError("boards must be a sequence of boards (Board, mapping, JSON text or path), not one board")
-    return [as_board(item) for item in boards]
+    return [item if isinstance(item, Board) else as_board(item) for item in boards]
 
 
 def decide_many(boards: Iterable[BoardLike], policy: PolicyLike = None, *, sense: int = 1) -> BatchDecisions:
@@ -465,8 +465,8 @@ def _team_units(
         mat = material[table.times[None, :, :], rows[:, None, :]].sum(axis=2)
         ev = np.bitwise_or.reduce(events[table.times[None, :, :], rows[:, None, :]], axis=2)
         given = team_poison[team][:, None] + table.poison[None, :]
-        mat = mat + team_milli(np.broadcast_to(team[:, None], given.shape), given)
-        ev = ev | team_events(np.broadcast_to(team[:, None], given.shape), given)
+        mat = mat + team_milli(team[:, None], given)
+        ev = ev | team_events(team[:, None], given)
         units.append(
             _TeamGroup(
                 team=team,

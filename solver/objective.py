@@ -250,8 +250,9 @@ class MaterialTables:
         )
         worth = np.where(np.isnan(objs.value), default, objs.value)
         worth[player_rows] = 0.0
-        numeric = np.array([j for j, e in enumerate(objs.thr_effect) if not isinstance(e, str)], dtype=np.int64)
-        amount = np.array([float(objs.thr_effect[j]) for j in numeric], dtype=np.float64)
+        effects = objs.thr_effect
+        numeric = np.flatnonzero(~np.fromiter(map(isinstance, effects, itertools.repeat(str)), bool, len(effects)))
+        amount = np.array([float(effects[j]) for j in numeric.tolist()], dtype=np.float64)
         tables = cls(
             weights=weights,
             presence_only=np.array([policy.presence_only(k) for k in kinds], dtype=bool),

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import repeat
 from types import MappingProxyType
 from typing import Protocol
 
@@ -504,7 +505,7 @@ class EventLayout:
         if len(seats_per_player) and int(seats_per_player.max()) > MAX_SEATS:
             raise ValueError(f"at most {MAX_SEATS} players (or 2HG teams) are supported")
         bit = np.left_shift(np.int64(1), seat)
-        shift = np.array([_THRESHOLD_SHIFT.get(e, -1) if isinstance(e, str) else -1 for e in thr_effect], np.int64)
+        shift = np.fromiter(map(_THRESHOLD_SHIFT.get, thr_effect, repeat(-1)), np.int64, len(thr_effect))
         thr_bits = np.where(
             shift >= 0, np.left_shift(bit[thr_owner], np.maximum(shift, 0) * seats_per_player[thr_owner]), 0
         )
@@ -519,7 +520,7 @@ class EventLayout:
 
 
 #: Which multiple of the seat count a threshold's bit is shifted by (see :func:`row_events`).
-_THRESHOLD_SHIFT = {"win": 1, "lose": 2}
+_THRESHOLD_SHIFT: dict[str | float, int] = {"win": 1, "lose": 2}
 
 
 def events_of(layout: EventLayout, thr_object: IntArray, settled: Settled) -> IntArray:
