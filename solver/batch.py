@@ -19,6 +19,7 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -157,7 +158,7 @@ def decide_many(boards: Iterable[BoardLike], policy: PolicyLike = None, *, sense
     items = as_boards(boards)
     # Boards with as many proliferates go together: a stack tabulates up to its most rounds.
     order = np.argsort(np.array([b.rounds for b in items], dtype=np.int64), kind="stable")
-    ranked = [items[i] for i in order.tolist()]
+    ranked = list(map(items.__getitem__, order.tolist()))
     parts = [_decide(Stack.of(ranked[i : i + CHUNK]), policy, sense) for i in range(0, len(ranked), CHUNK)]
     if not parts:
         empty = np.zeros(0, dtype=np.int64)
@@ -191,7 +192,7 @@ def _in_order(batch: BatchDecisions, where: IntArray) -> BatchDecisions:
         team_offsets=team_offsets,
         recipients=batch.recipients[:, teams],
         events=batch.events[where],
-        results=tuple(batch.results[i] for i in where.tolist()),
+        results=tuple(map(batch.results.__getitem__, where.tolist())),
         sense=batch.sense,
     )
 
@@ -216,7 +217,7 @@ def _concat(parts: Sequence[BatchDecisions]) -> BatchDecisions:
         team_offsets=offsets("team_offsets"),
         recipients=np.concatenate([pad(p.recipients, -1) for p in parts], axis=1),
         events=np.concatenate([p.events for p in parts]),
-        results=tuple(r for p in parts for r in p.results),
+        results=tuple(chain.from_iterable(p.results for p in parts)),
         sense=parts[0].sense,
     )
 
