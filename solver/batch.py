@@ -606,12 +606,14 @@ def _run_dp(
     scale = max_picks[units.board][:, None]
     keys = np.where(units.material == NO_OPTION, NO_OPTION, units.material * scale - units.picks)
 
+    # Boards of one shape (coupled units, free seats) go through the DP together, in board order.
     active = np.flatnonzero(per_board)
-    shapes: dict[tuple[int, int], list[int]] = {}
-    for b, u, f in zip(active.tolist(), per_board[active].tolist(), n_free[active].tolist(), strict=True):
-        shapes.setdefault((u, f), []).append(b)
-    for (n_units, n_bits), members in shapes.items():
-        boards = np.array(members, dtype=np.int64)
+    shape = per_board[active] * (MAX_FREE_SEATS + 1) + n_free[active]
+    grouped = active[np.argsort(shape, kind="stable")]
+    shape = np.sort(shape)
+    cuts = np.flatnonzero(np.diff(shape)) + 1
+    for boards, key in zip(np.split(grouped, cuts), shape[np.concatenate(([0], cuts))].tolist(), strict=True):
+        n_units, n_bits = divmod(key, MAX_FREE_SEATS + 1)
         idx = start[boards][:, None] + np.arange(n_units)[None, :]
         states = np.arange(1 << n_bits, dtype=np.int64)
         expanded = np.broadcast_to(base_events[boards][:, None], (len(boards), len(states))).copy()
