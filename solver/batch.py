@@ -18,6 +18,8 @@ import os
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -47,6 +49,7 @@ from .rules import (
     eligible_mask,
     events_of,
     lost_seats_of,
+    segment_reduce,
     settle,
     shared_poison_threshold,
 )
@@ -149,7 +152,7 @@ def as_boards(boards: Iterable[BoardLike]) -> list[Board]:
     """Boards in any form :func:`solver.inputs.as_board` accepts (loaded and checked as one board is)."""
     if isinstance(boards, Board | Mapping | str | os.PathLike):
         raise TypeError("boards must be a sequence of boards (Board, mapping, JSON text or path), not one board")
-    return [as_board(item) for item in boards]
+    return [item if isinstance(item, Board) else as_board(item) for item in boards]
 
 
 def decide_many(boards: Iterable[BoardLike], policy: PolicyLike = None, *, sense: int = 1) -> BatchDecisions:
@@ -165,7 +168,7 @@ def decide_many(boards: Iterable[BoardLike], policy: PolicyLike = None, *, sense
     items = as_boards(boards)
     # Boards with as many proliferates go together: a stack tabulates up to its most rounds.
     order = np.argsort(np.array([b.rounds for b in items], dtype=np.int64), kind="stable")
-    ranked = [items[i] for i in order.tolist()]
+    ranked = list(map(items.__getitem__, order.tolist()))
     parts = [_decide(Stack.of(ranked[i : i + CHUNK]), policy, sense) for i in range(0, len(ranked), CHUNK)]
     if not parts:
         empty = np.zeros(0, dtype=np.int64)
@@ -199,7 +202,7 @@ def _in_order(batch: BatchDecisions, where: IntArray) -> BatchDecisions:
         team_offsets=team_offsets,
         recipients=batch.recipients[:, teams],
         events=batch.events[where],
-        results=tuple(batch.results[i] for i in where.tolist()),
+        results=tuple(map(batch.results.__getitem__, where.tolist())),
         sense=batch.sense,
     )
 
@@ -224,7 +227,7 @@ def _concat(parts: Sequence[BatchDecisions]) -> BatchDecisions:
         team_offsets=offsets("team_offsets"),
         recipients=np.concatenate([pad(p.recipients, -1) for p in parts], axis=1),
         events=np.concatenate([p.events for p in parts]),
-        results=tuple(r for p in parts for r in p.results),
+        results=tuple(chain.from_iterable(p.results for p in parts)),
         sense=parts[0].sense,
     )
 
@@ -262,7 +265,7 @@ def _decide(st: Stack, policy: Policy, sense: int) -> BatchDecisions:
     counts[0] = st.counts
     for c in range(1, most + 1):  # chosen in c rounds: once more than c - 1, up to the board's rounds
         np.add(counts[c - 1], gain if c <= int(rounds.min()) else gain * (rounds_of >= c)[:, None], out=counts[c])
-    settled = settle(st, counts)
+    settled = settle(st, counts, consume=True)
     material = material_of(MaterialTables.build(st, policy, st.player_rows, heads), settled)
     player_pos = np.full(n, -1, dtype=np.int64)
     player_pos[st.player_rows] = np.arange(len(st.player_rows))
@@ -316,12 +319,16 @@ def _decide(st: Stack, policy: Policy, sense: int) -> BatchDecisions:
         return out
 
     baseline_material = np.zeros(n_boards, dtype=np.int64)
-    np.add.at(baseline_material, board_of, material[0])
+    segment_reduce(np.add, baseline_material, board_of, material[0])
     baseline_events = np.zeros(n_boards, dtype=np.int64)
-    np.bitwise_or.at(baseline_events, board_of, events[0])
+    segment_reduce(np.bitwise_or, baseline_events, board_of, events[0])
     shared_teams = np.flatnonzero(shared[team_board])
-    np.add.at(baseline_material, team_board[shared_teams], team_milli(shared_teams, team_poison[shared_teams]))
-    np.bitwise_or.at(baseline_events, team_board[shared_teams], team_events(shared_teams, team_poison[shared_teams]))
+    segment_reduce(
+        np.add, baseline_material, team_board[shared_teams], team_milli(shared_teams, team_poison[shared_teams])
+    )
+    segment_reduce(
+        np.bitwise_or, baseline_events, team_board[shared_teams], team_events(shared_teams, team_poison[shared_teams])
+    )
 
     # 2HG teams sharing poison: their options, from the enumeration one board uses.
     teams = _team_units(st, shared_teams, choosable, team_poison, material, events, team_milli, team_events)
@@ -371,7 +378,7 @@ def _decide(st: Stack, policy: Policy, sense: int) -> BatchDecisions:
         team_offsets=st.team_offsets,
         recipients=recipients,
         events=final_events,
-        results=tuple(_result(policy, s, o) for s, o in zip(scores.tolist(), lost.tolist(), strict=True)),
+        results=_results(policy, scores, lost),
         sense=sense,
     )
 
@@ -382,15 +389,16 @@ def _our_seat_lost(rules: GameRules, events: IntArray) -> BoolArray:
     return out
 
 
-def _result(policy: Policy, score: float, ours_lost: bool) -> str:
-    """The game result in words, as :meth:`solver.objective.Objective.game_result` says it."""
-    if score == policy.win:
-        return "win"
-    if score == policy.draw and ours_lost:
-        return "draw"
-    if score == policy.loss:
-        return "loss"
-    return "eliminations" if score > 0 else "none"
+#: The game results in words, as :meth:`solver.objective.Objective.game_result` says them.
+_RESULTS = ("none", "eliminations", "loss", "draw", "win")
+
+
+def _results(policy: Policy, scores: FloatArray, ours_lost: BoolArray) -> tuple[str, ...]:
+    """Each board's game result in words (the first rule that applies, as one board's)."""
+    which = np.select(
+        [scores == policy.win, (scores == policy.draw) & ours_lost, scores == policy.loss, scores > 0], [4, 3, 2, 1], 0
+    )
+    return tuple(map(_RESULTS.__getitem__, which.tolist()))
 
 
 @dataclass
@@ -434,55 +442,91 @@ def _team_units(
     team_milli: Any,
     team_events: Any,
 ) -> _Teams:
+    if not len(shared_teams):
+        return _Teams(units=[], empty=[])
     pcol = st.kind_column("poison")
     groups: dict[tuple[int, tuple[bool, ...], bool, tuple[int, ...]], list[tuple[int, tuple[int, ...]]]] = {}
     order = np.argsort(st.team, kind="stable")
     player_rows = st.player_rows[order]
     bounds = np.searchsorted(st.team[order], shared_teams)
     ends = np.searchsorted(st.team[order], shared_teams, side="right")
-    ok, gain = choosable.tolist(), st.gain[:, pcol].tolist() if pcol >= 0 else []
-    rounds = st.rounds.tolist()
-    board = st.player_board[order].tolist()
+    in_shared = np.zeros(len(team_poison), dtype=bool)
+    in_shared[shared_teams] = True
+    shared_rows = player_rows[in_shared[st.team[order]]]  # team by team, as ``shared_teams``
+    # Per head, in the order of ``shared_teams``: its row, whether it may be chosen, its poison gain.
+    rows_of, ok = shared_rows.tolist(), choosable[shared_rows].tolist()
+    gain = st.gain[shared_rows, pcol].tolist() if pcol >= 0 else [0] * len(rows_of)
+    rounds = st.rounds[st.player_board[order][bounds]].tolist()
+    poisoned = (team_poison[shared_teams] > 0).tolist()
     empty: list[int] = []
-    for t, lo, hi in zip(shared_teams.tolist(), bounds.tolist(), ends.tolist(), strict=True):
-        heads = tuple(player_rows[lo:hi].tolist())
-        key = (rounds[board[lo]], tuple(ok[r] for r in heads), bool(team_poison[t] > 0), tuple(gain[r] for r in heads))
-        groups.setdefault(key, []).append((t, heads))
+    lo = 0
+    for t, size, n_rounds, p in zip(shared_teams.tolist(), (ends - bounds).tolist(), rounds, poisoned, strict=True):
+        hi = lo + size
+        key = (n_rounds, tuple(ok[lo:hi]), p, tuple(gain[lo:hi]))
+        groups.setdefault(key, []).append((t, tuple(rows_of[lo:hi])))
+        lo = hi
     units: list[_TeamGroup] = []
     for key, members in groups.items():
-        patterns = team_patterns(*key)
+        table = _pattern_table(*key)
         team = np.array([t for t, _ in members], dtype=np.int64)
-        if not patterns:
+        if table is None:
             empty.extend(team.tolist())
             continue
         rows = np.array([r for _, r in members], dtype=np.int64)
-        times = np.array([p[1] for p in patterns], dtype=np.int64)  # options x heads
-        poison = np.array([p[2] for p in patterns], dtype=np.int64)
-        picks = np.array([p[3] for p in patterns], dtype=np.int64)
-        mat = material[times[None, :, :], rows[:, None, :]].sum(axis=2)
-        ev = np.bitwise_or.reduce(events[times[None, :, :], rows[:, None, :]], axis=2)
-        given = team_poison[team][:, None] + poison[None, :]
-        mat = mat + team_milli(np.broadcast_to(team[:, None], given.shape), given)
-        ev = ev | team_events(np.broadcast_to(team[:, None], given.shape), given)
-        n_rounds, n_heads = key[0], len(key[1])
-        pattern_chosen = np.zeros((len(patterns), n_rounds, n_heads), dtype=bool)
-        pattern_recipient = np.full((len(patterns), n_rounds), -1, dtype=np.int64)
-        for o, (pattern, _, _, _) in enumerate(patterns):
-            for r, (picked, recipient) in enumerate(pattern):
-                pattern_chosen[o, r, list(picked)] = True
-                pattern_recipient[o, r] = recipient
+        mat = material[table.times[None, :, :], rows[:, None, :]].sum(axis=2)
+        ev = np.bitwise_or.reduce(events[table.times[None, :, :], rows[:, None, :]], axis=2)
+        given = team_poison[team][:, None] + table.poison[None, :]
+        mat = mat + team_milli(team[:, None], given)
+        ev = ev | team_events(team[:, None], given)
         units.append(
             _TeamGroup(
                 team=team,
                 rows=rows,
                 material=mat,
                 events=ev,
-                picks=np.broadcast_to(picks, mat.shape),
-                pattern_chosen=pattern_chosen,
-                pattern_recipient=pattern_recipient,
+                picks=np.broadcast_to(table.picks, mat.shape),
+                pattern_chosen=table.chosen,
+                pattern_recipient=table.recipient,
             )
         )
     return _Teams(units=units, empty=empty)
+
+
+@dataclass(frozen=True)
+class _PatternTable:
+    """:func:`solver.objective.team_patterns` as arrays: per option its heads' times, poison, picks and pattern."""
+
+    times: IntArray  # options x heads
+    poison: IntArray
+    picks: IntArray
+    chosen: BoolArray  # options x rounds x heads
+    recipient: IntArray  # options x rounds: head position, or -1
+
+
+@lru_cache(maxsize=4096)
+def _pattern_table(
+    rounds: int, choosable: tuple[bool, ...], poisoned: bool, gains: tuple[int, ...]
+) -> _PatternTable | None:
+    """The options of a team of this shape as arrays (None when no head can be chosen); built once per shape."""
+    patterns = team_patterns(rounds, choosable, poisoned, gains)
+    if not patterns:
+        return None
+    chosen = np.zeros((len(patterns), rounds, len(choosable)), dtype=bool)
+    recipient = np.full((len(patterns), rounds), -1, dtype=np.int64)
+    for o, (pattern, _, _, _) in enumerate(patterns):
+        for r, (picked, head) in enumerate(pattern):
+            chosen[o, r, list(picked)] = True
+            recipient[o, r] = head
+    table = _PatternTable(
+        times=np.array([p[1] for p in patterns], dtype=np.int64),
+        poison=np.array([p[2] for p in patterns], dtype=np.int64),
+        picks=np.array([p[3] for p in patterns], dtype=np.int64),
+        chosen=chosen,
+        recipient=recipient,
+    )
+    for array in (table.times, table.poison, table.picks, table.chosen, table.recipient):
+        array.flags.writeable = False
+    return table
 
 
 def _coupled_units(
@@ -549,7 +593,7 @@ def _run_dp(
     per_board = np.bincount(units.board, minlength=n_boards)
     start = np.concatenate([[0], np.cumsum(per_board)[:-1]])
     free = np.zeros(n_boards, dtype=np.int64)
-    np.bitwise_or.at(free, units.board, np.bitwise_or.reduce(units.events, axis=1))
+    segment_reduce(np.bitwise_or, free, units.board, np.bitwise_or.reduce(units.events, axis=1))
     free &= ~base_events
     n_free = np.bitwise_count(free).astype(np.int64)
     if int(n_free.max(initial=0)) > MAX_FREE_SEATS:
@@ -558,7 +602,7 @@ def _run_dp(
     # Position of each board's j-th free bit (63, never set, pads).
     position = np.full((n_boards, max(most, 1)), 63, dtype=np.int64)
     seen = np.zeros(n_boards, dtype=np.int64)
-    for bit in range(63):
+    for bit in range(int(np.bitwise_or.reduce(free, initial=np.int64(0))).bit_length()):
         has = (free >> bit) & 1 == 1
         position[has, seen[has]] = bit
         seen += has
@@ -567,17 +611,19 @@ def _run_dp(
     for j in range(most):
         compact |= ((units.events >> unit_pos[:, j : j + 1]) & 1) << j
     max_picks = np.zeros(n_boards, dtype=np.int64)
-    np.add.at(max_picks, units.board, units.picks.max(axis=1))
+    segment_reduce(np.add, max_picks, units.board, units.picks.max(axis=1))
     max_picks += 1
     scale = max_picks[units.board][:, None]
     keys = np.where(units.material == NO_OPTION, NO_OPTION, units.material * scale - units.picks)
 
+    # Boards of one shape (coupled units, free seats) go through the DP together, in board order.
     active = np.flatnonzero(per_board)
-    shapes: dict[tuple[int, int], list[int]] = {}
-    for b, u, f in zip(active.tolist(), per_board[active].tolist(), n_free[active].tolist(), strict=True):
-        shapes.setdefault((u, f), []).append(b)
-    for (n_units, n_bits), members in shapes.items():
-        boards = np.array(members, dtype=np.int64)
+    shape = per_board[active] * (MAX_FREE_SEATS + 1) + n_free[active]
+    grouped = active[np.argsort(shape, kind="stable")]
+    shape = np.sort(shape)
+    cuts = np.flatnonzero(np.diff(shape)) + 1
+    for boards, key in zip(np.split(grouped, cuts), shape[np.concatenate(([0], cuts))].tolist(), strict=True):
+        n_units, n_bits = divmod(key, MAX_FREE_SEATS + 1)
         idx = start[boards][:, None] + np.arange(n_units)[None, :]
         states = np.arange(1 << n_bits, dtype=np.int64)
         expanded = np.broadcast_to(base_events[boards][:, None], (len(boards), len(states))).copy()

@@ -56,20 +56,21 @@ def best_options(keys: IntArray, events: IntArray, game: IntArray) -> tuple[IntA
     n_boards, n_units, n_options = keys.shape
     n_states = game.shape[1]
     states = np.arange(n_states, dtype=np.int64)
+    boards = np.arange(n_boards)
+    rows = boards[:, None]
     value_to_go = [game]
     for u in range(n_units - 1, -1, -1):
         nxt = value_to_go[-1]
         reach = (states[None, :, None] | events[:, u, None, :]).reshape(n_boards, -1)
-        gathered = np.take_along_axis(nxt, reach, axis=1).reshape(n_boards, n_states, n_options)
+        gathered = nxt[rows, reach].reshape(n_boards, n_states, n_options)
         value_to_go.append((keys[:, u, None, :] + gathered).max(axis=2))
     value_to_go.reverse()
 
-    boards = np.arange(n_boards)
     state = np.zeros(n_boards, dtype=np.int64)
     chosen = np.zeros((n_boards, n_units), dtype=np.int64)
     for u in range(n_units):
         reach = state[:, None] | events[:, u, :]
-        total = keys[:, u, :] + np.take_along_axis(value_to_go[u + 1], reach, axis=1)
+        total = keys[:, u, :] + value_to_go[u + 1][rows, reach]
         first = np.argmax(total == value_to_go[u][boards, state][:, None], axis=1)
         chosen[:, u] = first
         state = reach[boards, first]

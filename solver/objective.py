@@ -48,6 +48,7 @@ from .rules import (
     lost_seats,
     lost_seats_of,
     seats,
+    segment_reduce,
     settle,
     team_poison,
     team_poison_events,
@@ -169,13 +170,13 @@ def split_units(
     fixed = ~choosable & ~head
     varies = ((events != events[:1]) & valid).any(axis=0)
     base_material = np.zeros(n_boards, dtype=np.int64)
-    np.add.at(base_material, board_of[fixed], material[0, fixed])
+    segment_reduce(np.add, base_material, board_of[fixed], material[0, fixed])
     base_events = np.zeros(n_boards, dtype=np.int64)
     constant = fixed | (single & ~varies)
-    np.bitwise_or.at(base_events, board_of[constant], events[0, constant])
+    segment_reduce(np.bitwise_or, base_events, board_of[constant], events[0, constant])
     reachable = np.where(valid, material, material[:1])
     span = np.zeros(n_boards, dtype=np.int64)
-    np.add.at(span, board_of[single], (reachable.max(axis=0) - reachable.min(axis=0))[single])
+    segment_reduce(np.add, span, board_of[single], (reachable.max(axis=0) - reachable.min(axis=0))[single])
     return UnitSplit(single, varies, base_material, base_events, span)
 
 
@@ -249,8 +250,9 @@ class MaterialTables:
         )
         worth = np.where(np.isnan(objs.value), default, objs.value)
         worth[player_rows] = 0.0
-        numeric = np.array([j for j, e in enumerate(objs.thr_effect) if not isinstance(e, str)], dtype=np.int64)
-        amount = np.array([float(objs.thr_effect[j]) for j in numeric], dtype=np.float64)
+        effects = objs.thr_effect
+        numeric = np.flatnonzero(~np.fromiter(map(isinstance, effects, itertools.repeat(str)), bool, len(effects)))
+        amount = np.array([float(effects[j]) for j in numeric.tolist()], dtype=np.float64)
         tables = cls(
             weights=weights,
             presence_only=np.array([policy.presence_only(k) for k in kinds], dtype=bool),
@@ -269,9 +271,11 @@ class MaterialTables:
 def material_of(tables: MaterialTables, settled: Settled) -> IntArray:
     """Material of every row after the state-based actions, in milli-points (any leading axes)."""
     counts = settled.counts
-    if tables.presence_only.any():  # one counter of a presence-only kind is as good as many
-        counts = np.minimum(counts, np.where(tables.presence_only, 1, np.iinfo(np.int64).max))
     counters = np.einsum("...k,...k->...", counts, tables.weights)
+    presence = np.flatnonzero(tables.presence_only)
+    if len(presence):  # one counter of a presence-only kind is as good as many: take back the extra ones
+        held = counts[..., presence]
+        counters -= np.einsum("...k,...k->...", held - np.minimum(held, 1), tables.weights[:, presence])
     alive = ~(settled.dies | settled.sacrificed)
     value = np.where(alive, tables.worth + counters, 0.0)
     value = value + tables.saga_chapter * (settled.chapters_after - settled.chapters_before)
@@ -327,7 +331,7 @@ class GameRules:
         n_boards = len(proliferator)
         rival = team != team[proliferator][player_board]
         opponents = np.zeros(n_boards, dtype=np.int64)
-        np.bitwise_or.at(opponents, player_board, np.where(rival, np.left_shift(np.int64(1), seat), 0))
+        segment_reduce(np.bitwise_or, opponents, player_board, np.where(rival, np.left_shift(np.int64(1), seat), 0))
         n_opponents = np.bitwise_count(opponents).astype(np.int64)
         eliminations = {n: elimination_score(policy, n) for n in set(n_opponents.tolist())}
         return cls(
@@ -525,7 +529,7 @@ class Objective:
 
     def score_matrix(self, chosen: np.ndarray, recipients: IntArray) -> int:
         """Value of a checked choice matrix relative to choosing nothing, in milli-points."""
-        return self.value_of(settle(self.board, counters_after(self.board, chosen, recipients)))
+        return self.value_of(settle(self.board, counters_after(self.board, chosen, recipients), consume=True))
 
     def score(self, choice: Choice) -> float:
         """Value of a choice in points (raises IllegalChoice for an illegal one)."""
@@ -542,7 +546,7 @@ class Objective:
             gain = gain.copy()
             gain[: board.n_players, board.kind_column("poison")] = 0
         times = np.arange(board.rounds + 1, dtype=np.int64)[:, None, None]
-        return settle(board, board.counts + times * gain)
+        return settle(board, board.counts + times * gain, consume=True)
 
     @cached_property
     def settled_by_rounds(self) -> tuple[Settled, ...]:

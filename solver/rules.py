@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import repeat
 from types import MappingProxyType
 from typing import Protocol
 
@@ -39,6 +40,7 @@ __all__ = [
     "lost_seats",
     "row_events",
     "seats",
+    "segment_reduce",
     "settle",
     "shared_poison_threshold",
     "team_poison",
@@ -366,16 +368,18 @@ class ObjectArrays(Protocol):
     def kind_column(self, kind: str) -> int: ...
 
 
-def settle(board: ObjectArrays, counts: IntArray) -> Settled:
+def settle(board: ObjectArrays, counts: IntArray, *, consume: bool = False) -> Settled:
     """The state-based actions for every object at once, run to a fixpoint (704.3).
 
     ``counts`` may be one board's counts or any hypothetical counts of the same shape, with
     any leading axes: the objective settles "every object chosen c times" for every c in one
     call, shaped ``(c, objects, kinds)``, to tabulate each object's fate.  Every array of the
     result has the leading axes of ``counts`` (thresholds last instead of objects).
+    ``consume=True`` lets the result take over ``counts`` (a temporary the caller never reads
+    again) instead of copying it: on a stack of boards that copy is a large share of the work.
     """
     masks = board.sba_masks
-    counts = counts.copy()
+    counts = counts if consume else counts.copy()
     lead = counts.shape[:-1]
     zeros = np.zeros(lead, dtype=np.int64)
 
@@ -501,7 +505,7 @@ class EventLayout:
         if len(seats_per_player) and int(seats_per_player.max()) > MAX_SEATS:
             raise ValueError(f"at most {MAX_SEATS} players (or 2HG teams) are supported")
         bit = np.left_shift(np.int64(1), seat)
-        shift = np.array([_THRESHOLD_SHIFT.get(e, -1) if isinstance(e, str) else -1 for e in thr_effect], np.int64)
+        shift = np.fromiter(map(_THRESHOLD_SHIFT.get, thr_effect, repeat(-1)), np.int64, len(thr_effect))
         thr_bits = np.where(
             shift >= 0, np.left_shift(bit[thr_owner], np.maximum(shift, 0) * seats_per_player[thr_owner]), 0
         )
@@ -516,7 +520,7 @@ class EventLayout:
 
 
 #: Which multiple of the seat count a threshold's bit is shifted by (see :func:`row_events`).
-_THRESHOLD_SHIFT = {"win": 1, "lose": 2}
+_THRESHOLD_SHIFT: dict[str | float, int] = {"win": 1, "lose": 2}
 
 
 def events_of(layout: EventLayout, thr_object: IntArray, settled: Settled) -> IntArray:
@@ -587,6 +591,24 @@ class SeatRules:
         beaten = np.bitwise_or.reduce(np.where(rival, bit[:, None, :], 0), axis=2)
         np.bitwise_or.at(rivals, (np.nonzero(present)[0], seat[at[present]]), beaten[present])
         return cls(n_seats=n_seats, rivals=rivals)
+
+
+#: Below this many values ``ufunc.at`` is as quick as sorting out segments (one board's rows).
+_SMALL_SEGMENTS = 256
+
+
+def segment_reduce(ufunc: np.ufunc, out: IntArray, segment: IntArray, values: IntArray) -> None:
+    """``ufunc.at(out, segment, values)`` for a ``segment`` sorted ascending, as one board's or a stack's rows are.
+
+    On a stack ``ufunc.at`` is several times slower than one ``reduceat`` over the runs of
+    equal segments; on a few values it is quicker, so it stays.
+    """
+    if len(values) < _SMALL_SEGMENTS:
+        ufunc.at(out, segment, values)
+        return
+    starts = np.flatnonzero(np.concatenate(([True], segment[1:] != segment[:-1])))
+    where = segment[starts]
+    out[where] = ufunc(out[where], ufunc.reduceat(values, starts))
 
 
 def lost_seats_of(rules: SeatRules, events: IntArray) -> IntArray:

@@ -54,6 +54,8 @@ class _Optimum:
     status: Status
     bound_milli: float | None
     method: Method
+    #: The value in milli-points when the path already scored its choice through the objective.
+    value_milli: int | None = None
 
 
 def solve(
@@ -123,7 +125,9 @@ def solve(
             f"no legal choice satisfies max_chosen={max_chosen}, must_include={sorted(include)}, "
             f"must_exclude={sorted(exclude)}"
         ) from None
-    value_milli = objective.score_matrix(best.chosen, best.recipients)
+    value_milli = best.value_milli
+    if value_milli is None:
+        value_milli = objective.score_matrix(best.chosen, best.recipients)
     choice = ChoiceMatrix(board_, best.chosen, best.recipients).to_choice()
     alternatives, complete = _top(objective, choice, value_milli, top_k, constraints, budget)
     status = best.status if complete else Status.FEASIBLE
@@ -246,9 +250,10 @@ def _method(method: Method | str) -> Method:
 
 def _optimum(objective: Objective, method: Method, constraints: Constraints, budget: Budget) -> _Optimum:
     """The optimal choice matrices by one path, with its status and (CP-SAT only) proven bound."""
-    if method is Method.FAST:
+    if method is Method.FAST:  # its value is the objective's own sum over the unit tables: no second settle
         fast = solve_fast(objective)
-        return _Optimum(*objective.matrix_of(fast.single_times, fast.team_options), Status.OPTIMAL, None, method)
+        matrices = objective.matrix_of(fast.single_times, fast.team_options)
+        return _Optimum(*matrices, Status.OPTIMAL, None, method, fast.value)
     if method is Method.BRUTE:
         chosen, recipients, _ = solve_brute(objective, constraints=constraints)
         return _Optimum(chosen, recipients, Status.OPTIMAL, None, method)

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import chain
 from operator import attrgetter
 
 import numpy as np
@@ -108,49 +109,52 @@ class Stack:
     def of(cls, boards: Sequence[Board]) -> Stack:
         """Stack ``boards``: one Python pass over the boards gathering their arrays, none over objects."""
         boards = tuple(boards)
+        n_boards = len(boards)
         gathered = dict(zip(_GATHERED, zip(*map(_gather, boards), strict=True), strict=True)) if boards else {}
 
-        def cat(name: str) -> np.ndarray:
-            return np.concatenate(gathered[name]) if boards else np.zeros(0)
+        def cat(name: str, dtype: type) -> np.ndarray:
+            if not boards:
+                return np.zeros(0, dtype=dtype)
+            return np.concatenate(gathered[name]).astype(dtype, copy=False)
 
-        sizes = np.array([len(ids) for ids in gathered.get("ids", ())], dtype=np.int64)
-        offsets = np.zeros(len(boards) + 1, dtype=np.int64)
+        def lengths(name: str) -> IntArray:
+            return np.fromiter(map(len, gathered.get(name, ())), dtype=np.int64, count=n_boards)
+
+        sizes = lengths("ids")
+        offsets = np.zeros(n_boards + 1, dtype=np.int64)
         np.cumsum(sizes, out=offsets[1:])
-        board_of = np.repeat(np.arange(len(boards)), sizes)
+        board_of = np.repeat(np.arange(n_boards), sizes)
         shift = offsets[:-1][board_of]
 
-        # The union of kinds: every board's columns, in one flat array of union columns.
-        union: dict[str, int] = {}
+        # The union of kinds, in order of first appearance, and every board's columns as union columns.
         all_kinds: tuple[tuple[str, ...], ...] = gathered.get("kinds", ())
-        code = np.array([union.setdefault(k, len(union)) for kinds in all_kinds for k in kinds], dtype=np.int64)
+        width = lengths("kinds")
+        union = {kind: k for k, kind in enumerate(dict.fromkeys(chain.from_iterable(all_kinds)))}
+        code = np.fromiter(map(union.__getitem__, chain.from_iterable(all_kinds)), np.int64, int(width.sum()))
         n = int(offsets[-1])
         counts = np.zeros((n, len(union)), dtype=np.int64)
         gain = np.zeros((n, len(union)), dtype=np.int64)
-        # Every (row, kind) cell of every board, flattened: its stack row and union column.
-        width = np.array([len(kinds) for kinds in all_kinds], dtype=np.int64)
+        # Every (row, kind) cell of every board, flattened row by row: its place in the stack's arrays.
         first_col = np.cumsum(width) - width
-        cells = sizes * width
-        cell_board = np.repeat(np.arange(len(boards)), cells)
-        if len(cell_board):
-            first_cell = np.cumsum(cells) - cells
-            pos = np.arange(len(cell_board)) - first_cell[cell_board]
-            wide = width[cell_board]
-            rows = offsets[:-1][cell_board] + pos // wide
-            cols = code[first_col[cell_board] + pos % wide]
-            counts[rows, cols] = np.concatenate([c.ravel() for c in gathered["counts"]])
-            gain[rows, cols] = np.concatenate([g.ravel() for g in gathered["gain"]])
+        row_width = width[board_of]
+        row_first = np.cumsum(row_width) - row_width
+        where = code[np.arange(int(row_width.sum())) - np.repeat(row_first - first_col[board_of], row_width)]
+        where += np.repeat(np.arange(n) * len(union), row_width)
+        counts.reshape(-1)[where] = np.concatenate(gathered["counts"], axis=None) if boards else 0
+        gain.reshape(-1)[where] = np.concatenate(gathered["gain"], axis=None) if boards else 0
+        poison = union.get("poison", -1)
+        has_poison = np.zeros(n_boards, dtype=bool)
+        has_poison[np.repeat(np.arange(n_boards), width)[code == poison]] = True
 
-        n_thr = np.array([len(t) for t in gathered.get("thr_object", ())], dtype=np.int64)
-        n_cv = np.array([len(c) for c in gathered.get("cv_object", ())], dtype=np.int64)
-        n_players = np.array(gathered.get("n_players", ()), dtype=np.int64)
-        player_rows = np.flatnonzero(np.arange(n) - offsets[:-1][board_of] < n_players[board_of])
-        player_board = np.repeat(np.arange(len(boards)), n_players)
+        n_thr, n_cv = lengths("thr_object"), lengths("cv_object")
+        n_players = np.fromiter(gathered.get("n_players", ()), dtype=np.int64, count=n_boards)
+        player_rows = np.flatnonzero(np.arange(n) - shift < n_players[board_of])
+        player_board = np.repeat(np.arange(n_boards), n_players)
         two_headed = np.array([v is Variant.TWO_HEADED_GIANT for v in gathered.get("variant", ())], dtype=bool)
-        local_team = cat("team").astype(np.int64)
-        n_teams = np.array([len(t) for t in gathered.get("team_names", ())], dtype=np.int64)
-        team_offsets = np.zeros(len(boards) + 1, dtype=np.int64)
-        np.cumsum(n_teams, out=team_offsets[1:])
-        protector = cat("protector").astype(np.int64)
+        local_team = cat("team", np.int64)
+        team_offsets = np.zeros(n_boards + 1, dtype=np.int64)
+        np.cumsum(lengths("team_names"), out=team_offsets[1:])
+        protector = cat("protector", np.int64)
         return cls(
             boards=boards,
             offsets=offsets,
@@ -158,31 +162,31 @@ class Stack:
             kinds=tuple(union),
             counts=counts,
             gain=gain,
-            controller=cat("controller").astype(np.int64) + shift,
+            controller=cat("controller", np.int64) + shift,
             protector=np.where(protector >= 0, protector + shift, -1),
-            types=cat("types").astype(np.int64),
-            power=cat("power").astype(np.int64),
-            toughness=cat("toughness").astype(np.int64),
-            damage=cat("damage").astype(np.int64),
-            indestructible=cat("indestructible").astype(bool),
-            chapters=cat("chapters").astype(np.int64),
-            phased_out=cat("phased_out").astype(bool),
-            value=cat("value").astype(np.float64),
-            is_ally=cat("is_ally").astype(bool),
-            thr_object=cat("thr_object").astype(np.int64) + np.repeat(offsets[:-1], n_thr),
-            thr_kind=code[np.repeat(first_col, n_thr) + cat("thr_kind").astype(np.int64)],
-            thr_at=cat("thr_at").astype(np.int64),
-            thr_effect=tuple(e for effects in gathered.get("thr_effect", ()) for e in effects),
-            cv_object=cat("cv_object").astype(np.int64) + np.repeat(offsets[:-1], n_cv),
-            cv_kind=code[np.repeat(first_col, n_cv) + cat("cv_kind").astype(np.int64)],
-            cv_value=cat("cv_value").astype(np.float64),
-            rounds=np.array(gathered.get("rounds", ()), dtype=np.int64),
+            types=cat("types", np.int64),
+            power=cat("power", np.int64),
+            toughness=cat("toughness", np.int64),
+            damage=cat("damage", np.int64),
+            indestructible=cat("indestructible", bool),
+            chapters=cat("chapters", np.int64),
+            phased_out=cat("phased_out", bool),
+            value=cat("value", np.float64),
+            is_ally=cat("is_ally", bool),
+            thr_object=cat("thr_object", np.int64) + np.repeat(offsets[:-1], n_thr),
+            thr_kind=code[np.repeat(first_col, n_thr) + cat("thr_kind", np.int64)],
+            thr_at=cat("thr_at", np.int64),
+            thr_effect=tuple(chain.from_iterable(gathered.get("thr_effect", ()))),
+            cv_object=cat("cv_object", np.int64) + np.repeat(offsets[:-1], n_cv),
+            cv_kind=code[np.repeat(first_col, n_cv) + cat("cv_kind", np.int64)],
+            cv_value=cat("cv_value", np.float64),
+            rounds=np.fromiter(gathered.get("rounds", ()), dtype=np.int64, count=n_boards),
             two_headed=two_headed,
-            has_poison=np.array(["poison" in k for k in all_kinds], dtype=bool),
-            proliferator=offsets[:-1] + np.array(gathered.get("proliferator", ()), dtype=np.int64),
+            has_poison=has_poison,
+            proliferator=offsets[:-1] + np.fromiter(gathered.get("proliferator", ()), dtype=np.int64, count=n_boards),
             player_rows=player_rows,
             player_board=player_board,
-            life=cat("life").astype(np.int64),
+            life=cat("life", np.int64),
             seat=np.where(two_headed[player_board], local_team, player_rows - offsets[:-1][player_board]),
             team=local_team + team_offsets[:-1][player_board],
             team_offsets=team_offsets,

@@ -149,3 +149,13 @@ def test_decide_one_is_what_solve_decides(boards: list[Board]) -> None:
         assert one.value == round(decision.value * MILLI), board
         assert _choice(board, one.chosen, one.recipients) == decision.choice, board
         assert one.game_result() == decision.game_result, board
+
+
+def test_the_fast_paths_value_is_the_score_of_its_choice(boards: list[Board]) -> None:
+    """``solve`` reports the fast path's own value, so it must equal settling its choice and scoring it."""
+    for board in boards[:1500]:
+        objective = Objective(board)
+        for sense in (1, -1):
+            fast = solve_fast(objective, sense=sense)
+            chosen, recipients = objective.matrix_of(fast.single_times, fast.team_options)
+            assert fast.value == Objective(board).score_matrix(chosen, recipients), board
