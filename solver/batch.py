@@ -840,10 +840,7 @@ def _score(
     total = material + game_milli_of(game_weight_of(policy, spans, rules.n_opponents), scores).T
     lost = lost_seats_of(rules.seats, events.T)
     ours = ((lost >> rules.our_seat[:, None]) & 1) == 1
-    results = tuple(
-        tuple(_result(policy, s, o) for s, o in zip(scores[:, j].tolist(), ours[:, j].tolist(), strict=True))
-        for j in range(1, len(counts))
-    )
+    results = tuple(_results(policy, scores[:, j], ours[:, j]) for j in range(1, len(counts)))
     return ScoredChoices(
         values=total[1:] - total[:1],
         material=material[1:],

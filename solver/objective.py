@@ -333,7 +333,7 @@ class GameRules:
         opponents = np.zeros(n_boards, dtype=np.int64)
         segment_reduce(np.bitwise_or, opponents, player_board, np.where(rival, np.left_shift(np.int64(1), seat), 0))
         n_opponents = np.bitwise_count(opponents).astype(np.int64)
-        eliminations = {n: elimination_score(policy, n) for n in set(n_opponents.tolist())}
+        eliminations = {n: policy.elimination_score(n) for n in set(n_opponents.tolist())}
         return cls(
             seats=seat_rules,
             our_seat=seat[proliferator],
@@ -341,13 +341,6 @@ class GameRules:
             n_opponents=n_opponents,
             elimination=np.array([eliminations[int(n)] for n in n_opponents], dtype=np.float64),
         )
-
-
-def elimination_score(policy: Policy, n_opponents: int) -> float:
-    """The score of one elimination among ``n_opponents`` (see :class:`GameRules`)."""
-    if n_opponents <= 1:
-        return policy.elimination
-    return min(policy.elimination, 0.5 * policy.win / (n_opponents - 1))
 
 
 def game_scores(policy: Policy, rules: GameRules, events: IntArray) -> FloatArray:
@@ -378,16 +371,10 @@ def game_milli_of(weight: FloatArray, scores: FloatArray) -> IntArray:
 
 def game_weight_of(policy: Policy, span: IntArray, n_opponents: IntArray) -> FloatArray:
     """Points per unit of game score: the policy's, raised above each board's material ``span``."""
-    gaps = {n: _score_gap(policy, n) for n in set(n_opponents.tolist())}
+    gaps = {n: policy.score_gap(n) for n in set(n_opponents.tolist())}
     gap = np.array([gaps[int(n)] for n in n_opponents], dtype=np.float64)
     out: FloatArray = np.maximum(policy.game_weight, (span / MILLI + 1.0) / gap)
     return out
-
-
-def _score_gap(policy: Policy, n_opponents: int) -> float:
-    elimination = elimination_score(policy, n_opponents)
-    scores = sorted({policy.win, policy.draw, policy.loss, 0.0} | {elimination * k for k in range(1, n_opponents)})
-    return min(b - a for a, b in itertools.pairwise(scores))
 
 
 class Objective:

@@ -22,7 +22,7 @@ from typing import Any
 from .catalogue import CATALOGUE, default_spec
 from .errors import Problem
 from .kinds import KEYWORD_KINDS, PLAYER_KINDS, KindError, canonical_kind, pt_delta
-from .limits import ASSUMED_SCORE_RATIO, ASSUMED_WEIGHT
+from .limits import ASSUMED_SCORE_RATIO, ASSUMED_WEIGHT, MAX_SEATS
 
 __all__ = ["MAX_GAME_SCORE", "MAX_GAME_WEIGHT", "MAX_SCORE_RATIO", "MAX_WEIGHT", "Policy", "PolicyError"]
 
@@ -37,6 +37,8 @@ MAX_GAME_WEIGHT = 1_000_000_000.0
 #: Largest ratio of the biggest game score to the smallest gap between two game scores (the
 #: objective raises the game weight by it, docs/objective.md), as the budget in ``solver.limits`` assumes.
 MAX_SCORE_RATIO = float(ASSUMED_SCORE_RATIO)
+#: Game scores closer than this are one score written two ways (float rounding of k x elimination).
+SCORE_TOLERANCE = 1e-9
 
 #: Kinds with a known meaning; a policy kind close to one of these but not equal is a typo.
 _KNOWN_KINDS = tuple(sorted(set(CATALOGUE) | KEYWORD_KINDS | PLAYER_KINDS))
@@ -171,16 +173,43 @@ class Policy:
             problems.append(Problem("game.elimination", "must be > 0 and below the score of a win"))
         if self.game_weight <= 0:
             problems.append(Problem("game.weight", "must be > 0"))
-        if not problems and (ratio := _score_ratio(self.win, self.draw, self.loss, self.elimination)) > MAX_SCORE_RATIO:
+        if not problems and (ratio := self.score_ratio()) > MAX_SCORE_RATIO:
             problems.append(
                 Problem(
                     "game",
-                    f"scores too close together: the largest is {ratio:.4g} times the smallest gap between win, "
-                    f"draw, loss, nothing and one elimination (at most {MAX_SCORE_RATIO:g})",
+                    f"scores too close together: the largest is {ratio:.4g} times the smallest gap between two "
+                    f"game results (win, draw, loss, nothing, some eliminations; at most {MAX_SCORE_RATIO:g})",
                 )
             )
         if problems:
             raise PolicyError(problems)
+
+    # ------------------------------------------------------------------ game scores
+    def elimination_score(self, n_opponents: int) -> float:
+        """The score of one elimination among ``n_opponents``: capped so eliminating all but one is worth half a win."""
+        if n_opponents <= 1:
+            return self.elimination
+        return min(self.elimination, 0.5 * self.win / (n_opponents - 1))
+
+    def score_gap(self, n_opponents: int) -> float:
+        """The smallest gap between two different game scores a resolution can get against ``n_opponents``.
+
+        ``k`` eliminations score ``k`` times one, so a multiple can equal the draw up to float
+        rounding (3 x 0.1 is not 0.3): scores within :data:`SCORE_TOLERANCE` are the same score,
+        or the game weight the objective derives from the gap would be astronomically large.
+        """
+        one = self.elimination_score(n_opponents)
+        scores = sorted({self.win, self.draw, self.loss, 0.0} | {one * k for k in range(1, n_opponents)})
+        return min(b - a for a, b in itertools.pairwise(scores) if b - a > SCORE_TOLERANCE)
+
+    def score_ratio(self) -> float:
+        """The largest game score over the smallest gap between two, at any number of opponents.
+
+        The objective raises the game weight by this ratio (docs/objective.md), so it bounds how
+        far the game term can exceed the material one; ``solver.limits`` budgets for it.
+        """
+        largest = max(abs(self.win), abs(self.draw), abs(self.loss))
+        return largest / min(self.score_gap(n) for n in range(1, MAX_SEATS))
 
     def with_weights(self, **weights: float) -> Policy:
         """A copy with some kind weights changed (keyword names use ``_`` for spaces).
@@ -206,17 +235,6 @@ class Policy:
 
 
 @lru_cache(maxsize=256)
-def _score_ratio(win: float, draw: float, loss: float, elimination: float) -> float:
-    """The largest game score over the smallest gap between two of win, draw, loss, nothing and one elimination.
-
-    The objective raises the game weight by this ratio (docs/objective.md), so it bounds how far
-    the game term can exceed the material one; ``solver.limits`` budgets for it.
-    """
-    scores = sorted({round(x, 9) for x in (win, draw, loss, 0.0, elimination)})
-    gap = min(b - a for a, b in itertools.pairwise(scores))
-    return max(abs(win), abs(draw), abs(loss)) / gap if gap > 0 else math.inf
-
-
 def _out_of_range(value: object, limit: float) -> str | None:
     """Why a policy number cannot be used (not a finite number, or past ``limit``), or None."""
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):

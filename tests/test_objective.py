@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import boards
 
-from solver import Board, Choice, Policy, Round, eligible, load_board
+import solver
+from solver import Board, Choice, Policy, PolicyError, Round, eligible, load_board
 from solver.objective import Objective, UnitKind
 from solver.rules import choice_matrix
 
@@ -212,3 +213,24 @@ def test_units_come_in_board_order_with_typed_kinds() -> None:
     assert all(isinstance(ref.kind, UnitKind) for ref in order)
     assert [ref.kind for ref in order] == [UnitKind.SINGLE] * 3
     assert order[0] == ("single", 0)  # still unpacks and compares as (kind, index)
+
+
+def test_eliminations_equal_to_a_draw_up_to_rounding_keep_the_game_weight_finite() -> None:
+    """3 x 0.1 is not 0.3 in floating point: the objective must not read that as a 5e-17 gap between scores.
+
+    With draw 0.3 and elimination 0.1 against four opponents at 9 poison, proliferating all of
+    them wins (704.5c); a gap of 5e-17 used to raise the game weight past int64 and lose the win.
+    """
+    policy = Policy.from_dict({"game": {"draw": 0.3, "elimination": 0.1}})
+    assert policy.score_gap(4) == pytest.approx(0.1)
+    players = [{"id": "a"}] + [{"id": x, "counters": {"poison": 9}} for x in "bcde"]
+    decision = solver.solve({"variant": "free_for_all", "proliferator": "a", "players": players}, policy)
+    assert decision.chosen == ("b", "c", "d", "e")
+    assert decision.game_result == "win"
+    assert 1000 <= decision.value < 1e6
+
+
+def test_policy_refuses_eliminations_that_crowd_another_score() -> None:
+    """Score multiples within a hair of the draw would need a game weight past the arithmetic budget."""
+    with pytest.raises(PolicyError, match="scores too close together"):
+        Policy.from_dict({"game": {"draw": 0.3, "elimination": 0.1000001}})
