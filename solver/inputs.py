@@ -16,7 +16,7 @@ from typing import Any, TypeAlias
 
 from .board import Board
 from .boardjson import load_board
-from .policy import Policy
+from .policy import DEFAULT_POLICY, Policy
 from .rules import Choice, Round
 
 __all__ = ["BoardLike", "ChoiceLike", "PolicyLike", "as_board", "as_choice", "as_policy"]
@@ -50,7 +50,7 @@ def as_policy(policy: object) -> Policy:
     2.0
     """
     if policy is None:
-        return Policy()
+        return DEFAULT_POLICY
     if isinstance(policy, Policy):
         return policy
     if isinstance(policy, Mapping):

@@ -34,7 +34,7 @@ from typing import NamedTuple, Protocol
 import numpy as np
 
 from .board import Board, BoolArray, CardType, FloatArray, IntArray, Variant
-from .policy import Policy
+from .policy import DEFAULT_POLICY, Policy
 from .rules import (
     Choice,
     EventLayout,
@@ -382,7 +382,7 @@ class Objective:
 
     def __init__(self, board: Board, policy: Policy | None = None) -> None:
         self.board = board
-        self.policy = policy or Policy()
+        self.policy = policy or DEFAULT_POLICY
         if board.n_players > 62:
             raise ValueError("at most 62 players are supported")
         self._shared_poison = board.variant is Variant.TWO_HEADED_GIANT and board.kind_column("poison") >= 0

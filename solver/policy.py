@@ -24,7 +24,15 @@ from .errors import Problem
 from .kinds import KEYWORD_KINDS, PLAYER_KINDS, KindError, canonical_kind, pt_delta
 from .limits import ASSUMED_SCORE_RATIO, ASSUMED_WEIGHT, MAX_SEATS
 
-__all__ = ["MAX_GAME_SCORE", "MAX_GAME_WEIGHT", "MAX_SCORE_RATIO", "MAX_WEIGHT", "Policy", "PolicyError"]
+__all__ = [
+    "DEFAULT_POLICY",
+    "MAX_GAME_SCORE",
+    "MAX_GAME_WEIGHT",
+    "MAX_SCORE_RATIO",
+    "MAX_WEIGHT",
+    "Policy",
+    "PolicyError",
+]
 
 #: Largest magnitude of a counter weight or an object value (``[weights]``, ``[values]``), in points:
 #: the weight the board limits' arithmetic budget assumes (``solver.limits``), so sums of
@@ -262,3 +270,7 @@ def _policy_kind(name: str) -> str:
 
 
 _VALUE_KEYS = tuple(f.name for f in fields(Policy) if f.name in ("creature_base", "saga_chapter", "saga_value"))
+
+
+#: The default weights.  A Policy is immutable, so one instance serves every call that gives none.
+DEFAULT_POLICY = Policy()
