@@ -44,6 +44,7 @@ from .rules import (
     ChoiceMatrix,
     EventLayout,
     SeatRules,
+    counters_after,
     eligible_mask,
     events_of,
     lost_seats_of,
@@ -54,7 +55,7 @@ from .solve import Derived
 from .stack import Stack
 from .status import Method, Status
 
-__all__ = ["BatchDecisions", "Optimum", "decide_many", "decide_one", "solve_many"]
+__all__ = ["BatchDecisions", "Optimum", "decide_many", "decide_one", "score_many", "solve_many"]
 
 #: Boards stacked at once: bounds memory (a few hundred bytes per object and kind) on huge batches.
 CHUNK = 512
@@ -630,3 +631,85 @@ def _decision(board: Board, policy: Policy, batch: BatchDecisions, b: int, elaps
         elapsed=elapsed,
         derive=Derived(Objective(board, policy), chosen, recipients),
     )
+
+
+def score_many(
+    boards: Sequence[Board], choices: Sequence[tuple[BoolArray, IntArray]], policy: Policy | None = None
+) -> IntArray:
+    """The value of each board's checked choice matrices, in milli-points relative to choosing nothing.
+
+    Exactly ``Objective(board, policy).score_matrix(chosen, recipients)`` for every board (the
+    environments' delta and regret rewards), but the state-based actions, the material and
+    the game events of every board, after the choice and after choosing nothing, run as one
+    pass over a :class:`~solver.stack.Stack`.  The counters each choice adds come from
+    :func:`solver.rules.counters_after`, board by board (one short call each).  Only a board
+    whose events score a game result asks its own :class:`~solver.objective.Objective` for
+    the game milli-points, whose weight needs that board's per-unit tables.
+    """
+    policy = policy or Policy()
+    if len(boards) != len(choices):
+        raise ValueError(f"{len(boards)} boards but {len(choices)} choices")
+    if not boards:
+        return np.zeros(0, dtype=np.int64)
+    st = Stack.of(boards)
+    n_boards, board_of = st.n_boards, st.board_of
+    counts = np.empty((2, *st.counts.shape), dtype=np.int64)
+    counts[0] = st.counts
+    counts[1] = st.counts
+    columns = {kind: k for k, kind in enumerate(st.kinds)}
+    for b, (board, (chosen, recipients)) in enumerate(zip(boards, choices, strict=True)):
+        cols = [columns[kind] for kind in board.kinds]
+        counts[1][st.offsets[b] : st.offsets[b + 1], cols] = counters_after(board, chosen, recipients)
+    settled = settle(st, counts)
+
+    pcol = st.kind_column("poison")
+    shared = st.two_headed & st.has_poison
+    heads = np.flatnonzero(st.is_player & shared[board_of])
+    material = material_of(MaterialTables.build(st, policy, st.player_rows, heads), settled)
+    total = np.zeros((2, n_boards), dtype=np.int64)
+    for after in (0, 1):
+        np.add.at(total[after], board_of, material[after])
+
+    player_pos = np.full(st.n_objects, -1, dtype=np.int64)
+    player_pos[st.player_rows] = np.arange(len(st.player_rows))
+    layout = EventLayout.build(
+        player_rows=st.player_rows,
+        seat=st.seat,
+        seats_per_player=st.n_seats[st.player_board],
+        life=st.life,
+        two_headed=st.two_headed[st.player_board],
+        poison_column=pcol,
+        thr_owner=player_pos[st.controller[st.thr_object]],
+        thr_effect=st.thr_effect,
+    )
+    rows = events_of(layout, st.thr_object, settled)
+    events = np.zeros((2, n_boards), dtype=np.int64)
+    for after in (0, 1):
+        np.bitwise_or.at(events[after], board_of, rows[after])
+
+    # 2HG shared poison (810.10): counted once per team, and a team loses at its threshold (704.6b).
+    n_teams = int(st.team_offsets[-1])
+    team_board = np.repeat(np.arange(n_boards), np.diff(st.team_offsets))
+    two_headed_teams = np.flatnonzero(st.two_headed[team_board])
+    if pcol >= 0 and len(two_headed_teams):
+        poison = np.zeros((2, n_teams), dtype=np.int64)
+        for after in (0, 1):
+            np.maximum.at(poison[after], st.team, settled.counts[after, st.player_rows, pcol])
+        our_team = st.team[player_pos[st.proliferator]]
+        side = np.where(np.arange(n_teams) == our_team[team_board], 1.0, -1.0) * policy.weight("poison")
+        teams = np.flatnonzero(shared[team_board])
+        milli = team_poison_milli(side[teams], poison[:, teams])
+        for after in (0, 1):
+            np.add.at(total[after], team_board[teams], milli[after])
+        threshold = shared_poison_threshold(np.bincount(st.team, minlength=n_teams))[two_headed_teams]
+        local = (np.arange(n_teams) - st.team_offsets[:-1][team_board])[two_headed_teams]
+        bits = np.where(poison[:, two_headed_teams] >= threshold, np.left_shift(np.int64(1), local), 0)
+        for after in (0, 1):
+            np.bitwise_or.at(events[after], team_board[two_headed_teams], bits[after])
+
+    # The game result: only boards with events at all can score one; its weight is the board's own.
+    for b in np.flatnonzero(events.any(axis=0)).tolist():
+        objective = Objective(boards[b], policy)
+        total[:, b] += [objective.game_milli(int(events[0, b])), objective.game_milli(int(events[1, b]))]
+    out: IntArray = total[1] - total[0]
+    return out

@@ -1,0 +1,72 @@
+"""The envs' batched reward scoring against one board at a time: :func:`solver.batch.score_many`.
+
+The delta and regret rewards score the agents' choices of every game in one
+:func:`~solver.batch.score_many` call; it must give exactly
+:meth:`solver.objective.Objective.score_matrix` per board, on random boards of every
+variant (1-4 proliferates, replacement effects, thresholds, Sagas, battles, 2HG poison
+recipients) and for random, optimal, worst and empty choices.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from batch_strategies import random_boards
+
+from env.policies import noop_choice, random_choice
+from solver.batch import decide_many, score_many
+from solver.board import Board, BoolArray, IntArray
+from solver.boardjson import load_board
+from solver.objective import Objective
+from solver.policy import Policy
+
+BOARDS = 3_000
+
+
+@pytest.fixture(scope="module")
+def boards() -> list[Board]:
+    return [load_board(data) for data in random_boards(seed=31, n=BOARDS)]
+
+
+def _one_by_one(
+    boards: list[Board], choices: list[tuple[BoolArray, IntArray]], policy: Policy | None = None
+) -> list[int]:
+    return [Objective(b, policy).score_matrix(*c) for b, c in zip(boards, choices, strict=True)]
+
+
+def test_random_choices_score_as_one_board_at_a_time(boards: list[Board]) -> None:
+    rng = np.random.default_rng(5)
+    choices = [random_choice(board, rng) for board in boards]
+    got = score_many(boards, choices)
+    assert got.tolist() == _one_by_one(boards, choices)
+    assert len(set(got.tolist())) > 50  # the mix scores many different values, wins and losses among them
+    assert got.max() > 100_000 and got.min() < -100_000
+
+
+@pytest.mark.parametrize("sense", [1, -1])
+def test_best_and_worst_choices_score_their_decided_values(boards: list[Board], sense: int) -> None:
+    batch = decide_many(boards, sense=sense)
+    choices = [batch.matrices(b) for b in range(len(boards))]
+    assert score_many(boards, choices).tolist() == batch.values.tolist()
+
+
+def test_choosing_nothing_scores_zero(boards: list[Board]) -> None:
+    rng = np.random.default_rng(0)
+    assert not score_many(boards[:500], [noop_choice(b, rng) for b in boards[:500]]).any()
+
+
+def test_another_policy_is_the_objectives(boards: list[Board]) -> None:
+    policy = Policy.from_dict({"weights": {"poison": -3.0, "loyalty": 2.0}, "game": {"win": 50.0}})
+    rng = np.random.default_rng(9)
+    part = boards[:800]
+    choices = [random_choice(board, rng) for board in part]
+    assert score_many(part, choices, policy).tolist() == _one_by_one(part, choices, policy)
+
+
+def test_one_board_and_none() -> None:
+    board = load_board("solver/examples/classic.json")
+    choice = random_choice(board, np.random.default_rng(1))
+    assert score_many([board], [choice]).tolist() == _one_by_one([board], [choice])
+    assert score_many([], []).shape == (0,)
+    with pytest.raises(ValueError, match="1 boards but 0 choices"):
+        score_many([board], [])
