@@ -1,10 +1,12 @@
-"""The envs' batched reward scoring against one board at a time: :func:`solver.batch.score_many`.
+"""The envs' batched solver passes against one board at a time: ``score_many`` and ``settle_many``.
 
 The delta and regret rewards score the agents' choices of every game in one
-:func:`~solver.batch.score_many` call; it must give exactly
-:meth:`solver.objective.Objective.score_matrix` per board, on random boards of every
-variant (1-4 proliferates, replacement effects, thresholds, Sagas, battles, 2HG poison
-recipients) and for random, optimal, worst and empty choices.
+:func:`solver.batch.score_many` call; it must give exactly
+:meth:`solver.objective.Objective.score_matrix` per board.  The games' state-based actions
+(after events, and after every resolution) run in one :func:`solver.batch.settle_many`
+call; it must give exactly :func:`solver.rules.settle` and :func:`solver.rules.losers` per
+board.  Random boards of every variant (1-4 proliferates, replacement effects, thresholds,
+Sagas, battles, 2HG poison recipients), with random, optimal, worst and empty choices.
 """
 
 from __future__ import annotations
@@ -14,11 +16,12 @@ import pytest
 from batch_strategies import random_boards
 
 from env.policies import noop_choice, random_choice
-from solver.batch import decide_many, score_many
+from solver.batch import decide_many, score_many, settle_many
 from solver.board import Board, BoolArray, IntArray
 from solver.boardjson import load_board
 from solver.objective import Objective
 from solver.policy import Policy
+from solver.rules import Settled, counters_after, losers, settle
 
 BOARDS = 3_000
 
@@ -70,3 +73,30 @@ def test_one_board_and_none() -> None:
     assert score_many([], []).shape == (0,)
     with pytest.raises(ValueError, match="1 boards but 0 choices"):
         score_many([board], [])
+
+
+def _same_settled(got: Settled, want: Settled) -> None:
+    for name in Settled.__dataclass_fields__:
+        assert np.array_equal(getattr(got, name), getattr(want, name)), name
+
+
+def test_settle_many_is_settle_and_losers_per_board(boards: list[Board]) -> None:
+    rng = np.random.default_rng(3)
+    counts = [counters_after(board, *random_choice(board, rng)) for board in boards]
+    got = settle_many(boards, counts)
+    lost_any = 0
+    for board, own, (settled, lost) in zip(boards, counts, got, strict=True):
+        want = settle(board, own)
+        _same_settled(settled, want)
+        assert np.array_equal(lost, losers(board, want))
+        lost_any += bool(lost.any())
+    assert lost_any > 100  # the mix has losses to find
+
+
+def test_settle_many_of_the_boards_as_they_are(boards: list[Board]) -> None:
+    part = boards[:1000]
+    for board, (settled, lost) in zip(part, settle_many(part, [b.counts for b in part]), strict=True):
+        want = settle(board, board.counts)
+        _same_settled(settled, want)
+        assert np.array_equal(lost, losers(board, want))
+    assert settle_many([], []) == []
