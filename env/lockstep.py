@@ -20,13 +20,14 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from solver.batch import score_many
 from solver.board import Board
 from solver.boardjson import load_board
 from solver.errors import BoardError
 from solver.objective import MILLI
 
 from .config import AgentConfig, EnvConfig
-from .game import Game, PendingDecision, advance_all, plan_all
+from .game import Game, PendingDecision, advance_all, plan_all, play_all
 from .opportunities import GIVEN, Opportunity, opening
 from .policies import matrices
 from .scenarios import sample_scenario, start_life, with_columns
@@ -164,23 +165,26 @@ class Lockstep:
         extras: dict[int, Info] = {}
         if done_k and (agent.reward_mode == "regret" or agent.oracle_in_info):
             plan_all([decisions[k] for k in done_k])
-        moving: list[Game] = []
-        for k in done_k:
-            ep, decision = eps[k], decisions[k]
-            chosen, recipients = matrices(decision.board, decision.rows, decision.recipients)
-            outcome = ep.game.resolve(decision, chosen, recipients)
-            if agent.reward_mode != "terminal" or agent.oracle_in_info:
-                # The resolution is already settled (apply_matrix): score it rather than settling it again.
-                value = decision.objective.value_of(outcome.settled)
+        ended = [decisions[k] for k in done_k]
+        choices = [matrices(d.board, d.rows, d.recipients) for d in ended]
+        if agent.reward_mode != "terminal" or agent.oracle_in_info:
+            # Every game's choice scored in one stacked pass (the objective's own kernels).
+            values = score_many([d.board for d in ended], choices, self.config.policy).tolist()
+            for k, decision, value in zip(done_k, ended, values, strict=True):
                 terms[k]["delta"] = value / MILLI
                 if agent.reward_mode == "regret" or agent.oracle_in_info:
                     terms[k]["regret"] = -(decision.optimum.value - value) / MILLI
+        # The choices applied and the games run on to the agents' next decisions, their state-based
+        # actions batched across the games (env.game.run_all).
+        runs = [
+            eps[k].game.playing(decision, *choice, go_on=not agent.bandit)
+            for k, decision, choice in zip(done_k, ended, choices, strict=True)
+        ]
+        outcomes = play_all([eps[k].game for k in done_k], runs)
+        for k, (chosen, _), outcome in zip(done_k, choices, outcomes, strict=True):
+            ep = eps[k]
             ep.last = self._slot_bits(ep, np.asarray(chosen.any(axis=0), dtype=bool))
-            ep.game.pending = None
             extras[k] = {"dies": list(outcome.dies), "losers": list(outcome.losers)}
-            if not ep.game.over and not agent.bandit:
-                moving.append(ep.game)
-        advance_all(moving)
         for k in done_k:
             ep = eps[k]
             game = ep.game
