@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from .board import Board, BoolArray, IntArray
+from .board import Board, BoolArray, FloatArray, IntArray
 from .decision import Alternative, Decision
 from .fast import MAX_FREE_SEATS, NO_OPTION, best_options, solve_fast
 from .inputs import BoardLike, PolicyLike, as_board, as_policy
@@ -45,9 +45,9 @@ from .rules import (
     EventLayout,
     SeatRules,
     Settled,
-    counters_after,
     eligible_mask,
     events_of,
+    losers,
     lost_seats_of,
     settle,
     shared_poison_threshold,
@@ -56,7 +56,18 @@ from .solve import Derived
 from .stack import Stack
 from .status import Method, Status
 
-__all__ = ["BatchDecisions", "Optimum", "decide_many", "decide_one", "score_many", "settle_many", "solve_many"]
+__all__ = [
+    "BatchDecisions",
+    "Optimum",
+    "ScoredChoices",
+    "decide_many",
+    "decide_one",
+    "material_spans",
+    "score_choices",
+    "score_many",
+    "settle_many",
+    "solve_many",
+]
 
 #: Boards stacked at once: bounds memory (a few hundred bytes per object and kind) on huge batches.
 CHUNK = 512
@@ -634,48 +645,230 @@ def _decision(board: Board, policy: Policy, batch: BatchDecisions, b: int, elaps
     )
 
 
+# ---------------------------------------------------------------------------- given choices, scored
+@dataclass(frozen=True)
+class ScoredChoices:
+    """Given choices scored over a stack: alternative ``j`` (axis 0) of board ``b`` (axis 1).
+
+    ``values`` is what :meth:`solver.objective.Objective.score_matrix` gives (milli-points
+    relative to choosing nothing); ``material`` the material balance after the choice
+    (counters, permanents and 2HG team poison from the proliferator's side, game result left
+    out, as :func:`solver.analysis.winprob.settled_material` reads it, in milli-points);
+    ``events`` the game events (:func:`solver.rules.event_mask`); ``scores`` the policy's game
+    score of those events and ``results`` the result in words
+    (:meth:`~solver.objective.Objective.game_result`).
+    """
+
+    values: IntArray
+    material: IntArray
+    events: IntArray
+    scores: FloatArray
+    results: tuple[tuple[str, ...], ...]
+
+
 def score_many(
     boards: Sequence[Board], choices: Sequence[tuple[BoolArray, IntArray]], policy: Policy | None = None
 ) -> IntArray:
-    """The value of each board's checked choice matrices, in milli-points relative to choosing nothing.
+    """The value of each board's checked choice matrices (rounds x objects, rounds x teams), in milli-points.
 
-    Exactly ``Objective(board, policy).score_matrix(chosen, recipients)`` for every board (the
-    environments' delta and regret rewards), but the state-based actions, the material and
-    the game events of every board, after the choice and after choosing nothing, run as one
-    pass over a :class:`~solver.stack.Stack`.  The counters each choice adds come from
-    :func:`solver.rules.counters_after`, board by board (one short call each).  Only a board
-    whose events score a game result asks its own :class:`~solver.objective.Objective` for
-    the game milli-points, whose weight needs that board's per-unit tables.
+    Exactly ``Objective(board, policy).score_matrix(chosen, recipients)`` per board, computed
+    over stacks of boards with the same kernels (:func:`score_choices`).
     """
-    policy = policy or Policy()
-    if len(boards) != len(choices):
-        raise ValueError(f"{len(boards)} boards but {len(choices)} choices")
-    if not boards:
-        return np.zeros(0, dtype=np.int64)
-    st = Stack.of(boards)
-    after = _stacked_counts(st, [counters_after(b, *c) for b, c in zip(boards, choices, strict=True)])
-    settled = settle(st, np.stack([st.counts, after]))
-    total = np.zeros((2, st.n_boards), dtype=np.int64)
-    heads = np.flatnonzero(st.is_player & (st.two_headed & st.has_poison)[st.board_of])
-    material = material_of(MaterialTables.build(st, policy, st.player_rows, heads), settled)
-    poison = _team_poison(st, settled.counts)
-    if poison is not None:  # 2HG shared poison is counted once per team (810.10)
-        team_board = np.repeat(np.arange(st.n_boards), np.diff(st.team_offsets))
-        our_team = st.team[_player_pos(st)[st.proliferator]]
-        side = np.where(np.arange(len(team_board)) == our_team[team_board], 1.0, -1.0) * policy.weight("poison")
-        teams = np.flatnonzero((st.two_headed & st.has_poison)[team_board])
-        milli = team_poison_milli(side[teams], poison[:, teams])
-    events = _board_events(st, settled, poison)
-    for now in (0, 1):
-        np.add.at(total[now], st.board_of, material[now])
-        if poison is not None:
-            np.add.at(total[now], team_board[teams], milli[now])
-    # The game result: only boards with events at all can score one; its weight is the board's own.
-    for b in np.flatnonzero(events.any(axis=0)).tolist():
-        objective = Objective(boards[b], policy)
-        total[:, b] += [objective.game_milli(int(events[0, b])), objective.game_milli(int(events[1, b]))]
-    out: IntArray = total[1] - total[0]
+    values: IntArray = score_choices(boards, [choices], policy).values[0]
+    return values
+
+
+def score_choices(
+    boards: Sequence[Board],
+    alternatives: Sequence[Sequence[tuple[BoolArray, IntArray]]],
+    policy: Policy | None = None,
+    *,
+    spans: IntArray | None = None,
+) -> ScoredChoices:
+    """Several checked choices per board (``alternatives[j][b]``), scored in one pass per stack.
+
+    The board settled with nothing chosen, which every value is relative to, is settled once
+    for all alternatives.  A game result is weighted as :attr:`Objective.game_weight` weighs
+    it, above the board's material range: give ``spans`` (:func:`material_spans`) if known,
+    else it is worked out for the boards whose events score at all.
+    """
+    policy = as_policy(policy)
+    n_alt = len(alternatives)
+    if any(len(alt) != len(boards) for alt in alternatives):
+        raise ValueError("every alternative needs one choice per board")
+    parts = [
+        _score(
+            Stack.of(boards[i : i + CHUNK]),
+            policy,
+            [alt[i : i + CHUNK] for alt in alternatives],
+            None if spans is None else spans[i : i + CHUNK],
+        )
+        for i in range(0, len(boards), CHUNK)
+    ]
+    if not parts:
+        empty = np.zeros((n_alt, 0), dtype=np.int64)
+        return ScoredChoices(empty, empty, empty, np.zeros((n_alt, 0)), ((),) * n_alt)
+    return ScoredChoices(
+        values=np.concatenate([p.values for p in parts], axis=1),
+        material=np.concatenate([p.material for p in parts], axis=1),
+        events=np.concatenate([p.events for p in parts], axis=1),
+        scores=np.concatenate([p.scores for p in parts], axis=1),
+        results=tuple(tuple(r for p in parts for r in p.results[j]) for j in range(n_alt)),
+    )
+
+
+def _score(
+    st: Stack, policy: Policy, alternatives: Sequence[Sequence[tuple[BoolArray, IntArray]]], spans: IntArray | None
+) -> ScoredChoices:
+    n_boards = st.n_boards
+    pcol = st.kind_column("poison")
+    shared = st.two_headed & st.has_poison
+    player_pos = np.full(st.n_objects, -1, dtype=np.int64)
+    player_pos[st.player_rows] = np.arange(len(st.player_rows))
+    heads = st.player_rows[shared[st.player_board]]
+    head_team = st.team[player_pos[heads]]
+    n_teams = int(st.team_offsets[-1])
+
+    # Counts after every round (solver.rules.counters_after), nothing chosen first.
+    counts = np.empty((len(alternatives) + 1, *st.counts.shape), dtype=np.int64)
+    counts[0] = st.counts
+    for j, alt in enumerate(alternatives, start=1):
+        times = np.concatenate([chosen.sum(axis=0) for chosen, _ in alt]) if alt else np.zeros(0, np.int64)
+        np.add(st.counts, times[:, None] * st.gain, out=counts[j])
+        if len(heads):  # 2HG: each team gets the poison of the heads named to receive it (701.34b)
+            given = [recipients[recipients >= 0] + st.offsets[b] for b, (_, recipients) in enumerate(alt) if shared[b]]
+            receivers = np.concatenate(given) if given else np.zeros(0, np.int64)
+            team_gain = np.zeros(n_teams, dtype=np.int64)
+            np.add.at(team_gain, st.team[player_pos[receivers]], st.gain[receivers, pcol])
+            counts[j, heads, pcol] = st.counts[heads, pcol] + team_gain[head_team]
+    settled = settle(st, counts)
+    alt_axis = np.arange(len(counts))[:, None]
+
+    # Material per board, 2HG team poison counted once per team.
+    starts = st.offsets[:-1]
+    material = np.add.reduceat(
+        material_of(MaterialTables.build(st, policy, st.player_rows, heads), settled), starts, axis=1
+    )
+    team_poison = np.zeros((len(counts), n_teams), dtype=np.int64)
+    if pcol >= 0:
+        np.maximum.at(team_poison, (alt_axis, st.team[None, :]), settled.counts[:, st.player_rows, pcol])
+    team_board = np.repeat(np.arange(n_boards), np.diff(st.team_offsets))
+    shared_teams = np.flatnonzero(shared[team_board])
+    layout = EventLayout.build(
+        player_rows=st.player_rows,
+        seat=st.seat,
+        seats_per_player=st.n_seats[st.player_board],
+        life=st.life,
+        two_headed=st.two_headed[st.player_board],
+        poison_column=pcol,
+        thr_owner=player_pos[st.controller[st.thr_object]],
+        thr_effect=st.thr_effect,
+    )
+    events = np.bitwise_or.reduceat(events_of(layout, st.thr_object, settled), starts, axis=1)
+    if len(shared_teams):
+        our_team = st.team[player_pos[st.proliferator]]
+        side = np.where(shared_teams == our_team[team_board[shared_teams]], 1.0, -1.0)
+        poison = team_poison[:, shared_teams]
+        np.add.at(
+            material,
+            (alt_axis, team_board[shared_teams][None, :]),
+            team_poison_milli(side * policy.weight("poison"), poison),
+        )
+        threshold = shared_poison_threshold(np.bincount(st.team, minlength=n_teams))[shared_teams]
+        local = shared_teams - st.team_offsets[team_board[shared_teams]]
+        bits = np.where(poison >= threshold, np.left_shift(np.int64(1), local), 0)
+        np.bitwise_or.at(events, (alt_axis, team_board[shared_teams][None, :]), bits)
+
+    # The game result, weighted above the board's material range where it scores at all.
+    seat_rules = SeatRules.build(n_seats=st.n_seats, player_board=st.player_board, seat=st.seat, team=st.team)
+    rules = GameRules.build(
+        policy,
+        seat_rules,
+        player_board=st.player_board,
+        seat=st.seat,
+        team=st.team,
+        proliferator=player_pos[st.proliferator],
+    )
+    scores = game_scores(policy, rules, events.T)  # boards x alternatives
+    if spans is None:
+        scoring = np.flatnonzero((scores != 0).any(axis=1))
+        spans = np.zeros(n_boards, dtype=np.int64)
+        spans[scoring] = material_spans([st.boards[b] for b in scoring.tolist()], policy)
+    total = material + game_milli_of(game_weight_of(policy, spans, rules.n_opponents), scores).T
+    lost = lost_seats_of(rules.seats, events.T)
+    ours = ((lost >> rules.our_seat[:, None]) & 1) == 1
+    results = tuple(
+        tuple(_result(policy, s, o) for s, o in zip(scores[:, j].tolist(), ours[:, j].tolist(), strict=True))
+        for j in range(1, len(counts))
+    )
+    return ScoredChoices(
+        values=total[1:] - total[:1],
+        material=material[1:],
+        events=events[1:],
+        scores=scores[:, 1:].T,
+        results=results,
+    )
+
+
+def material_spans(boards: Sequence[Board], policy: Policy | None = None) -> IntArray:
+    """Per board, the most minus the least material any choice can reach, game results left out (milli-points).
+
+    Material adds over units (:class:`solver.objective.Units`), so this is the sum of every
+    unit's own range: the span :attr:`Objective.game_weight` is raised above, and the
+    analysis' yardstick for a regret that changed no game result.
+    """
+    policy = as_policy(policy)
+    out = np.zeros(len(boards), dtype=np.int64)
+    for i in range(0, len(boards), CHUNK):
+        out[i : i + CHUNK] = _spans(Stack.of(boards[i : i + CHUNK]), policy)
     return out
+
+
+def _spans(st: Stack, policy: Policy) -> IntArray:
+    rounds_of = st.rounds[st.board_of]
+    pcol = st.kind_column("poison")
+    shared = st.two_headed & st.has_poison
+    head = st.is_player & shared[st.board_of]
+    heads = np.flatnonzero(head)
+    gain = st.gain
+    if len(heads):  # a 2HG team's poison is its own unit
+        gain = gain.copy()
+        gain[heads, pcol] = 0
+    # Every row chosen in c = 0..rounds rounds (past its board's rounds, as often as it has).
+    times: IntArray = np.minimum(np.arange(int(st.rounds.max(initial=0)) + 1)[:, None], rounds_of[None, :])
+    settled = settle(st, st.counts + times[:, :, None] * gain)
+    material = material_of(MaterialTables.build(st, policy, st.player_rows, heads), settled)
+    choosable = eligible_mask(st)
+    single = choosable & ~head
+    out = np.zeros(st.n_boards, dtype=np.int64)
+    np.add.at(out, st.board_of[single], (material.max(axis=0) - material.min(axis=0))[single])
+    player_pos = np.full(st.n_objects, -1, dtype=np.int64)
+    player_pos[st.player_rows] = np.arange(len(st.player_rows))
+    our_team = st.team[player_pos[st.proliferator]]
+    weight = policy.weight("poison")
+    for t in np.unique(st.team[player_pos[heads]]).tolist():  # 2HG teams sharing poison: their options' range
+        rows = st.player_rows[st.team == t]
+        b = int(st.board_of[rows[0]])
+        p0 = int(st.counts[rows, pcol].max())
+        patterns = team_patterns(
+            int(st.rounds[b]),
+            tuple(bool(choosable[r]) for r in rows),
+            p0 > 0,
+            tuple(int(st.gain[r, pcol]) for r in rows),
+        )
+        if not patterns:
+            continue
+        side = 1.0 if t == our_team[b] else -1.0
+        given = np.array([p0 + p[2] for p in patterns], dtype=np.int64)
+        options = material[np.array([p[1] for p in patterns]), rows[None, :]].sum(axis=1)
+        options = options + team_poison_milli(np.full(len(given), side * weight), given)
+        out[b] += int(options.max() - options.min())
+    return out
+
+
+# ---------------------------------------------------------------------------- state-based actions of many boards
+#: Fewer boards than this are settled one by one by :func:`settle_many` (a stack's fixed cost is ~0.5 ms).
+SETTLE_STACK_FROM = 8
 
 
 def settle_many(boards: Sequence[Board], counts: Sequence[IntArray]) -> list[tuple[Settled, BoolArray]]:
@@ -685,11 +878,14 @@ def settle_many(boards: Sequence[Board], counts: Sequence[IntArray]) -> list[tup
     state-based actions after something else changed it, or :func:`solver.rules.counters_after`
     a choice.  The boards are stacked, settled and their game events found together; each
     board's :class:`~solver.rules.Settled` (in its own columns) and losers are sliced out.
+    Below :data:`SETTLE_STACK_FROM` boards, stacking costs more than it saves, and each board
+    is settled on its own by the same rules.
     """
     if len(boards) != len(counts):
         raise ValueError(f"{len(boards)} boards but {len(counts)} counts")
-    if not boards:
-        return []
+    if len(boards) < SETTLE_STACK_FROM:
+        alone = [(board, settle(board, own)) for board, own in zip(boards, counts, strict=True)]
+        return [(settled, losers(board, settled)) for board, settled in alone]
     st = Stack.of(boards)
     settled = settle(st, _stacked_counts(st, counts))
     events = _board_events(st, settled, _team_poison(st, settled.counts))

@@ -71,7 +71,7 @@ def test_one_board_and_none() -> None:
     choice = random_choice(board, np.random.default_rng(1))
     assert score_many([board], [choice]).tolist() == _one_by_one([board], [choice])
     assert score_many([], []).shape == (0,)
-    with pytest.raises(ValueError, match="1 boards but 0 choices"):
+    with pytest.raises(ValueError, match="one choice per board"):
         score_many([board], [])
 
 
