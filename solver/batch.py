@@ -886,7 +886,7 @@ def settle_many(boards: Sequence[Board], counts: Sequence[IntArray]) -> list[tup
     if len(boards) < SETTLE_STACK_FROM:
         alone = [(board, settle(board, own)) for board, own in zip(boards, counts, strict=True)]
         return [(settled, losers(board, settled)) for board, settled in alone]
-    st = Stack.of(boards)
+    st = Stack.of(boards, with_gain=False)
     settled = settle(st, _stacked_counts(st, counts))
     events = _board_events(st, settled, _team_poison(st, settled.counts))
     rules = SeatRules.build(n_seats=st.n_seats, player_board=st.player_board, seat=st.seat, team=st.team)

@@ -28,7 +28,6 @@ _GATHERED = (
     "ids",
     "kinds",
     "counts",
-    "gain",
     "n_players",
     "team_names",
     "variant",
@@ -105,8 +104,12 @@ class Stack:
     team_offsets: IntArray
 
     @classmethod
-    def of(cls, boards: Sequence[Board]) -> Stack:
-        """Stack ``boards``: one Python pass over the boards gathering their arrays, none over objects."""
+    def of(cls, boards: Sequence[Board], *, with_gain: bool = True) -> Stack:
+        """Stack ``boards``: one Python pass over the boards gathering their arrays, none over objects.
+
+        ``with_gain=False`` leaves :attr:`gain` all zero, for settling given counts only (the
+        boards' own gains, costly with replacement effects, are then never worked out).
+        """
         boards = tuple(boards)
         gathered = dict(zip(_GATHERED, zip(*map(_gather, boards), strict=True), strict=True)) if boards else {}
 
@@ -138,7 +141,8 @@ class Stack:
             rows = offsets[:-1][cell_board] + pos // wide
             cols = code[first_col[cell_board] + pos % wide]
             counts[rows, cols] = np.concatenate([c.ravel() for c in gathered["counts"]])
-            gain[rows, cols] = np.concatenate([g.ravel() for g in gathered["gain"]])
+            if with_gain:
+                gain[rows, cols] = np.concatenate([b.gain.ravel() for b in boards])
 
         n_thr = np.array([len(t) for t in gathered.get("thr_object", ())], dtype=np.int64)
         n_cv = np.array([len(c) for c in gathered.get("cv_object", ())], dtype=np.int64)
