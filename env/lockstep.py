@@ -7,9 +7,12 @@ all games at once is: the action checks, masks and illegal-bit counts are array 
 over the batch; the scripted seats' decisions of all games go to one
 :func:`env.policies.decide_each` call per board policy (:func:`env.game.advance_all`); the
 optimum for the regret reward and the oracle is one :func:`env.decide.decide_boards` call
-(:func:`env.game.plan_all`); observations are stacked arrays.  What stays a loop over games
+(:func:`env.game.plan_all`); the agents' choices are scored by one
+:func:`solver.batch.score_many` call; the state-based actions of all the games, after each
+resolution and each turn's events, are one :func:`solver.batch.settle_many` call per round
+(:func:`env.game.play_all`); observations are stacked arrays.  What stays a loop over games
 is what each game does with its own generator (events, opportunities, random seats) and the
-solver calls on each game's own board.
+bookkeeping of each game's own board.
 """
 
 from __future__ import annotations
