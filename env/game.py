@@ -146,7 +146,7 @@ def run_all(runs: Sequence[Running[T]]) -> list[T]:
     Each round, every game still running has asked for one check; one
     :func:`solver.batch.settle_many` call answers them all.
     """
-    results: list[T | None] = [None] * len(runs)
+    results: dict[int, T] = {}
     live: list[int] = []
     asks: list[Check] = []
     for k, run in enumerate(runs):
@@ -166,7 +166,7 @@ def run_all(runs: Sequence[Running[T]]) -> list[T]:
             except StopIteration as stop:
                 results[k] = stop.value
         live = still
-    return results  # type: ignore[return-value]  # every run has returned
+    return [results[k] for k in range(len(runs))]
 
 
 def resolve_all(
