@@ -9,12 +9,18 @@ N gives a simple numpy game.  Each figure is the median of ``--repeats`` timed w
 its min-max spread.  Then: the resident memory of an N-game Duel vector env (a fresh
 process: after imports, and after reset and a few steps), and a profile of a vector step
 split between the solver, the env's own code and Gymnasium.
+
+``--baseline CHECKOUT`` also measures another checkout's envs (for instance a worktree of
+``main``) in the same run: each figure of ours and the baseline's is then taken in a fresh
+process, one right after the other, so the "x baseline" column compares code under the
+same load.
 """
 
 from __future__ import annotations
 
 import argparse
 import cProfile
+import os
 import pstats
 import statistics
 import subprocess
@@ -112,6 +118,68 @@ print(before, rss())
 """
 
 
+_RATE_PROBE = """
+import statistics, sys, time
+import gymnasium as gym, numpy as np
+import env
+env_id, mode, n, seconds, repeats = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
+rng = np.random.default_rng(0)
+def act(masks):
+    return (masks.astype(bool) & (rng.random(masks.shape) < 0.5)).astype(np.int8)
+if mode == "single":
+    made = gym.make(env_id)
+    obs, _ = made.reset(seed=0)
+    def step():
+        global obs
+        obs, _, term, trunc, _ = made.step(act(obs["action_mask"]))
+        if term or trunc:
+            obs = made.reset()[0]
+        return 1
+else:
+    vec = gym.make_vec(env_id, num_envs=n)
+    obs, _ = vec.reset(seed=0)
+    def step():
+        global obs
+        obs = vec.step(act(obs["action_mask"]))[0]
+        return n
+def run(window):
+    start, steps = time.perf_counter(), 0
+    while time.perf_counter() - start < window or steps < 2:
+        steps += step()
+    return steps / (time.perf_counter() - start)
+run(seconds / 5)
+rates = [run(seconds) for _ in range(repeats)]
+print(statistics.median(rates), min(rates), max(rates))
+"""
+
+
+def rate(checkout: Path, env_id: str, mode: str, n: int, seconds: float, repeats: int) -> tuple[float, float, float]:
+    """Steps/s (median, min, max) of ``checkout``'s env in a fresh process, random legal subset actions."""
+    done = subprocess.run(
+        [sys.executable, "-c", _RATE_PROBE, env_id, mode, str(n), str(seconds), str(repeats)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=checkout,
+        env={**os.environ, "PYTHONPATH": str(checkout.resolve())},
+    )
+    median, low, high = (float(x) for x in done.stdout.split())
+    return median, low, high
+
+
+def compare(baseline: Path, n: int, seconds: float, repeats: int) -> list[dict[str, Any]]:
+    """Ours against ``baseline`` for every proliferate id but the bandit, single and vector, back to back."""
+    ours = Path(__file__).resolve().parent.parent
+    rows: list[dict[str, Any]] = []
+    for env_id in [i for i in env.IDS if "Bandit" not in i]:
+        for mode in ("single", "vector"):
+            base = rate(baseline, env_id, mode, n, seconds, repeats)
+            mine = rate(ours, env_id, mode, n, seconds, repeats)
+            label = "single" if mode == "single" else f"vector x{n}"
+            rows.append({"id": env_id, "mode": label, "baseline": base, "ours": mine, "ratio": mine[0] / base[0]})
+    return rows
+
+
 def memory(n: int) -> tuple[float, float]:
     """Resident MB of a fresh process after imports, and with an ``n``-game Duel vector env reset and stepped."""
     done = subprocess.run([sys.executable, "-c", _MEMORY_PROBE, str(n)], capture_output=True, text=True, check=True)
@@ -150,6 +218,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--num-envs", type=int, default=256, help="games in each native vector env (default 256)")
     parser.add_argument("--rewards", action="store_true", help="also measure reward_mode terminal and regret")
     parser.add_argument("--json", type=Path, default=None, help="where to write the JSON (default benchmarks/results)")
+    parser.add_argument("--baseline", type=Path, default=None, help="another checkout to compare with, same run")
     args = parser.parse_args(argv)
     n = args.num_envs
 
@@ -218,6 +287,21 @@ def main(argv: list[str] | None = None) -> int:
         ["memory", f"x{n} Duel", f"< {MEMORY_TARGET_MB} MB", f"{after:,.0f} MB", "met" if after < 200 else "NOT met"]
     )
     print(markdown_table(["id", "mode", "target steps/s", "measured", ""], target_rows))
+    extra: dict[str, Any] = {}
+    if args.baseline is not None:
+        against = compare(args.baseline, n, args.seconds, args.repeats)
+        print(f"\n## Against {args.baseline} (each pair measured back to back, fresh processes)\n")
+        spread = "{0:,.0f} [{1:,.0f}-{2:,.0f}]".format
+        print(
+            markdown_table(
+                ["id", "mode", "baseline steps/s [min-max]", "ours steps/s [min-max]", "x baseline"],
+                [
+                    [r["id"], r["mode"], spread(*r["baseline"]), spread(*r["ours"]), f"{r['ratio']:.2f}"]
+                    for r in against
+                ],
+            )
+        )
+        extra["against_baseline"] = {"checkout": str(args.baseline), "rows": against}
     path = write_json(
         "env_throughput",
         {
@@ -225,7 +309,8 @@ def main(argv: list[str] | None = None) -> int:
             "results": rows,
             "memory_mb": {"after_imports": before, "vector_env": after},
             "profile_vector_duel": dict(shares),
-        },
+        }
+        | extra,
         args.json,
     )
     print(f"\nJSON: {path}")

@@ -2,7 +2,10 @@
 
 The oracle opponents, the regret reward, ``oracle_in_info`` and :meth:`oracle_action` all
 need the optimum of several boards per vector step.  They all call :func:`decide_boards`,
-so the batched decision core can replace the per-board loop below in this one place.
+which hands every board to the batched decision core (:func:`solver.batch.decide_many`) in
+one call: one stacked pass over all the boards' objects rather than one pass per board.  A
+lone board (the single env, a lone oracle seat) takes :func:`solver.batch.decide_one`, the
+same decision without the cost of stacking one board.
 """
 
 from __future__ import annotations
@@ -10,9 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from solver.batch import decide_many, decide_one
 from solver.board import Board, BoolArray, IntArray
-from solver.fast import solve_fast
-from solver.objective import Objective
 from solver.policy import Policy
 
 __all__ = ["Plan", "decide_boards"]
@@ -29,10 +31,8 @@ class Plan:
 
 def decide_boards(boards: Sequence[Board], policy: Policy | None = None) -> list[Plan]:
     """The optimum of every board under ``policy``, in order (exact fast path, canonical tie-break)."""
-    plans: list[Plan] = []
-    for board in boards:
-        objective = Objective(board, policy)
-        best = solve_fast(objective)
-        chosen, recipients = objective.matrix_of(best.single_times, best.team_options)
-        plans.append(Plan(best.value, chosen, recipients))
-    return plans
+    if len(boards) <= 1:
+        return [Plan(best.value, best.chosen, best.recipients) for best in (decide_one(b, policy) for b in boards)]
+    batch = decide_many(boards, policy)
+    values = batch.values.tolist()
+    return [Plan(values[b], *batch.matrices(b)) for b in range(len(boards))]

@@ -7,7 +7,7 @@ costs life; some attackers proliferate on combat damage), -1/-1 effects hit the
 opponents' creatures, +1/+1 effects grow one's own, Sieges are attacked, and removal
 destroys a creature.  The counters are put as printed: replacement effects are modelled
 by the solver for proliferate only.  State-based actions are not applied here: the game
-(:mod:`env.game`) runs them through :func:`solver.rules.apply_matrix` right after.
+(:mod:`env.game`) runs them right after, through :func:`solver.batch.settle_many`.
 """
 
 from __future__ import annotations

@@ -3,26 +3,33 @@
 A :class:`Game` runs until a seat has a proliferate to decide.  :func:`advance_all` drives
 many games at once: it has the scripted seats' decisions made (batched across the games)
 and stops each game when a seat it does not script (an *external* seat: the Gymnasium
-agent, or every PettingZoo agent) must decide, which :meth:`Game.resolve` then applies.
-Every rule comes from the solver: a decision is applied with :func:`solver.rules.apply_matrix`,
-and after each turn's events :func:`solver.rules.settle` and :func:`solver.rules.losers` run the
-state-based actions and say who lost (704.5, 704.6, 810.8).
-All randomness comes from the generator passed in (the env's ``np_random``).
+agent, or every PettingZoo agent) must decide, which :func:`resolve_all` then applies.
+Every rule comes from the solver: a decision adds the counters of
+:func:`solver.rules.counters_after`, and after it, as after each turn's events, the
+state-based actions run and say who lost (704.5, 704.6, 810.8).
+
+A game runs as a generator (:data:`Running`) that yields each board whose state-based
+actions are due and gets back the board settled and its losers, so :func:`run_all` answers
+the checks of all the games running together with one :func:`solver.batch.settle_many`
+call, however far apart the games are.  All randomness comes from the generator passed in
+(the env's ``np_random``); each game consumes its own in the order a game alone would.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
+from typing import TypeVar
 
 import numpy as np
 
+from solver.batch import settle_many
 from solver.board import Board, BoolArray, IntArray, Variant
 from solver.objective import Objective
 from solver.policy import Policy
-from solver.rules import Outcome, apply_matrix, losers, settle
+from solver.rules import Settled, counters_after
 
 from .boardops import remove, retarget
 from .decide import Plan, decide_boards
@@ -31,7 +38,26 @@ from .opportunities import PERMANENT_SOURCES, Opportunity, prepare, turn_opportu
 from .policies import BoardPolicy, decide_each
 from .scenarios import rebuild
 
-__all__ = ["Game", "GameConfig", "PendingDecision", "advance_all", "plan_all"]
+__all__ = [
+    "Game",
+    "GameConfig",
+    "PendingDecision",
+    "Resolved",
+    "Running",
+    "advance_all",
+    "plan_all",
+    "play_all",
+    "resolve_all",
+    "run_all",
+]
+
+#: A board whose state-based actions are due, with its counts (the board's own, or after a choice).
+Check = tuple[Board, IntArray]
+#: The answer: the counts settled (704.3) and which players lose.
+Checked = tuple[Settled, BoolArray]
+T = TypeVar("T")
+#: A game running: it yields checks and gets their answers; its return value is the caller's.
+Running = Generator[Check, Checked, T]
 
 
 @dataclass(frozen=True)
@@ -95,15 +121,76 @@ def plan_all(decisions: Sequence[PendingDecision]) -> None:
             decision.plan = plan
 
 
+@dataclass(frozen=True, eq=False)
+class Resolved:
+    """A decision applied: the board it was made on, the board settled after it, and who lost."""
+
+    before: Board
+    settled: Settled
+    lost: BoolArray
+
+    @property
+    def dies(self) -> tuple[str, ...]:
+        """Permanents put into the graveyard by the state-based actions."""
+        return tuple(self.before.ids[i] for i in np.flatnonzero(self.settled.dies))
+
+    @property
+    def losers(self) -> tuple[str, ...]:
+        """Players who lose (every head of a losing 2HG team)."""
+        return tuple(self.before.ids[i] for i in np.flatnonzero(self.lost))
+
+
+def run_all(runs: Sequence[Running[T]]) -> list[T]:
+    """Run every game generator to its end, answering the checks they yield together; their return values.
+
+    Each round, every game still running has asked for one check; one
+    :func:`solver.batch.settle_many` call answers them all.
+    """
+    results: dict[int, T] = {}
+    live: list[int] = []
+    asks: list[Check] = []
+    for k, run in enumerate(runs):
+        try:
+            asks.append(next(run))
+            live.append(k)
+        except StopIteration as stop:
+            results[k] = stop.value
+    while live:
+        answers = settle_many([board for board, _ in asks], [counts for _, counts in asks])
+        still: list[int] = []
+        asks = []
+        for k, answer in zip(live, answers, strict=True):
+            try:
+                asks.append(runs[k].send(answer))
+                still.append(k)
+            except StopIteration as stop:
+                results[k] = stop.value
+        live = still
+    return [results[k] for k in range(len(runs))]
+
+
+def resolve_all(
+    games: Sequence[Game], decisions: Sequence[PendingDecision], choices: Sequence[tuple[BoolArray, IntArray]]
+) -> list[Resolved]:
+    """Apply each game's decision (checked solver matrices), its state-based actions batched; no game goes on."""
+    return run_all([g.resolving(d, *c) for g, d, c in zip(games, decisions, choices, strict=True)])
+
+
 def advance_all(games: Sequence[Game]) -> None:
-    """Run every game until one of its external seats must decide (``pending``) or it ends.
+    """Run every game until one of its external seats must decide (``pending``) or it ends."""
+    play_all(games, [game.advancing() for game in games])
+
+
+def play_all(games: Sequence[Game], runs: Sequence[Running[T]]) -> list[T]:
+    """Run ``runs`` (the games' next moves, :meth:`Game.playing` or :meth:`Game.advancing`), then on as
+    :func:`advance_all` does; the runs' return values.
 
     The scripted seats' decisions of all the games are taken together, one
-    :func:`env.policies.decide_each` call per board policy; each game still consumes its own
-    generator in the order a game run alone would.
+    :func:`env.policies.decide_each` call per board policy, and the games run on together
+    (:func:`run_all`); each game still consumes its own generator in the order a game run
+    alone would.
     """
-    for game in games:
-        game.advance()
+    results = run_all(runs)
     while True:
         waiting: dict[int, list[Game]] = {}
         for game in games:
@@ -111,14 +198,14 @@ def advance_all(games: Sequence[Game]) -> None:
             if decision is not None and decision.seat not in game.external:
                 waiting.setdefault(id(game.policies[decision.seat]), []).append(game)
         if not waiting:
-            return
+            return results
+        after: list[Running[Resolved]] = []
         for group in waiting.values():
             decisions = [g.pending for g in group if g.pending is not None]
             policy = group[0].policies[decisions[0].seat]
             answers = decide_each(policy, [d.board for d in decisions], [g.rng for g in group])
-            for game, decision, (chosen, recipients) in zip(group, decisions, answers, strict=True):
-                game.resolve(decision, chosen, recipients)
-                game.advance()
+            after.extend(g.playing(d, *a) for g, d, a in zip(group, decisions, answers, strict=True))
+        run_all(after)
 
 
 class Game:
@@ -172,7 +259,7 @@ class Game:
         self.queue.append((seat, opportunity))
         self.next_seat = (self.seats.index(seat) + 1) % len(self.seats)
 
-    def advance(self) -> None:
+    def advancing(self) -> Running[None]:
         """Run until a seat must decide (in ``pending``, external or scripted) or the game ends.
 
         Scripted seats' decisions are made by :func:`advance_all`, which batches them across games.
@@ -190,15 +277,26 @@ class Game:
                     continue
                 self.pending = PendingDecision(seat, prepared.board, opportunity, self.policy)
                 return
-            self._turn()
+            yield from self._turn()
 
-    def resolve(self, decision: PendingDecision, chosen: BoolArray, recipients: IntArray) -> Outcome:
-        """Apply a decision's checked solver matrices, then the state-based actions (inside ``apply_matrix``)."""
-        outcome = apply_matrix(decision.board, chosen, recipients)
-        self._after(outcome)
-        return outcome
+    def resolving(self, decision: PendingDecision, chosen: BoolArray, recipients: IntArray) -> Running[Resolved]:
+        """Apply a decision's checked solver matrices (701.34), then the state-based actions (704.3)."""
+        board = decision.board
+        settled, lost = yield board, counters_after(board, chosen, recipients)
+        self._take(board, board.with_counts(settled.counts), settled.dies, settled.sacrificed, lost)
+        return Resolved(board, settled, lost)
 
-    def _turn(self) -> None:
+    def playing(
+        self, decision: PendingDecision, chosen: BoolArray, recipients: IntArray, *, go_on: bool = True
+    ) -> Running[Resolved]:
+        """:meth:`resolving`, then (with ``go_on``, unless the game is over) :meth:`advancing`."""
+        resolved = yield from self.resolving(decision, chosen, recipients)
+        self.pending = None
+        if go_on and not self.over:
+            yield from self.advancing()
+        return resolved
+
+    def _turn(self) -> Running[None]:
         if self.turns >= self.config.max_turns:
             self.over = self.truncated = True
             return
@@ -222,32 +320,15 @@ class Game:
             self.board = events.board
             self.log.extend(events.log)
             self.queue.extend((owner, Opportunity(PERMANENT_SOURCES[card], owner)) for owner, card in events.triggers)
-            if events.log:
-                self._state_based_actions()
+            if events.log:  # the state-based actions after the events (704.3)
+                board = self.board
+                settled, lost = yield board, board.counts
+                self._take(board, board.with_counts(settled.counts), settled.dies, settled.sacrificed, lost)
             if self.over:
                 return
         cfg = self.config
         self.queue.extend(
             (seat, o) for o in turn_opportunities(self.board, seat, self.rng, cfg.p_activate, cfg.p_spell, cfg.p_fizzle)
-        )
-
-    def _state_based_actions(self) -> None:
-        """The state-based actions after events (704.3): :func:`solver.rules.settle` and :func:`solver.rules.losers`.
-
-        ``apply_matrix`` with the empty choice would do the same, plus computing what one
-        proliferate would add to every object, which nobody needs here and which costs more
-        than the settling itself on boards with replacement effects.
-        """
-        board = self.board
-        settled = settle(board, board.counts)
-        lost = losers(board, settled)
-        self._take(board, board.with_counts(settled.counts), settled.dies, settled.sacrificed, lost)
-
-    def _after(self, outcome: Outcome) -> None:
-        """Take the board after a proliferate and its state-based actions."""
-        settled = outcome.settled
-        self._take(
-            outcome.before, outcome.before.with_counts(settled.counts), settled.dies, settled.sacrificed, outcome.lost
         )
 
     def _take(self, before: Board, settled: Board, dies: BoolArray, sacrificed: BoolArray, lost: BoolArray) -> None:

@@ -7,9 +7,12 @@ all games at once is: the action checks, masks and illegal-bit counts are array 
 over the batch; the scripted seats' decisions of all games go to one
 :func:`env.policies.decide_each` call per board policy (:func:`env.game.advance_all`); the
 optimum for the regret reward and the oracle is one :func:`env.decide.decide_boards` call
-(:func:`env.game.plan_all`); observations are stacked arrays.  What stays a loop over games
+(:func:`env.game.plan_all`); the agents' choices are scored by one
+:func:`solver.batch.score_many` call; the state-based actions of all the games, after each
+resolution and each turn's events, are one :func:`solver.batch.settle_many` call per round
+(:func:`env.game.play_all`); observations are stacked arrays.  What stays a loop over games
 is what each game does with its own generator (events, opportunities, random seats) and the
-solver calls on each game's own board.
+bookkeeping of each game's own board.
 """
 
 from __future__ import annotations
@@ -20,13 +23,14 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from solver.board import Board
+from solver.batch import score_many
+from solver.board import Board, BoolArray, IntArray
 from solver.boardjson import load_board
 from solver.errors import BoardError
 from solver.objective import MILLI
 
 from .config import AgentConfig, EnvConfig
-from .game import Game, PendingDecision, advance_all, plan_all
+from .game import Game, PendingDecision, Resolved, advance_all, plan_all, play_all
 from .opportunities import GIVEN, Opportunity, opening
 from .policies import matrices
 from .scenarios import sample_scenario, start_life, with_columns
@@ -35,6 +39,9 @@ from .spaces import MAX_ROUNDS, N_GLOBALS, VARIANTS, View
 __all__ = ["Episode", "Lockstep"]
 
 _TERMINAL = {"win": 1.0, "loss": -1.0, "draw": 0.0}
+
+#: Fewer finished decisions than this in a step are scored one by one (see :meth:`Lockstep._values`).
+SCORE_STACK_FROM = 8
 
 Obs = dict[str, npt.NDArray[Any]]
 Info = dict[str, Any]
@@ -164,23 +171,25 @@ class Lockstep:
         extras: dict[int, Info] = {}
         if done_k and (agent.reward_mode == "regret" or agent.oracle_in_info):
             plan_all([decisions[k] for k in done_k])
-        moving: list[Game] = []
-        for k in done_k:
-            ep, decision = eps[k], decisions[k]
-            chosen, recipients = matrices(decision.board, decision.rows, decision.recipients)
-            outcome = ep.game.resolve(decision, chosen, recipients)
-            if agent.reward_mode != "terminal" or agent.oracle_in_info:
-                # The resolution is already settled (apply_matrix): score it rather than settling it again.
-                value = decision.objective.value_of(outcome.settled)
+        ended = [decisions[k] for k in done_k]
+        choices = [matrices(d.board, d.rows, d.recipients) for d in ended]
+        # The choices applied and the games run on to the agents' next decisions, their state-based
+        # actions batched across the games (env.game.play_all).
+        runs = [
+            eps[k].game.playing(decision, *choice, go_on=not agent.bandit)
+            for k, decision, choice in zip(done_k, ended, choices, strict=True)
+        ]
+        outcomes = play_all([eps[k].game for k in done_k], runs)
+        if agent.reward_mode != "terminal" or agent.oracle_in_info:
+            values = self._values(ended, choices, outcomes)
+            for k, decision, value in zip(done_k, ended, values, strict=True):
                 terms[k]["delta"] = value / MILLI
                 if agent.reward_mode == "regret" or agent.oracle_in_info:
                     terms[k]["regret"] = -(decision.optimum.value - value) / MILLI
+        for k, (chosen, _), outcome in zip(done_k, choices, outcomes, strict=True):
+            ep = eps[k]
             ep.last = self._slot_bits(ep, np.asarray(chosen.any(axis=0), dtype=bool))
-            ep.game.pending = None
             extras[k] = {"dies": list(outcome.dies), "losers": list(outcome.losers)}
-            if not ep.game.over and not agent.bandit:
-                moving.append(ep.game)
-        advance_all(moving)
         for k in done_k:
             ep = eps[k]
             game = ep.game
@@ -198,6 +207,23 @@ class Lockstep:
         for k, extra in extras.items():
             infos[k].update(extra)
         return obs, rewards, terminated, truncated, infos
+
+    def _values(
+        self,
+        ended: list[PendingDecision],
+        choices: list[tuple[BoolArray, IntArray]],
+        outcomes: list[Resolved],
+    ) -> list[int]:
+        """The value of each finished decision's choice (milli-points, relative to choosing nothing).
+
+        Many games: one stacked :func:`solver.batch.score_many` pass.  A few (the single env):
+        each decision's objective scores its resolution, already settled, since a stack of a
+        few boards costs more than it saves.  Both are the objective's own kernels.
+        """
+        if len(ended) < SCORE_STACK_FROM:
+            return [d.objective.value_of(o.settled) for d, o in zip(ended, outcomes, strict=True)]
+        values: list[int] = score_many([d.board for d in ended], choices, self.config.policy).tolist()
+        return values
 
     def _take(
         self, eps: list[Episode], decisions: list[PendingDecision], actions: npt.NDArray[np.int64]

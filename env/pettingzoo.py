@@ -5,7 +5,8 @@ team play, independent learners) want every seat decided from outside.  This ada
 same :class:`env.game.Game` with ``external`` set to every seat and lays boards out with the
 same :class:`env.spaces.View`, so nothing about the game or its rules is re-implemented:
 decisions go through :func:`env.agents.matrices` (the solver's legality checks and implicit
-poison recipients) and :meth:`env.game.Game.resolve` (``solver.rules.apply_matrix``).
+poison recipients) and :func:`env.game.resolve_all` (``solver.rules.counters_after``, then the
+state-based actions of :func:`solver.batch.settle_many`).
 
 Only this module imports PettingZoo, and ``env/__init__.py`` does not import it, so
 ``import env`` works without the ``rl`` extra.  See the PettingZoo section of
@@ -29,7 +30,7 @@ from solver.policy import Policy
 from .actions import check_actions
 from .config import EnvConfig
 from .events import EventParams
-from .game import Game, PendingDecision, advance_all
+from .game import Game, PendingDecision, advance_all, resolve_all
 from .opportunities import opening
 from .policies import matrices
 from .scenarios import sample_scenario, start_life
@@ -280,7 +281,7 @@ class ProliferateAEC(AECEnv):  # type: ignore[misc]
     def _resolve(self, game: Game, decision: PendingDecision) -> None:
         """Apply the completed decision through the solver, run the game on, and pay rewards."""
         chosen, recipients = matrices(decision.board, decision.rows, decision.recipients)
-        outcome = game.resolve(decision, chosen, recipients)
+        outcome = resolve_all([game], [decision], [(chosen, recipients)])[0]
         if self.reward_mode == "delta":
             value = decision.objective.value_of(outcome.settled) / MILLI
             team = decision.board.team[decision.board.index[decision.seat]]

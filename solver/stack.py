@@ -29,7 +29,6 @@ _GATHERED = (
     "ids",
     "kinds",
     "counts",
-    "gain",
     "n_players",
     "team_names",
     "variant",
@@ -106,8 +105,12 @@ class Stack:
     team_offsets: IntArray
 
     @classmethod
-    def of(cls, boards: Sequence[Board]) -> Stack:
-        """Stack ``boards``: one Python pass over the boards gathering their arrays, none over objects."""
+    def of(cls, boards: Sequence[Board], *, with_gain: bool = True) -> Stack:
+        """Stack ``boards``: one Python pass over the boards gathering their arrays, none over objects.
+
+        ``with_gain=False`` leaves :attr:`gain` all zero, for settling given counts only (the
+        boards' own gains, costly with replacement effects, are then never worked out).
+        """
         boards = tuple(boards)
         n_boards = len(boards)
         gathered = dict(zip(_GATHERED, zip(*map(_gather, boards), strict=True), strict=True)) if boards else {}
@@ -141,7 +144,8 @@ class Stack:
         where = code[np.arange(int(row_width.sum())) - np.repeat(row_first - first_col[board_of], row_width)]
         where += np.repeat(np.arange(n) * len(union), row_width)
         counts.reshape(-1)[where] = np.concatenate(gathered["counts"], axis=None) if boards else 0
-        gain.reshape(-1)[where] = np.concatenate(gathered["gain"], axis=None) if boards else 0
+        if with_gain and boards:
+            gain.reshape(-1)[where] = np.concatenate([b.gain for b in boards], axis=None)
         poison = union.get("poison", -1)
         has_poison = np.zeros(n_boards, dtype=bool)
         has_poison[np.repeat(np.arange(n_boards), width)[code == poison]] = True
