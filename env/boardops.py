@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from solver.board import Board, BoolArray, IntArray, Variant
+from solver.core import Board, BoolArray, IntArray, Variant
 
 __all__ = [
     "add_counters",

@@ -14,8 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, Literal
 
-from solver.board import Variant
-from solver.policy import Policy
+from solver.core import Policy, Variant
 
 from .events import EventParams
 from .game import GameConfig

@@ -15,8 +15,7 @@ import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
 
-from solver.board import Board, BoolArray, IntArray, Variant
-from solver.policy import Policy
+from solver.core import Board, BoolArray, IntArray, Policy, Variant
 
 from .actions import check_actions
 from .config import ActionMode, AgentConfig, EnvConfig, Opponent, RewardMode

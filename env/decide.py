@@ -13,9 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from solver.batch import decide_many, decide_one
-from solver.board import Board, BoolArray, IntArray
-from solver.policy import Policy
+from solver.core import Board, BoolArray, IntArray, Policy, decide_many, decide_one
 
 __all__ = ["Plan", "decide_boards"]
 

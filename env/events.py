@@ -16,8 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solver.board import Board, CardType, Effect
-from solver.effects import SUPPORTED_CARDS
+from solver.core import SUPPORTED_CARDS, Board, CardType, Effect
 
 from .boardops import add_counters, lose_lives, remove
 from .opportunities import PERMANENT_SOURCES

@@ -25,11 +25,7 @@ from typing import TypeVar
 
 import numpy as np
 
-from solver.batch import settle_many
-from solver.board import Board, BoolArray, IntArray, Variant
-from solver.objective import Objective
-from solver.policy import Policy
-from solver.rules import Settled, counters_after
+from solver.core import Board, BoolArray, IntArray, Objective, Policy, Settled, Variant, counters_after, settle_many
 
 from .boardops import remove, retarget
 from .decide import Plan, decide_boards

@@ -23,11 +23,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from solver.batch import score_many
-from solver.board import Board, BoolArray, IntArray
-from solver.boardjson import load_board
-from solver.errors import BoardError
-from solver.objective import MILLI
+from solver.core import MILLI, Board, BoardError, BoolArray, IntArray, load_board, score_many
 
 from .config import AgentConfig, EnvConfig
 from .game import Game, PendingDecision, Resolved, advance_all, plan_all, play_all

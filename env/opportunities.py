@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from solver.board import Board, CardType
+from solver.core import Board, CardType
 
 from .boardops import add_counters, lose_life, remove_ids, retarget
 

@@ -23,9 +23,7 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 
-from solver.board import Board, Variant
-from solver.objective import MILLI
-from solver.policy import Policy
+from solver.core import MILLI, Board, Policy, Variant
 
 from .actions import check_actions
 from .config import EnvConfig

@@ -2,7 +2,7 @@
 
 A board policy takes a :class:`solver.Board` (the proliferate about to happen) and the
 game's generator, and returns solver matrices.  Every choice goes through
-:func:`solver.rules.choice_matrix`, so the solver checks its legality and fills in the
+:meth:`solver.rules.ChoiceMatrix.from_choice`, so the solver checks its legality and fills in the
 implicit Two-Headed Giant poison recipients (701.34b).  The agents users act with live in
 :mod:`env.agents`.
 """
@@ -13,9 +13,18 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from solver.board import Board, BoolArray, CardType, IntArray, Variant
-from solver.policy import Policy
-from solver.rules import Choice, Round, choice_matrix, eligible_mask
+from solver.core import (
+    Board,
+    BoolArray,
+    CardType,
+    Choice,
+    ChoiceMatrix,
+    IntArray,
+    Policy,
+    Round,
+    Variant,
+    eligible_mask,
+)
 
 from .decide import decide_boards
 
@@ -48,7 +57,8 @@ def matrices(
             for chosen, per_team in zip(rows, named, strict=True)
         )
     )
-    return choice_matrix(board, choice)
+    matrix = ChoiceMatrix.from_choice(board, choice)
+    return matrix.chosen, matrix.recipients
 
 
 def _two_head_recipients(board: Board, chosen: list[int], pick: Callable[[list[int]], int]) -> dict[int, int]:

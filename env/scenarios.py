@@ -16,8 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solver.board import Board, Effect, Permanent, Player, Variant
-from solver.effects import SUPPORTED_CARDS
+from solver.core import SUPPORTED_CARDS, Board, Effect, Permanent, Player, Variant
 
 __all__ = [
     "ARCHETYPES",

@@ -22,8 +22,7 @@ import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
 
-from solver.board import Board, CardType, Variant
-from solver.rules import eligible_mask
+from solver.core import Board, CardType, Variant, eligible_mask
 
 __all__ = [
     "KIND_VOCABULARY",

@@ -19,8 +19,7 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from solver.board import Board, BoolArray, IntArray
-from solver.policy import Policy
+from solver.core import Board, BoolArray, IntArray, Policy
 
 from .actions import check_actions
 from .config import ActionMode, AgentConfig, EnvConfig, Opponent, RewardMode
