@@ -249,7 +249,7 @@ class _Units:
 
 
 def _decide(st: Stack, policy: Policy, sense: int) -> BatchDecisions:
-    n_boards, n = st.n_boards, st.n_objects
+    n_boards = st.n_boards
     board_of, rounds = st.board_of, st.rounds
     rounds_of = rounds[board_of]
     most = int(rounds.max())
@@ -270,29 +270,10 @@ def _decide(st: Stack, policy: Policy, sense: int) -> BatchDecisions:
         np.add(counts[c - 1], gain if c <= int(rounds.min()) else gain * (rounds_of >= c)[:, None], out=counts[c])
     settled = settle(st, counts, consume=True)
     material = material_of(MaterialTables.build(st, policy, st.player_rows, heads), settled)
-    player_pos = np.full(n, -1, dtype=np.int64)
-    player_pos[st.player_rows] = np.arange(len(st.player_rows))
-    seats_per_board = st.n_seats
-    layout = EventLayout.build(
-        player_rows=st.player_rows,
-        seat=st.seat,
-        seats_per_player=seats_per_board[st.player_board],
-        life=st.life,
-        two_headed=st.two_headed[st.player_board],
-        poison_column=pcol,
-        thr_owner=player_pos[st.controller[st.thr_object]],
-        thr_effect=st.thr_effect,
-    )
+    player_pos = _player_pos(st)
+    layout = _event_layout(st, player_pos)
     events = events_of(layout, st.thr_object, settled)
-    seat_rules = SeatRules.build(n_seats=seats_per_board, player_board=st.player_board, seat=st.seat, team=st.team)
-    game_rules = GameRules.build(
-        policy,
-        seat_rules,
-        player_board=st.player_board,
-        seat=st.seat,
-        team=st.team,
-        proliferator=player_pos[st.proliferator],
-    )
+    game_rules = _game_rules(policy, st, player_pos)
 
     # Units: what each object may do, split as Objective.units splits them.
     choosable = eligible_mask(st)
@@ -769,8 +750,7 @@ def _score(
     n_boards = st.n_boards
     pcol = st.kind_column("poison")
     shared = st.two_headed & st.has_poison
-    player_pos = np.full(st.n_objects, -1, dtype=np.int64)
-    player_pos[st.player_rows] = np.arange(len(st.player_rows))
+    player_pos = _player_pos(st)
     heads = st.player_rows[shared[st.player_board]]
     head_team = st.team[player_pos[heads]]
     n_teams = int(st.team_offsets[-1])
@@ -800,16 +780,7 @@ def _score(
         np.maximum.at(team_poison, (alt_axis, st.team[None, :]), settled.counts[:, st.player_rows, pcol])
     team_board = np.repeat(np.arange(n_boards), np.diff(st.team_offsets))
     shared_teams = np.flatnonzero(shared[team_board])
-    layout = EventLayout.build(
-        player_rows=st.player_rows,
-        seat=st.seat,
-        seats_per_player=st.n_seats[st.player_board],
-        life=st.life,
-        two_headed=st.two_headed[st.player_board],
-        poison_column=pcol,
-        thr_owner=player_pos[st.controller[st.thr_object]],
-        thr_effect=st.thr_effect,
-    )
+    layout = _event_layout(st, player_pos)
     events = np.bitwise_or.reduceat(events_of(layout, st.thr_object, settled), starts, axis=1)
     if len(shared_teams):
         our_team = st.team[player_pos[st.proliferator]]
@@ -826,15 +797,7 @@ def _score(
         np.bitwise_or.at(events, (alt_axis, team_board[shared_teams][None, :]), bits)
 
     # The game result, weighted above the board's material range where it scores at all.
-    seat_rules = SeatRules.build(n_seats=st.n_seats, player_board=st.player_board, seat=st.seat, team=st.team)
-    rules = GameRules.build(
-        policy,
-        seat_rules,
-        player_board=st.player_board,
-        seat=st.seat,
-        team=st.team,
-        proliferator=player_pos[st.proliferator],
-    )
+    rules = _game_rules(policy, st, player_pos)
     scores = game_scores(policy, rules, events.T)  # boards x alternatives
     if spans is None:
         scoring = np.flatnonzero((scores != 0).any(axis=1))
@@ -885,8 +848,7 @@ def _spans(st: Stack, policy: Policy) -> IntArray:
     single = choosable & ~head
     out = np.zeros(st.n_boards, dtype=np.int64)
     np.add.at(out, st.board_of[single], (material.max(axis=0) - material.min(axis=0))[single])
-    player_pos = np.full(st.n_objects, -1, dtype=np.int64)
-    player_pos[st.player_rows] = np.arange(len(st.player_rows))
+    player_pos = _player_pos(st)
     our_team = st.team[player_pos[st.proliferator]]
     weight = policy.weight("poison")
     for t in np.unique(st.team[player_pos[heads]]).tolist():  # 2HG teams sharing poison: their options' range
@@ -932,8 +894,7 @@ def settle_many(boards: Sequence[Board], counts: Sequence[IntArray]) -> list[tup
     st = Stack.of(boards, with_gain=False)
     settled = settle(st, _stacked_counts(st, counts))
     events = _board_events(st, settled, _team_poison(st, settled.counts))
-    rules = SeatRules.build(n_seats=st.n_seats, player_board=st.player_board, seat=st.seat, team=st.team)
-    lost = lost_seats_of(rules, events[:, None])[:, 0]
+    lost = lost_seats_of(_seat_rules(st), events[:, None])[:, 0]
     player_lost = ((lost[st.player_board] >> st.seat) & 1).astype(bool)
     n_players = np.bincount(st.player_board, minlength=st.n_boards)
     first_player = np.cumsum(n_players) - n_players
@@ -981,6 +942,37 @@ def _player_pos(st: Stack) -> IntArray:
     return out
 
 
+def _event_layout(st: Stack, player_pos: IntArray) -> EventLayout:
+    """Where each board's game events go in its bitmask (:func:`solver.rules.row_events` for many boards)."""
+    return EventLayout.build(
+        player_rows=st.player_rows,
+        seat=st.seat,
+        seats_per_player=st.n_seats[st.player_board],
+        life=st.life,
+        two_headed=st.two_headed[st.player_board],
+        poison_column=st.kind_column("poison"),
+        thr_owner=player_pos[st.controller[st.thr_object]],
+        thr_effect=st.thr_effect,
+    )
+
+
+def _seat_rules(st: Stack) -> SeatRules:
+    """Which seats each board has and who their rivals are."""
+    return SeatRules.build(n_seats=st.n_seats, player_board=st.player_board, seat=st.seat, team=st.team)
+
+
+def _game_rules(policy: Policy, st: Stack, player_pos: IntArray) -> GameRules:
+    """How each board's game events score for its proliferator."""
+    return GameRules.build(
+        policy,
+        _seat_rules(st),
+        player_board=st.player_board,
+        seat=st.seat,
+        team=st.team,
+        proliferator=player_pos[st.proliferator],
+    )
+
+
 def _team_poison(st: Stack, counts: IntArray) -> IntArray | None:
     """Each team's shared poison (any leading axes; None when no 2HG board has poison), as 810.10 stores it."""
     pcol = st.kind_column("poison")
@@ -998,16 +990,7 @@ def _team_poison(st: Stack, counts: IntArray) -> IntArray | None:
 def _board_events(st: Stack, settled: Settled, poison: IntArray | None) -> IntArray:
     """Every game event of each board (the last axis), as :func:`solver.rules.event_mask` gives one board's."""
     player_pos = _player_pos(st)
-    layout = EventLayout.build(
-        player_rows=st.player_rows,
-        seat=st.seat,
-        seats_per_player=st.n_seats[st.player_board],
-        life=st.life,
-        two_headed=st.two_headed[st.player_board],
-        poison_column=st.kind_column("poison"),
-        thr_owner=player_pos[st.controller[st.thr_object]],
-        thr_effect=st.thr_effect,
-    )
+    layout = _event_layout(st, player_pos)
     rows = events_of(layout, st.thr_object, settled)
     lead = rows.shape[:-1]
     flat = rows.reshape(-1, st.n_objects)
