@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from . import limits
-from .board import CARD_TYPE_NAMES, Board, Effect, Permanent, Player, Threshold, Variant
+from .board import CARD_TYPE_NAMES, Board, Effect, PermanentRow, Player, Threshold, Variant, assemble
 from .cards import CARDS, SUPPORTED_CARDS, canonical_card
 from .errors import BoardError, Problem
 from .kinds import KindError, canonical_kind
@@ -77,6 +77,7 @@ _VARIANTS = {v.value: v for v in Variant}
 _MAX_PROLIFERATES = limits.MAX_PROLIFERATES
 #: Bound on counts: see :mod:`solver.limits`.
 _MAX_INT = limits.MAX_COUNT
+_MAX_SIGNED = limits.MAX_SIGNED
 #: Stands for a field that is absent, as distinct from one set to null.
 _ABSENT: Any = object()
 
@@ -267,14 +268,7 @@ class _Loader:
             self.check_rounds(placed, proliferator, proliferates)
         if self.problems or variant is None or proliferator is None:
             raise BoardError(self.problems.list())
-        board = Board.build(
-            variant=variant,
-            proliferator=proliferator,
-            players=players,
-            permanents=permanents,
-            effects=effects,
-            proliferates=proliferates,
-        )
+        board = assemble(variant, proliferator, players, permanents, tuple(effects), proliferates)
         check_magnitude(board)
         return board
 
@@ -420,7 +414,7 @@ class _Loader:
                 )
 
     # ------------------------------------------------------------------ permanents
-    def permanent(self, raw: object, path: str) -> Permanent | None:
+    def permanent(self, raw: object, path: str) -> PermanentRow | None:
         if type(raw) is not dict and not isinstance(raw, Mapping):
             self.problem(path, "must be an object")
             return None
@@ -441,14 +435,24 @@ class _Loader:
             name = self.string(raw, "name", path)
         types = self.types(raw, path)
         is_creature = types is not None and "creature" in types
-        power = self.int_field(raw, "power", path, None, is_creature, "for a creature")
-        toughness = self.int_field(raw, "toughness", path, None, is_creature, "for a creature")
-        damage = self.int_field(raw, "damage", path, 0) or 0
+        # Each field takes its fast path when present and valid, and the detailed check
+        # (which reports the problem) otherwise, so problems come in the same order.
+        power = get("power", _ABSENT)
+        if type(power) is not int or not -_MAX_SIGNED <= power <= _MAX_SIGNED:
+            power = self.int_field(raw, "power", path, None, is_creature, "for a creature")
+        toughness = get("toughness", _ABSENT)
+        if type(toughness) is not int or not -_MAX_SIGNED <= toughness <= _MAX_SIGNED:
+            toughness = self.int_field(raw, "toughness", path, None, is_creature, "for a creature")
+        damage = get("damage", 0)
+        if type(damage) is not int or not 0 <= damage <= _MAX_INT:
+            damage = self.int_field(raw, "damage", path, 0) or 0
         counters = self.counters(raw, path)
-        keywords = tuple(k.lower() for k in self.strings(raw, "keywords", path))
-        subtypes = self.strings(raw, "subtypes", path)
+        keywords = tuple(k.lower() for k in self.strings(raw, "keywords", path)) if "keywords" in raw else ()
+        subtypes = self.strings(raw, "subtypes", path) if "subtypes" in raw else ()
         is_saga = any(s.lower() == "saga" for s in subtypes)
-        chapters = self.int_field(raw, "chapters", path, 1, is_saga, "for a Saga (714.2d)")
+        chapters = get("chapters", _ABSENT)
+        if type(chapters) is not int or not 1 <= chapters <= _MAX_INT:
+            chapters = self.int_field(raw, "chapters", path, 1, is_saga, "for a Saga (714.2d)")
         protector = None
         if "protector" in raw:
             protector = self.player_ref(raw, "protector", path)
@@ -462,23 +466,23 @@ class _Loader:
         counter_values = self.counter_values(raw, path) if "counter_values" in raw else {}
         if len(self.problems) != n_before or pid is None or controller is None or name is None:
             return None
-        return Permanent(
-            id=pid,
-            controller=controller,
-            types=types or (),
-            name=name,
-            power=power,
-            toughness=toughness,
-            damage=damage,
-            counters=counters,
-            keywords=keywords,
-            subtypes=subtypes,
-            chapters=chapters,
-            protector=protector,
-            phased_out=phased_out,
-            value=value,
-            thresholds=thresholds,
-            counter_values=counter_values,
+        return (
+            pid,
+            controller,
+            types or (),
+            name,
+            power,
+            toughness,
+            damage,
+            counters,
+            keywords,
+            subtypes,
+            chapters,
+            protector,
+            phased_out,
+            value,
+            thresholds,
+            counter_values,
         )
 
     def types(self, raw: Mapping[str, Any], path: str) -> tuple[str, ...] | None:
@@ -651,6 +655,10 @@ class _Loader:
         cache = self.kind_cache
         for key, count in counters.items():
             kind = cache.get(key) if isinstance(key, str) else None
+            if kind is None and isinstance(key, str) and key not in cache:
+                kind = self.kind(key)  # first sight of this key: counted here, checked below like the rest
+                if kind is not None and kind not in self.kinds:
+                    self.new_kind(kind, keyed(f"{path}.counters", key))
             if kind is None or kind in out or type(count) is not int or not 0 <= count <= _MAX_INT:
                 kind = self.slow_counter(out, counters, key, count, f"{path}.counters")
                 if kind is None:

@@ -31,6 +31,7 @@ __all__ = ["SUPPORTED_CARDS", "apply_op", "best_count", "canonical_card", "gains
 #: Operations in a fixed order; a cell's key packs how many of each apply, ``_KEY_BITS`` bits each.
 _OPS = tuple(Op)
 _KEY_BITS = 12
+assert _KEY_BITS * len(_OPS) < 63, "a cell's key and its want-more bit must fit in an int64"
 #: Counters one proliferate may put on one object (the loader's limits keep boards far below it).
 _TOO_MANY = 2**62
 
@@ -124,9 +125,13 @@ def gains(board: Board) -> IntArray:
     want_more = _wants_more(board)
     flat_key = key.ravel()[cells]
     flat_more = want_more.ravel()[cells]
-    keys, inverse = np.unique(np.stack([flat_key, flat_more.astype(np.int64)]), axis=1, return_inverse=True)
+    # One int64 per cell (the key, and whether more is wanted in the bit above it): a 1-D unique is cheap.
+    more_bit = np.int64(1) << (_KEY_BITS * len(_OPS))
+    packed, inverse = np.unique(np.where(flat_more, flat_key | more_bit, flat_key), return_inverse=True)
     mask = (1 << _KEY_BITS) - 1
-    uses = [([(int(k) >> (_KEY_BITS * i)) & mask for i in range(len(_OPS))], bool(m)) for k, m in keys.T]
+    uses = [
+        ([(k >> (_KEY_BITS * i)) & mask for i in range(len(_OPS))], bool(k & int(more_bit))) for k in packed.tolist()
+    ]
     top = [max(u[i] for u, _ in uses) for i in range(4)]
     tables = {more: _table(*top, more) for more in {m for _, m in uses}}
     values = [0 if u[4] else tables[m][tuple(u[:4])] for u, m in uses]
