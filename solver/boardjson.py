@@ -297,22 +297,28 @@ class _Loader:
 
     def new_kind(self, kind: str, path: str) -> None:
         """Count a distinct kind; refuse the first one past the kinds or cells limit, at its path."""
+        message = self.count_kind(kind)
+        if message:
+            self.problem(path, message)
+
+    def count_kind(self, kind: str) -> str:
+        """Count a distinct kind: why it is refused if it is the first past a limit, else ""."""
         if kind in self.kinds:
-            return
+            return ""
         self.kinds.add(kind)
         if self.kinds_refused:
-            return
+            return ""
         n = len(self.kinds)
         if n > limits.MAX_KINDS:
-            self.problem(path, f"more than {limits.MAX_KINDS} distinct counter kinds on one board (the limit)")
             self.kinds_refused = True
-        elif n * self.n_objects > limits.MAX_CELLS:
-            self.problem(
-                path,
+            return f"more than {limits.MAX_KINDS} distinct counter kinds on one board (the limit)"
+        if n * self.n_objects > limits.MAX_CELLS:
+            self.kinds_refused = True
+            return (
                 f"{self.n_objects} objects x {n} distinct counter kinds is more than {limits.MAX_CELLS:,} cells "
-                "(the limit on objects x kinds)",
+                "(the limit on objects x kinds)"
             )
-            self.kinds_refused = True
+        return ""
 
     def check_rounds(self, placed: list[tuple[Effect, str]], proliferator: str, first: int) -> None:
         """Refuse more proliferates per resolution than every solver loops over (the rounds limit)."""
@@ -449,7 +455,7 @@ class _Loader:
         counters = self.counters(raw, path)
         keywords = tuple(k.lower() for k in self.strings(raw, "keywords", path)) if "keywords" in raw else ()
         subtypes = self.strings(raw, "subtypes", path) if "subtypes" in raw else ()
-        is_saga = any(s.lower() == "saga" for s in subtypes)
+        is_saga = bool(subtypes) and any(s.lower() == "saga" for s in subtypes)
         chapters = get("chapters", _ABSENT)
         if type(chapters) is not int or not 1 <= chapters <= _MAX_INT:
             chapters = self.int_field(raw, "chapters", path, 1, is_saga, "for a Saga (714.2d)")
@@ -628,11 +634,13 @@ class _Loader:
         return pid
 
     def player_ref(self, raw: Mapping[str, Any], key: str, path: str) -> str | None:
+        ref = raw.get(key, _ABSENT)
+        if type(ref) is str and ref in self.player_ids:
+            return ref
         kpath = join(path, key)
-        if key not in raw:
+        if ref is _ABSENT:
             self.problem(kpath, "required")
             return None
-        ref = raw[key]
         if not isinstance(ref, str):
             self.problem(kpath, "must be a string")
         elif ref in self.player_ids:
@@ -657,8 +665,8 @@ class _Loader:
             kind = cache.get(key) if isinstance(key, str) else None
             if kind is None and isinstance(key, str) and key not in cache:
                 kind = self.kind(key)  # first sight of this key: counted here, checked below like the rest
-                if kind is not None and kind not in self.kinds:
-                    self.new_kind(kind, keyed(f"{path}.counters", key))
+                if kind is not None and (message := self.count_kind(kind)):
+                    self.problem(keyed(f"{path}.counters", key), message)
             if kind is None or kind in out or type(count) is not int or not 0 <= count <= _MAX_INT:
                 kind = self.slow_counter(out, counters, key, count, f"{path}.counters")
                 if kind is None:
