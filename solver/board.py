@@ -603,10 +603,8 @@ _OBJECT_CACHES = frozenset(
 
 
 def _objects(items: Sequence[Any]) -> ObjArray:
-    out = np.empty(len(items), dtype=object)
-    for i, item in enumerate(items):
-        out[i] = item
-    return out
+    """A 1-D object array holding ``items`` as they are (``np.array`` would turn tuples into a 2-D array)."""
+    return np.fromiter(items, dtype=object, count=len(items))
 
 
 #: One permanent as :func:`assemble` reads it: the fields of :class:`Permanent`, in their order.
@@ -691,7 +689,27 @@ def assemble(
             bits_of[names_of_types] = bits
     zeros = [0] * n_players
     nothing = [()] * n_players
-    return Board(
+    # One array call per dtype (rows of it are the columns): small boards pay per call, not per object.
+    controller, type_bits, power_a, toughness_a, damage_a, chapters_a, protector_a = np.array(
+        [
+            [*range(n_players), *(player_index[c] for c in ctrls)],
+            zeros + [bits_of[t] for t in types_c],
+            zeros + [x or 0 for x in power],
+            zeros + [x or 0 for x in tough],
+            zeros + list(damage),
+            zeros + [x or 0 for x in chapters],
+            [-1] * n_players + [-1 if p is None else player_index[p] for p in protectors],
+        ],
+        dtype=np.int64,
+    )
+    indestructible, phased_out = np.array(
+        [[False] * n_players + ["indestructible" in k for k in keywords], [False] * n_players + list(phased)],
+        dtype=bool,
+    )
+    # Filled like :meth:`Board._derived` rather than through the generated ``__init__``, whose
+    # 33 frozen-field assignments are a tenth of the loading time of a small board.
+    board = object.__new__(Board)
+    board.__dict__.update(
         variant=variant,
         proliferator=player_index[proliferator],
         proliferates=proliferates,
@@ -699,20 +717,18 @@ def assemble(
         n_players=n_players,
         kinds=tuple(kinds),
         counts=counts,
-        controller=np.array([*range(n_players), *(player_index[c] for c in ctrls)], dtype=np.int64),
+        controller=controller,
         team=team_of,
         team_names=team_names,
         life=np.array([p.life for p in players], dtype=np.int64),
-        types=np.array(zeros + [bits_of[t] for t in types_c], dtype=np.int64),
-        power=np.array(zeros + [x or 0 for x in power], dtype=np.int64),
-        toughness=np.array(zeros + [x or 0 for x in tough], dtype=np.int64),
-        damage=np.array(zeros + list(damage), dtype=np.int64),
-        indestructible=np.array([False] * n_players + ["indestructible" in k for k in keywords], dtype=bool),
-        chapters=np.array(zeros + [x or 0 for x in chapters], dtype=np.int64),
-        protector=np.array(
-            [-1] * (n_players) + [-1 if p is None else player_index[p] for p in protectors], dtype=np.int64
-        ),
-        phased_out=np.array([False] * n_players + list(phased), dtype=bool),
+        types=type_bits,
+        power=power_a,
+        toughness=toughness_a,
+        damage=damage_a,
+        indestructible=indestructible,
+        chapters=chapters_a,
+        protector=protector_a,
+        phased_out=phased_out,
         value=np.array([np.nan] * n_players + [np.nan if v is None else v for v in value], dtype=np.float64),
         effects=effects,
         names=_objects([""] * n_players + list(names)),
@@ -728,3 +744,5 @@ def assemble(
         cv_kind=np.array([c[1] for c in cv_rows], dtype=np.int64),
         cv_value=np.array([c[2] for c in cv_rows], dtype=np.float64),
     )
+    board.__post_init__()
+    return board
