@@ -16,8 +16,7 @@ import json
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -212,8 +211,7 @@ def _parse(source: str | os.PathLike[str] | Mapping[str, Any]) -> Any:
         raise BoardError([Problem("", f"not valid JSON: {exc}")]) from None
 
 
-@dataclass(frozen=True)
-class _Head:
+class _Head(NamedTuple):
     """A loaded player with where it came from, for the checks that need the whole table."""
 
     player: Player
@@ -358,7 +356,11 @@ class _Loader:
                 self.problem(path, "must be an object")
                 continue
             self.unknown_fields(raw, _PLAYER_FIELDS, path)
-            pid = self.new_id(raw, path)
+            pid = raw.get("id")
+            if type(pid) is str and pid and pid not in self.ids and is_text(pid):
+                self.ids[pid] = path
+            else:
+                pid = self.new_id(raw, path)
             team: str | None = None
             if "team" in raw:
                 team = self.name(raw["team"], f"{path}.team")
