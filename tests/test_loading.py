@@ -9,6 +9,10 @@ dumps, so these tests compare the arrays themselves.
 from __future__ import annotations
 
 import dataclasses
+import json
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -202,3 +206,17 @@ def test_plain_and_checked_permanents_give_the_same_row(variant: str) -> None:
         taken += 1
         assert row == checked.checked_permanent(raw, f"permanents[{i}]")
     assert taken > 80 and not plain.problems and not checked.problems
+
+
+def test_loading_benchmark_runs_against_a_baseline_checkout(tmp_path: Path) -> None:
+    """``benchmarks.loading`` as documented, with this checkout as its own baseline: identical boards, ratio column."""
+    root = Path(__file__).resolve().parent.parent
+    out = tmp_path / "loading.json"
+    command = [sys.executable, "-m", "benchmarks.loading", "--sizes", "20", "--rounds", "1", "--samples", "1"]
+    command += ["--sample-seconds", "0.001", "--baseline", str(root), "--json", str(out)]
+    done = subprocess.run(command, cwd=root, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "| 20 duel x1 +thr/fx" in done.stdout and "speed-up" in done.stdout
+    cases = json.loads(out.read_text())["cases"]
+    assert [c["label"] for c in cases][-1].startswith("analysis mix")
+    assert all(c["same"] and set(c["best_s"]) == {"new", "baseline"} for c in cases)
