@@ -3,8 +3,9 @@
 The state lives in numpy arrays (one row per object: players first, then permanents,
 in input order; one column per counter kind on the board) because the rules and the
 objective run over all objects at once, on boards of up to 100,000 objects.  The typed
-views :class:`Player` and :class:`Permanent` are built on demand for people and for the
-JSON boundary; nothing inside the engine loops over them.
+views :class:`Player` and :class:`Permanent` are built on demand for people and Python
+callers; the loader fills the arrays from checked rows (:func:`assemble`), and nothing
+inside the engine loops over them.
 """
 
 from __future__ import annotations
