@@ -3,8 +3,9 @@
 The state lives in numpy arrays (one row per object: players first, then permanents,
 in input order; one column per counter kind on the board) because the rules and the
 objective run over all objects at once, on boards of up to 100,000 objects.  The typed
-views :class:`Player` and :class:`Permanent` are built on demand for people and for the
-JSON boundary; nothing inside the engine loops over them.
+views :class:`Player` and :class:`Permanent` are built on demand for people and Python
+callers; the loader fills the arrays from checked rows (:func:`assemble`), and nothing
+inside the engine loops over them.
 """
 
 from __future__ import annotations
@@ -173,110 +174,43 @@ class Board:
         effects: Sequence[Effect] = (),
         proliferates: int = 1,
     ) -> Board:
-        """Build a board from typed objects (the JSON boundary; one Python pass over objects).
+        """Build a board from typed objects (for Python callers; the loader hands rows to :func:`assemble`).
 
         Raises ``ValueError`` on inconsistent input; :func:`solver.load_board` reports every
         problem with its JSON path before it gets here.
         """
-        variant = Variant(variant)
-        ids = tuple(p.id for p in players) + tuple(p.id for p in permanents)
+        ids = [p.id for p in players] + [p.id for p in permanents]
         if len(set(ids)) != len(ids):
             raise ValueError("ids must be unique across players and permanents")
-        player_index = {p.id: i for i, p in enumerate(players)}
-        if proliferator not in player_index:
+        player_ids = {p.id for p in players}
+        if proliferator not in player_ids:
             raise ValueError(f"proliferator {proliferator!r} is not a player")
-        team_names = tuple(dict.fromkeys(p.team for p in players))
-        team_index = {t: i for i, t in enumerate(team_names)}
-
-        kinds: dict[str, int] = {}
-        holders: list[Player | Permanent] = [*players, *permanents]
-        for obj in holders:
-            for kind in obj.counters:
-                kinds.setdefault(kind, len(kinds))
         for perm in permanents:
-            for thr in perm.thresholds:
-                kinds.setdefault(thr.kind, len(kinds))
-            for kind in perm.counter_values:
-                kinds.setdefault(kind, len(kinds))
-
-        n, n_players = len(ids), len(players)
-        counts = np.zeros((n, len(kinds)), dtype=np.int64)
-        for row, obj in enumerate(holders):
-            for kind, count in obj.counters.items():
-                counts[row, kinds[kind]] = count
-        if variant is Variant.TWO_HEADED_GIANT and "poison" in kinds:
-            col = kinds["poison"]
-            team_of = np.array([team_index[p.team] for p in players], dtype=np.int64)
-            shared = np.zeros(len(team_names), dtype=np.int64)
-            np.maximum.at(shared, team_of, counts[:n_players, col])
-            counts[:n_players, col] = shared[team_of]
-
-        def ctrl(pid: str | None) -> int:
-            if pid is None:
-                return -1
-            if pid not in player_index:
-                raise ValueError(f"{pid!r} is not a player")
-            return player_index[pid]
-
-        controller = np.array(list(range(n_players)) + [ctrl(p.controller) for p in permanents], dtype=np.int64)
-        types = np.zeros(n, dtype=np.int64)
-        for row, perm in enumerate(permanents, start=n_players):
-            bits = 0
-            for name in perm.types:
-                bits |= _TYPE_BITS[name]
-            types[row] = bits
-        zeros = [0] * n_players
-        thr_rows = [
-            (row, kinds[t.kind], t.at, t.effect, t.label)
-            for row, perm in enumerate(permanents, start=n_players)
-            for t in perm.thresholds
+            for pid in (perm.controller, perm.protector):
+                if pid is not None and pid not in player_ids:
+                    raise ValueError(f"{pid!r} is not a player")
+        rows = [
+            (
+                p.id,
+                p.controller,
+                tuple(p.types),
+                p.name,
+                p.power,
+                p.toughness,
+                p.damage,
+                p.counters,
+                p.keywords,
+                p.subtypes,
+                p.chapters,
+                p.protector,
+                p.phased_out,
+                p.value,
+                p.thresholds,
+                p.counter_values,
+            )
+            for p in permanents
         ]
-        cv_rows = [
-            (row, kinds[k], v)
-            for row, perm in enumerate(permanents, start=n_players)
-            for k, v in perm.counter_values.items()
-        ]
-        board = cls(
-            variant=variant,
-            proliferator=player_index[proliferator],
-            proliferates=proliferates,
-            ids=ids,
-            n_players=n_players,
-            kinds=tuple(kinds),
-            counts=counts,
-            controller=controller,
-            team=np.array([team_index[p.team] for p in players], dtype=np.int64),
-            team_names=team_names,
-            life=np.array([p.life for p in players], dtype=np.int64),
-            types=types,
-            power=np.array(zeros + [p.power or 0 for p in permanents], dtype=np.int64),
-            toughness=np.array(zeros + [p.toughness or 0 for p in permanents], dtype=np.int64),
-            damage=np.array(zeros + [p.damage for p in permanents], dtype=np.int64),
-            indestructible=np.array(
-                [False] * n_players + ["indestructible" in p.keywords for p in permanents], dtype=bool
-            ),
-            chapters=np.array(zeros + [p.chapters or 0 for p in permanents], dtype=np.int64),
-            protector=np.array([-1] * n_players + [ctrl(p.protector) for p in permanents], dtype=np.int64),
-            phased_out=np.array([False] * n_players + [p.phased_out for p in permanents], dtype=bool),
-            value=np.array(
-                [np.nan] * n_players + [np.nan if p.value is None else p.value for p in permanents],
-                dtype=np.float64,
-            ),
-            effects=tuple(effects),
-            names=_objects([""] * n_players + [p.name for p in permanents]),
-            type_names=_objects([()] * n_players + [tuple(p.types) for p in permanents]),
-            subtypes=_objects([()] * n_players + [tuple(p.subtypes) for p in permanents]),
-            keywords=_objects([()] * n_players + [tuple(p.keywords) for p in permanents]),
-            thr_object=np.array([t[0] for t in thr_rows], dtype=np.int64),
-            thr_kind=np.array([t[1] for t in thr_rows], dtype=np.int64),
-            thr_at=np.array([t[2] for t in thr_rows], dtype=np.int64),
-            thr_effect=tuple(t[3] for t in thr_rows),
-            thr_label=tuple(t[4] for t in thr_rows),
-            cv_object=np.array([c[0] for c in cv_rows], dtype=np.int64),
-            cv_kind=np.array([c[1] for c in cv_rows], dtype=np.int64),
-            cv_value=np.array([c[2] for c in cv_rows], dtype=np.float64),
-        )
-        return board
+        return assemble(Variant(variant), proliferator, players, rows, tuple(effects), proliferates)
 
     def __post_init__(self) -> None:
         for value in self.__dict__.values():
@@ -670,7 +604,146 @@ _OBJECT_CACHES = frozenset(
 
 
 def _objects(items: Sequence[Any]) -> ObjArray:
-    out = np.empty(len(items), dtype=object)
-    for i, item in enumerate(items):
-        out[i] = item
-    return out
+    """A 1-D object array holding ``items`` as they are (``np.array`` would turn tuples into a 2-D array)."""
+    return np.fromiter(items, dtype=object, count=len(items))
+
+
+#: One permanent as :func:`assemble` reads it: the fields of :class:`Permanent`, in their order.
+PermanentRow = tuple[
+    str,
+    str,
+    tuple[str, ...],
+    str,
+    "int | None",
+    "int | None",
+    int,
+    Mapping[str, int],
+    tuple[str, ...],
+    tuple[str, ...],
+    "int | None",
+    "str | None",
+    bool,
+    "float | None",
+    tuple[Threshold, ...],
+    Mapping[str, float],
+]
+
+
+def assemble(
+    variant: Variant,
+    proliferator: str,
+    players: Sequence[Player],
+    rows: Sequence[PermanentRow],
+    effects: tuple[Effect, ...],
+    proliferates: int,
+) -> Board:
+    """The board's arrays from checked players and permanent rows: the one copy of the array building.
+
+    Column-wise (each field of every permanent read in one pass, each array built once)
+    because this is most of the loading time of small boards.  The input must already be
+    consistent (unique ids, controllers and protectors that are players).
+    """
+    n_players = len(players)
+    player_index = {p.id: i for i, p in enumerate(players)}
+    team_names = tuple(dict.fromkeys(p.team for p in players))
+    team_index = {t: i for i, t in enumerate(team_names)}
+    columns: list[tuple[Any, ...]] = list(zip(*rows, strict=True)) if rows else [()] * 16
+    (pids, ctrls, types_c, names, power, tough, damage, counters, keywords, subtypes, chapters, protectors, phased,
+     value, thresholds, values) = columns  # fmt: skip
+    n = n_players + len(rows)
+
+    kinds: dict[str, int] = {}
+    cell_rows: list[int] = []
+    cell_cols: list[int] = []
+    cell_counts: list[int] = []
+    for row, held in enumerate([*(p.counters for p in players), *counters]):
+        for kind, count in held.items():
+            col = kinds.get(kind)
+            if col is None:
+                col = kinds[kind] = len(kinds)
+            cell_rows.append(row)
+            cell_cols.append(col)
+            cell_counts.append(count)
+    thr_rows: list[tuple[int, int, int, str | float, str]] = []
+    cv_rows: list[tuple[int, int, float]] = []
+    for row, (thrs, cvs) in enumerate(zip(thresholds, values, strict=True), start=n_players):
+        for t in thrs:
+            thr_rows.append((row, kinds.setdefault(t.kind, len(kinds)), t.at, t.effect, t.label))
+        for k, v in cvs.items():
+            cv_rows.append((row, kinds.setdefault(k, len(kinds)), v))
+
+    counts = np.zeros((n, len(kinds)), dtype=np.int64)
+    counts[cell_rows, cell_cols] = cell_counts
+    team_of = np.array([team_index[p.team] for p in players], dtype=np.int64)
+    if variant is Variant.TWO_HEADED_GIANT and "poison" in kinds:
+        col = kinds["poison"]
+        shared = np.zeros(len(team_names), dtype=np.int64)
+        np.maximum.at(shared, team_of, counts[:n_players, col])
+        counts[:n_players, col] = shared[team_of]
+
+    bits_of: dict[tuple[str, ...], int] = {}
+    for names_of_types in types_c:
+        if names_of_types not in bits_of:
+            bits = 0
+            for name in names_of_types:
+                bits |= _TYPE_BITS[name]
+            bits_of[names_of_types] = bits
+    zeros = [0] * n_players
+    nothing = [()] * n_players
+    # One array call per dtype (rows of it are the columns): small boards pay per call, not per object.
+    controller, type_bits, power_a, toughness_a, damage_a, chapters_a, protector_a = np.array(
+        [
+            [*range(n_players), *(player_index[c] for c in ctrls)],
+            zeros + [bits_of[t] for t in types_c],
+            zeros + [x or 0 for x in power],
+            zeros + [x or 0 for x in tough],
+            zeros + list(damage),
+            zeros + [x or 0 for x in chapters],
+            [-1] * n_players + [-1 if p is None else player_index[p] for p in protectors],
+        ],
+        dtype=np.int64,
+    )
+    indestructible, phased_out = np.array(
+        [[False] * n_players + ["indestructible" in k for k in keywords], [False] * n_players + list(phased)],
+        dtype=bool,
+    )
+    # Filled like :meth:`Board._derived` rather than through the generated ``__init__``, whose
+    # 33 frozen-field assignments are a tenth of the loading time of a small board.
+    board = object.__new__(Board)
+    board.__dict__.update(
+        variant=variant,
+        proliferator=player_index[proliferator],
+        proliferates=proliferates,
+        ids=(*player_index, *pids),
+        n_players=n_players,
+        kinds=tuple(kinds),
+        counts=counts,
+        controller=controller,
+        team=team_of,
+        team_names=team_names,
+        life=np.array([p.life for p in players], dtype=np.int64),
+        types=type_bits,
+        power=power_a,
+        toughness=toughness_a,
+        damage=damage_a,
+        indestructible=indestructible,
+        chapters=chapters_a,
+        protector=protector_a,
+        phased_out=phased_out,
+        value=np.array([np.nan] * n_players + [np.nan if v is None else v for v in value], dtype=np.float64),
+        effects=effects,
+        names=_objects([""] * n_players + list(names)),
+        type_names=_objects(nothing + [tuple(t) for t in types_c]),
+        subtypes=_objects(nothing + [tuple(s) for s in subtypes]),
+        keywords=_objects(nothing + [tuple(k) for k in keywords]),
+        thr_object=np.array([t[0] for t in thr_rows], dtype=np.int64),
+        thr_kind=np.array([t[1] for t in thr_rows], dtype=np.int64),
+        thr_at=np.array([t[2] for t in thr_rows], dtype=np.int64),
+        thr_effect=tuple(t[3] for t in thr_rows),
+        thr_label=tuple(t[4] for t in thr_rows),
+        cv_object=np.array([c[0] for c in cv_rows], dtype=np.int64),
+        cv_kind=np.array([c[1] for c in cv_rows], dtype=np.int64),
+        cv_value=np.array([c[2] for c in cv_rows], dtype=np.float64),
+    )
+    board.__post_init__()
+    return board

@@ -16,13 +16,12 @@ import json
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from . import limits
-from .board import CARD_TYPE_NAMES, Board, Effect, Permanent, Player, Threshold, Variant
+from .board import CARD_TYPE_NAMES, Board, Effect, PermanentRow, Player, Threshold, Variant, assemble
 from .cards import CARDS, SUPPORTED_CARDS, canonical_card
 from .errors import BoardError, Problem
 from .kinds import KindError, canonical_kind
@@ -67,6 +66,8 @@ _PERMANENT_FIELDS = frozenset(
         "counter_values",
     }
 )
+#: The fields :meth:`_Loader.plain_permanent` reads; a permanent with any other takes the checked path.
+_PLAIN_FIELDS = _PERMANENT_FIELDS - {"protector", "value", "thresholds", "counter_values"}
 _THRESHOLD_FIELDS = frozenset({"kind", "at", "effect", "label"})
 _EFFECT_FIELDS = frozenset({"card", "controller"} | {p.name for card in CARDS.values() for p in card.parameters})
 
@@ -77,6 +78,7 @@ _VARIANTS = {v.value: v for v in Variant}
 _MAX_PROLIFERATES = limits.MAX_PROLIFERATES
 #: Bound on counts: see :mod:`solver.limits`.
 _MAX_INT = limits.MAX_COUNT
+_MAX_SIGNED = limits.MAX_SIGNED
 #: Stands for a field that is absent, as distinct from one set to null.
 _ABSENT: Any = object()
 
@@ -211,8 +213,7 @@ def _parse(source: str | os.PathLike[str] | Mapping[str, Any]) -> Any:
         raise BoardError([Problem("", f"not valid JSON: {exc}")]) from None
 
 
-@dataclass(frozen=True)
-class _Head:
+class _Head(NamedTuple):
     """A loaded player with where it came from, for the checks that need the whole table."""
 
     player: Player
@@ -267,14 +268,7 @@ class _Loader:
             self.check_rounds(placed, proliferator, proliferates)
         if self.problems or variant is None or proliferator is None:
             raise BoardError(self.problems.list())
-        board = Board.build(
-            variant=variant,
-            proliferator=proliferator,
-            players=players,
-            permanents=permanents,
-            effects=effects,
-            proliferates=proliferates,
-        )
+        board = assemble(variant, proliferator, players, permanents, tuple(effects), proliferates)
         check_magnitude(board)
         return board
 
@@ -303,22 +297,28 @@ class _Loader:
 
     def new_kind(self, kind: str, path: str) -> None:
         """Count a distinct kind; refuse the first one past the kinds or cells limit, at its path."""
+        message = self.count_kind(kind)
+        if message:
+            self.problem(path, message)
+
+    def count_kind(self, kind: str) -> str:
+        """Count a distinct kind: why it is refused if it is the first past a limit, else ""."""
         if kind in self.kinds:
-            return
+            return ""
         self.kinds.add(kind)
         if self.kinds_refused:
-            return
+            return ""
         n = len(self.kinds)
         if n > limits.MAX_KINDS:
-            self.problem(path, f"more than {limits.MAX_KINDS} distinct counter kinds on one board (the limit)")
             self.kinds_refused = True
-        elif n * self.n_objects > limits.MAX_CELLS:
-            self.problem(
-                path,
+            return f"more than {limits.MAX_KINDS} distinct counter kinds on one board (the limit)"
+        if n * self.n_objects > limits.MAX_CELLS:
+            self.kinds_refused = True
+            return (
                 f"{self.n_objects} objects x {n} distinct counter kinds is more than {limits.MAX_CELLS:,} cells "
-                "(the limit on objects x kinds)",
+                "(the limit on objects x kinds)"
             )
-            self.kinds_refused = True
+        return ""
 
     def check_rounds(self, placed: list[tuple[Effect, str]], proliferator: str, first: int) -> None:
         """Refuse more proliferates per resolution than every solver loops over (the rounds limit)."""
@@ -358,7 +358,11 @@ class _Loader:
                 self.problem(path, "must be an object")
                 continue
             self.unknown_fields(raw, _PLAYER_FIELDS, path)
-            pid = self.new_id(raw, path)
+            pid = raw.get("id")
+            if type(pid) is str and pid and pid not in self.ids and is_text(pid):
+                self.ids[pid] = path
+            else:
+                pid = self.new_id(raw, path)
             team: str | None = None
             if "team" in raw:
                 team = self.name(raw["team"], f"{path}.team")
@@ -420,7 +424,103 @@ class _Loader:
                 )
 
     # ------------------------------------------------------------------ permanents
-    def permanent(self, raw: object, path: str) -> Permanent | None:
+    def permanent(self, raw: object, path: str) -> PermanentRow | None:
+        """The permanent's row, or None with its problems recorded."""
+        if type(raw) is dict:
+            row = self.plain_permanent(raw, path)
+            if row is not None:
+                return row
+        return self.checked_permanent(raw, path)
+
+    def plain_permanent(self, raw: dict[str, Any], path: str) -> PermanentRow | None:
+        """The row of a permanent whose every field is valid and in its common form, else None.
+
+        Most permanents of real boards are such, and checking them inline (types and counter
+        kinds already seen on this board, no thresholds or worths) is a third of the cost of
+        :meth:`checked_permanent`.  It records nothing unless it succeeds, so on None the
+        checked path runs from scratch and reports exactly what it always did.
+        """
+        if not raw.keys() <= _PLAIN_FIELDS:
+            return None
+        get = raw.get
+        pid = get("id")
+        controller = get("controller")
+        name = get("name", "")
+        if (
+            type(pid) is not str
+            or not pid
+            or pid in self.ids
+            or not is_text(pid)
+            or type(controller) is not str
+            or controller not in self.player_ids
+            or type(name) is not str
+            or not is_text(name)
+        ):
+            return None
+        listed = get("types", _ABSENT)
+        if listed is _ABSENT:
+            types: tuple[str, ...] | None = ()
+        elif type(listed) is list:
+            try:
+                types = self.type_cache.get(tuple(listed))
+            except TypeError:  # an unhashable item
+                return None
+        else:
+            return None
+        if types is None:
+            return None
+        creature = "creature" in types
+        power = get("power", _ABSENT)
+        if power is _ABSENT and not creature:
+            power = None
+        elif type(power) is not int or not -_MAX_SIGNED <= power <= _MAX_SIGNED:
+            return None
+        toughness = get("toughness", _ABSENT)
+        if toughness is _ABSENT and not creature:
+            toughness = None
+        elif type(toughness) is not int or not -_MAX_SIGNED <= toughness <= _MAX_SIGNED:
+            return None
+        damage = get("damage", 0)
+        if type(damage) is not int or not 0 <= damage <= _MAX_INT:
+            return None
+        held = get("counters", {})
+        if type(held) is not dict:
+            return None
+        counters: dict[str, int] = {}
+        cache = self.kind_cache
+        for key, count in held.items():
+            kind = cache.get(key)  # a kind in the cache has been counted (see :meth:`count_kind`)
+            if kind is None or kind in counters or type(count) is not int or not 0 <= count <= _MAX_INT:
+                return None
+            counters[kind] = count
+        keywords = get("keywords", _ABSENT)
+        if keywords is _ABSENT:
+            keywords = ()
+        elif type(keywords) is list and all(type(k) is str and is_text(k) for k in keywords):
+            keywords = tuple(k.lower() for k in keywords)
+        else:
+            return None
+        subtypes = get("subtypes", _ABSENT)
+        if subtypes is _ABSENT:
+            subtypes = ()
+        elif type(subtypes) is list and all(type(k) is str and is_text(k) for k in subtypes):
+            subtypes = tuple(subtypes)
+        else:
+            return None
+        chapters = get("chapters", _ABSENT)
+        if chapters is _ABSENT and not any(s.lower() == "saga" for s in subtypes):
+            chapters = None
+        elif type(chapters) is not int or not 1 <= chapters <= _MAX_INT:
+            return None
+        phased_out = get("phased_out", False)
+        if type(phased_out) is not bool:
+            return None
+        self.ids[pid] = path
+        return (pid, controller, types, name, power, toughness, damage, counters, keywords, subtypes, chapters, None,
+                phased_out, None, (), {})  # fmt: skip
+
+    def checked_permanent(self, raw: object, path: str) -> PermanentRow | None:
+        """Every field checked, every problem recorded at its path."""
         if type(raw) is not dict and not isinstance(raw, Mapping):
             self.problem(path, "must be an object")
             return None
@@ -441,14 +541,24 @@ class _Loader:
             name = self.string(raw, "name", path)
         types = self.types(raw, path)
         is_creature = types is not None and "creature" in types
-        power = self.int_field(raw, "power", path, None, is_creature, "for a creature")
-        toughness = self.int_field(raw, "toughness", path, None, is_creature, "for a creature")
-        damage = self.int_field(raw, "damage", path, 0) or 0
+        # Each field takes its fast path when present and valid, and the detailed check
+        # (which reports the problem) otherwise, so problems come in the same order.
+        power = get("power", _ABSENT)
+        if type(power) is not int or not -_MAX_SIGNED <= power <= _MAX_SIGNED:
+            power = self.int_field(raw, "power", path, None, is_creature, "for a creature")
+        toughness = get("toughness", _ABSENT)
+        if type(toughness) is not int or not -_MAX_SIGNED <= toughness <= _MAX_SIGNED:
+            toughness = self.int_field(raw, "toughness", path, None, is_creature, "for a creature")
+        damage = get("damage", 0)
+        if type(damage) is not int or not 0 <= damage <= _MAX_INT:
+            damage = self.int_field(raw, "damage", path, 0) or 0
         counters = self.counters(raw, path)
-        keywords = tuple(k.lower() for k in self.strings(raw, "keywords", path))
-        subtypes = self.strings(raw, "subtypes", path)
-        is_saga = any(s.lower() == "saga" for s in subtypes)
-        chapters = self.int_field(raw, "chapters", path, 1, is_saga, "for a Saga (714.2d)")
+        keywords = tuple(k.lower() for k in self.strings(raw, "keywords", path)) if "keywords" in raw else ()
+        subtypes = self.strings(raw, "subtypes", path) if "subtypes" in raw else ()
+        is_saga = bool(subtypes) and any(s.lower() == "saga" for s in subtypes)
+        chapters = get("chapters", _ABSENT)
+        if type(chapters) is not int or not 1 <= chapters <= _MAX_INT:
+            chapters = self.int_field(raw, "chapters", path, 1, is_saga, "for a Saga (714.2d)")
         protector = None
         if "protector" in raw:
             protector = self.player_ref(raw, "protector", path)
@@ -462,23 +572,23 @@ class _Loader:
         counter_values = self.counter_values(raw, path) if "counter_values" in raw else {}
         if len(self.problems) != n_before or pid is None or controller is None or name is None:
             return None
-        return Permanent(
-            id=pid,
-            controller=controller,
-            types=types or (),
-            name=name,
-            power=power,
-            toughness=toughness,
-            damage=damage,
-            counters=counters,
-            keywords=keywords,
-            subtypes=subtypes,
-            chapters=chapters,
-            protector=protector,
-            phased_out=phased_out,
-            value=value,
-            thresholds=thresholds,
-            counter_values=counter_values,
+        return (
+            pid,
+            controller,
+            types or (),
+            name,
+            power,
+            toughness,
+            damage,
+            counters,
+            keywords,
+            subtypes,
+            chapters,
+            protector,
+            phased_out,
+            value,
+            thresholds,
+            counter_values,
         )
 
     def types(self, raw: Mapping[str, Any], path: str) -> tuple[str, ...] | None:
@@ -624,11 +734,13 @@ class _Loader:
         return pid
 
     def player_ref(self, raw: Mapping[str, Any], key: str, path: str) -> str | None:
+        ref = raw.get(key, _ABSENT)
+        if type(ref) is str and ref in self.player_ids:
+            return ref
         kpath = join(path, key)
-        if key not in raw:
+        if ref is _ABSENT:
             self.problem(kpath, "required")
             return None
-        ref = raw[key]
         if not isinstance(ref, str):
             self.problem(kpath, "must be a string")
         elif ref in self.player_ids:
@@ -651,6 +763,10 @@ class _Loader:
         cache = self.kind_cache
         for key, count in counters.items():
             kind = cache.get(key) if isinstance(key, str) else None
+            if kind is None and isinstance(key, str) and key not in cache:
+                kind = self.kind(key)  # first sight of this key: counted here, checked below like the rest
+                if kind is not None and (message := self.count_kind(kind)):
+                    self.problem(keyed(f"{path}.counters", key), message)
             if kind is None or kind in out or type(count) is not int or not 0 <= count <= _MAX_INT:
                 kind = self.slow_counter(out, counters, key, count, f"{path}.counters")
                 if kind is None:

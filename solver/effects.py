@@ -31,8 +31,11 @@ __all__ = ["SUPPORTED_CARDS", "apply_op", "best_count", "canonical_card", "gains
 #: Operations in a fixed order; a cell's key packs how many of each apply, ``_KEY_BITS`` bits each.
 _OPS = tuple(Op)
 _KEY_BITS = 12
+assert _KEY_BITS * len(_OPS) < 63, "a cell's key and its want-more bit must fit in an int64"
 #: Counters one proliferate may put on one object (the loader's limits keep boards far below it).
 _TOO_MANY = 2**62
+#: Up to this many cells with effects, cells are grouped by key in a dict rather than by ``np.unique``.
+_FEW_CELLS = 2_000
 
 
 def apply_op(op: Op, count: int) -> int:
@@ -121,12 +124,13 @@ def gains(board: Board) -> IntArray:
     cells = np.flatnonzero(key)
     if cells.size == 0:
         return out
-    want_more = _wants_more(board)
     flat_key = key.ravel()[cells]
-    flat_more = want_more.ravel()[cells]
-    keys, inverse = np.unique(np.stack([flat_key, flat_more.astype(np.int64)]), axis=1, return_inverse=True)
+    flat_more = _wants_more(board, cells)
+    # One int64 per cell (the key, and whether more is wanted in the bit above it), so cells group in 1-D.
+    more_bit = 1 << (_KEY_BITS * len(_OPS))
+    packed, inverse = _distinct(np.where(flat_more, flat_key | more_bit, flat_key))
     mask = (1 << _KEY_BITS) - 1
-    uses = [([(int(k) >> (_KEY_BITS * i)) & mask for i in range(len(_OPS))], bool(m)) for k, m in keys.T]
+    uses = [([(k >> (_KEY_BITS * i)) & mask for i in range(len(_OPS))], bool(k & more_bit)) for k in packed]
     top = [max(u[i] for u, _ in uses) for i in range(4)]
     tables = {more: _table(*top, more) for more in {m for _, m in uses}}
     values = [0 if u[4] else tables[m][tuple(u[:4])] for u, m in uses]
@@ -134,20 +138,37 @@ def gains(board: Board) -> IntArray:
         raise ValueError(f"replacement effects put {max(values)} counters in one proliferate; int64 holds < 2**62")
     counts = np.array(values, dtype=np.int64)
     flat = out.ravel()
-    flat[cells] = counts[inverse.ravel()]
+    flat[cells] = counts[inverse]
     return flat.reshape(out.shape)
 
 
-def _wants_more(board: Board) -> BoolArray:
-    """Whether the affected party wants more of each kind on each object (for 616.1 ordering).
+def _distinct(values: IntArray) -> tuple[list[int], IntArray]:
+    """The distinct values, and for each value the index of its distinct value.
+
+    A dict in Python on few cells (``np.unique`` costs more than the whole grouping on a
+    small board), a sort on many.
+    """
+    if len(values) > _FEW_CELLS:
+        keys, inverse = np.unique(values, return_inverse=True)
+        return keys.tolist(), inverse.reshape(-1)
+    index: dict[int, int] = {}
+    positions = [index.setdefault(v, len(index)) for v in values.tolist()]
+    return list(index), np.array(positions, dtype=np.int64)
+
+
+def _wants_more(board: Board, cells: IntArray) -> BoolArray:
+    """Whether the affected party wants more of the kind on the object, per (flat) cell (for 616.1 ordering).
 
     The affected party is the object's controller (a player for themselves); for a battle
     protected by an opponent of its controller, the controller wants fewer defense counters.
     """
-    kind_valence = np.array([valence(kind) for kind in board.kinds], dtype=np.int64)
-    more = np.broadcast_to(kind_valence >= 0, board.counts.shape).copy()
+    n_kinds = len(board.kinds)
+    kind_of = cells % n_kinds
+    more: BoolArray = np.array([valence(kind) >= 0 for kind in board.kinds], dtype=bool)[kind_of]
     col = board.kind_column("defense")
     if col >= 0:
-        hostile = (board.protector >= 0) & (board.team[board.protector] != board.team[board.controller])
-        more[:, col] &= ~hostile
+        rows = cells // n_kinds
+        protector = board.protector[rows]
+        hostile = (protector >= 0) & (board.team[protector] != board.team[board.controller[rows]])
+        more &= ~((kind_of == col) & hostile)
     return more

@@ -1,0 +1,222 @@
+"""The column-wise board build: every array, value by value, whichever way a board enters.
+
+``load_board`` hands checked permanent rows to ``solver.board.assemble``, and ``Board.build``
+turns typed permanents into the same rows, so the two must give identical arrays (dtype,
+shape, kind column order), not merely boards that dump alike.  Board equality compares
+dumps, so these tests compare the arrays themselves.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from strategies import board_dicts
+
+from benchmarks.boards import VARIANTS, BoardSpec, generate
+from solver import Board, load_board
+from solver.board import CardType, Threshold
+
+FIELDS = tuple(f.name for f in dataclasses.fields(Board))
+
+
+def assert_same_arrays(left: Board, right: Board) -> None:
+    """Every field equal; kind columns matched by kind (the typed views may meet a board's kinds in another order)."""
+    assert sorted(left.kinds) == sorted(right.kinds)
+    column = np.array([right.kinds.index(kind) for kind in left.kinds], dtype=np.int64)
+    inverse = np.empty_like(column)
+    inverse[column] = np.arange(len(column))
+    aligned = {
+        "counts": right.counts[:, column],
+        "thr_kind": inverse[right.thr_kind],
+        "cv_kind": inverse[right.cv_kind],
+    }
+    for name in FIELDS:
+        if name == "kinds":
+            continue
+        a, b = getattr(left, name), aligned.get(name, getattr(right, name))
+        if isinstance(a, np.ndarray):
+            assert a.dtype == b.dtype and a.shape == b.shape, name
+            assert not a.flags.writeable, name
+            if a.dtype == object:
+                assert a.tolist() == b.tolist(), name
+            else:
+                np.testing.assert_array_equal(a, b, err_msg=name)
+        else:
+            assert a == b, name
+
+
+def without_zero_counters(data: dict[str, Any]) -> dict[str, Any]:
+    """The board minus counters stated as 0, which the typed views leave out (so they have no column there)."""
+    strip = [
+        {**obj, "counters": {k: v for k, v in obj["counters"].items() if v != 0}} if "counters" in obj else obj
+        for obj in data["players"] + data.get("permanents", [])
+    ]
+    n = len(data["players"])
+    return {**data, "players": strip[:n], "permanents": strip[n:]}
+
+
+def rebuilt(board: Board) -> Board:
+    """The board again through ``Board.build`` from its typed views."""
+    return Board.build(
+        variant=board.variant,
+        proliferator=board.proliferator_id,
+        players=board.players,
+        permanents=board.permanents,
+        effects=board.effects,
+        proliferates=board.proliferates,
+    )
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("size", [5, 20, 60])
+@pytest.mark.parametrize("extras", [False, True])
+def test_loaded_and_built_boards_have_identical_arrays(variant: str, size: int, extras: bool) -> None:
+    board = load_board(generate(BoardSpec(size, variant, proliferates=2, extras=extras, seed=size)))
+    assert_same_arrays(board, rebuilt(board))
+
+
+@settings(max_examples=60, deadline=None)
+@given(board_dicts())
+def test_loaded_and_built_boards_have_identical_arrays_on_any_board(data: dict[str, Any]) -> None:
+    board = load_board(without_zero_counters(data))
+    assert_same_arrays(board, rebuilt(board))
+
+
+def test_every_column_holds_its_own_field() -> None:
+    """Each array row of a hand-checked board, so a column read from the wrong field fails here."""
+    board = load_board(
+        {
+            "variant": "two_headed_giant",
+            "proliferator": "a1",
+            "players": [
+                {"id": "a1", "team": "A", "life": 25, "counters": {"poison": 2}},
+                {"id": "a2", "team": "A", "counters": {"energy": 4}},
+                {"id": "b1", "team": "B"},
+                {"id": "b2", "team": "B", "counters": {"poison": 5}},
+            ],
+            "permanents": [
+                {
+                    "id": "bear",
+                    "controller": "a2",
+                    "name": "Bear",
+                    "types": ["Creature", "artifact"],
+                    "power": 2,
+                    "toughness": -3,
+                    "damage": 1,
+                    "counters": {"+1/+1": 3},
+                    "keywords": ["Indestructible"],
+                },
+                {
+                    "id": "saga",
+                    "controller": "b1",
+                    "types": ["enchantment"],
+                    "subtypes": ["Saga"],
+                    "chapters": 3,
+                    "counters": {"lore": 1},
+                    "phased_out": True,
+                    "value": 2.5,
+                    "thresholds": [{"kind": "quest", "at": 4, "effect": 7, "label": "done"}],
+                    "counter_values": {"shield": 3},
+                },
+                {"id": "siege", "controller": "a1", "types": ["battle"], "protector": "b2", "counters": {"defense": 5}},
+            ],
+        }
+    )
+    assert board.ids == ("a1", "a2", "b1", "b2", "bear", "saga", "siege")
+    # Kinds in order of first appearance: players' and permanents' counters, then thresholds and values.
+    assert board.kinds == ("poison", "energy", "+1/+1", "lore", "defense", "quest", "shield")
+    assert board.counts[:, 0].tolist() == [2, 2, 5, 5, 0, 0, 0]  # team poison shared (810.10)
+    assert board.counts[:, 1].tolist() == [0, 4, 0, 0, 0, 0, 0]
+    assert board.counts[4:, 2:5].tolist() == [[3, 0, 0], [0, 1, 0], [0, 0, 5]]
+    assert board.controller.tolist() == [0, 1, 2, 3, 1, 2, 0]
+    assert board.team.tolist() == [0, 0, 1, 1] and board.team_names == ("A", "B")
+    assert board.life.tolist() == [25, 30, 30, 30]
+    assert board.type_names.tolist()[4:] == [("creature", "artifact"), ("enchantment",), ("battle",)]
+    bits = [int(CardType.CREATURE | CardType.ARTIFACT), int(CardType.ENCHANTMENT), int(CardType.BATTLE)]
+    assert board.types.tolist() == [0, 0, 0, 0, *bits]
+    assert board.power.tolist() == [0, 0, 0, 0, 2, 0, 0]
+    assert board.toughness.tolist() == [0, 0, 0, 0, -3, 0, 0]
+    assert board.damage.tolist() == [0, 0, 0, 0, 1, 0, 0]
+    assert board.indestructible.tolist() == [False] * 4 + [True, False, False]
+    assert board.chapters.tolist() == [0, 0, 0, 0, 0, 3, 0]
+    assert board.protector.tolist() == [-1, -1, -1, -1, -1, -1, 3]
+    assert board.phased_out.tolist() == [False] * 5 + [True, False]
+    assert np.isnan(board.value[[0, 1, 2, 3, 4, 6]]).all() and board.value[5] == 2.5
+    assert board.names.tolist() == ["", "", "", "", "Bear", "", ""]
+    assert board.subtypes.tolist()[5] == ("Saga",) and board.keywords.tolist()[4] == ("indestructible",)
+    assert (board.thr_object.tolist(), board.thr_kind.tolist(), board.thr_at.tolist()) == ([5], [5], [4])
+    assert board.thr_effect == (7,) and board.thr_label == ("done",)
+    assert (board.cv_object.tolist(), board.cv_kind.tolist(), board.cv_value.tolist()) == ([5], [6], [3.0])
+    assert board.permanents[1].thresholds == (Threshold("quest", 4, 7, "done"),)
+
+
+def test_board_build_still_refuses_inconsistent_objects() -> None:
+    board = load_board(generate(BoardSpec(8, "duel")))
+    stray = dataclasses.replace(board.permanents[0], controller="nobody")
+    with pytest.raises(ValueError, match="'nobody' is not a player"):
+        Board.build(variant="duel", proliferator="alice", players=board.players, permanents=[stray])
+    with pytest.raises(ValueError, match="ids must be unique"):
+        Board.build(variant="duel", proliferator="alice", players=board.players, permanents=[board.permanents[0]] * 2)
+    with pytest.raises(ValueError, match="is not a player"):
+        Board.build(variant="duel", proliferator="zed", players=board.players)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_gains_group_cells_alike_by_dict_and_by_sort(variant: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Few cells are grouped in a dict, many by ``np.unique``: both must give every cell the same gain (616.1)."""
+    import solver.effects as effects
+
+    board = load_board(generate(BoardSpec(300, variant, extras=True, seed=3)))
+    assert board.effects
+    by_dict = effects.gains(board)
+    monkeypatch.setattr(effects, "_FEW_CELLS", 0)
+    by_sort = effects.gains(board)
+    np.testing.assert_array_equal(by_dict, by_sort)
+    assert (by_dict != (board.counts > 0)).any()  # the effects change some gains
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_plain_and_checked_permanents_give_the_same_row(variant: str) -> None:
+    """The inline path for common permanents must read every field exactly as the checked path does."""
+    from solver.boardjson import _Loader
+
+    data = generate(BoardSpec(120, variant, extras=True, seed=5))
+    data["permanents"][0]["keywords"] = ["Indestructible", "Flying"]
+    plain, checked = _Loader(), _Loader()
+    for loader in (plain, checked):
+        loader.check_sizes(data)
+        loader.players(data, loader.variant(data))
+        for raw in data["permanents"]:  # every type list and counter kind seen once
+            loader.checked_permanent(raw, "warm-up")
+        loader.ids = {p["id"]: "players" for p in data["players"]}
+    taken = 0
+    for i, raw in enumerate(data["permanents"]):
+        row = plain.plain_permanent(raw, f"permanents[{i}]")
+        if row is None:
+            assert plain.checked_permanent(raw, f"permanents[{i}]") == checked.checked_permanent(raw, "x")
+            continue
+        taken += 1
+        assert row == checked.checked_permanent(raw, f"permanents[{i}]")
+    assert taken > 80 and not plain.problems and not checked.problems
+
+
+def test_loading_benchmark_runs_against_a_baseline_checkout(tmp_path: Path) -> None:
+    """``benchmarks.loading`` as documented, with this checkout as its own baseline: identical boards, ratio column."""
+    root = Path(__file__).resolve().parent.parent
+    out = tmp_path / "loading.json"
+    command = [sys.executable, "-m", "benchmarks.loading", "--sizes", "20", "--rounds", "1", "--samples", "1"]
+    command += ["--sample-seconds", "0.001", "--baseline", str(root), "--json", str(out)]
+    done = subprocess.run(command, cwd=root, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "| 20 duel x1 +thr/fx" in done.stdout and "speed-up" in done.stdout
+    cases = json.loads(out.read_text())["cases"]
+    assert [c["label"] for c in cases][-1].startswith("analysis mix")
+    assert all(c["same"] and set(c["best_s"]) == {"new", "baseline"} for c in cases)
