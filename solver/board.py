@@ -55,6 +55,25 @@ class SbaMasks:
     battle: BoolArray
     saga: BoolArray
 
+    @classmethod
+    def build(
+        cls, is_player: BoolArray, phased_out: BoolArray, types: IntArray, indestructible: BoolArray, chapters: IntArray
+    ) -> SbaMasks:
+        """The masks of any rows (one board's or a stack's): permanents that are phased in, by type."""
+        present = ~phased_out & ~is_player
+        creature = present & ((types & int(CardType.CREATURE)) != 0)
+        masks = cls(
+            present=present,
+            creature=creature,
+            destructible=creature & ~indestructible,
+            planeswalker=present & ((types & int(CardType.PLANESWALKER)) != 0),
+            battle=present & ((types & int(CardType.BATTLE)) != 0),
+            saga=present & (chapters > 0),
+        )
+        for mask in vars(masks).values():
+            mask.flags.writeable = False
+        return masks
+
 
 @dataclass(frozen=True)
 class Threshold:
@@ -387,20 +406,8 @@ class Board:
     @cached_property
     def sba_masks(self) -> SbaMasks:
         """Which objects each state-based action can concern; fixed for the board's objects."""
-        present = ~self.phased_out.copy()
-        present[: self.n_players] = False
-        creature = present & self.has_type(CardType.CREATURE)
-        masks = SbaMasks(
-            present=present,
-            creature=creature,
-            destructible=creature & ~self.indestructible,
-            planeswalker=present & self.has_type(CardType.PLANESWALKER),
-            battle=present & self.has_type(CardType.BATTLE),
-            saga=present & (self.chapters > 0),
-        )
-        for mask in vars(masks).values():
-            mask.flags.writeable = False
-        return masks
+        is_player = np.arange(self.n_objects) < self.n_players
+        return SbaMasks.build(is_player, self.phased_out, self.types, self.indestructible, self.chapters)
 
     @cached_property
     def _pt_per_counter(self) -> IntArray:

@@ -157,9 +157,9 @@ def _poison(kind: str) -> bool:
 
 
 # ---------------------------------------------------------------------- scopes per card
-def _always(*scopes: Scope) -> Callable[[Board, int, Effect], tuple[Scope, ...]]:
-    """Scopes in force whoever proliferates."""
-    return lambda board, c, effect: scopes
+def _static(name: str, summary: str, *scopes: Scope) -> Card:
+    """A card whose scopes are in force whoever proliferates; its operations are those of its scopes."""
+    return Card(name, summary, lambda board, c, effect: scopes, frozenset(scope.op for scope in scopes))
 
 
 def _vorinclex(board: Board, c: int, effect: Effect) -> tuple[Scope, ...]:
@@ -181,11 +181,10 @@ def _none(board: Board, c: int, effect: Effect) -> tuple[Scope, ...]:
 
 
 _REGISTRY = (
-    Card(
+    _static(
         "Doubling Season",
         "doubles counters put on permanents its controller controls",
-        _always(Scope(Op.DOUBLE, _controlled_by)),
-        frozenset({Op.DOUBLE}),
+        Scope(Op.DOUBLE, _controlled_by),
     ),
     Card(
         "Vorinclex, Monstrous Raider",
@@ -200,69 +199,57 @@ _REGISTRY = (
         frozenset({Op.DOUBLE}),
         parameters=(Parameter("level", 1, 3, 3, "Class level; the doubling is level 3's ability"),),
     ),
-    Card(
+    _static(
         "Winding Constrictor",
         "one more counter on artifacts and creatures its controller controls, and on its controller",
-        _always(Scope(Op.PLUS_ONE, _constrictor_objects)),
-        frozenset({Op.PLUS_ONE}),
+        Scope(Op.PLUS_ONE, _constrictor_objects),
     ),
-    Card(
+    _static(
         "Pir, Imaginative Rascal",
         "one more counter on permanents its controller's team controls",
-        _always(Scope(Op.PLUS_ONE, _team_permanents)),
-        frozenset({Op.PLUS_ONE}),
+        Scope(Op.PLUS_ONE, _team_permanents),
     ),
-    Card(
+    _static(
         "Hardened Scales",
         "one more +1/+1 counter on creatures its controller controls",
-        _always(Scope(Op.PLUS_ONE, _own_creatures, _plus_one_plus_one)),
-        frozenset({Op.PLUS_ONE}),
+        Scope(Op.PLUS_ONE, _own_creatures, _plus_one_plus_one),
     ),
-    Card(
+    _static(
         "Ozolith, the Shattered Spire",
         "one more +1/+1 counter on artifacts and creatures its controller controls",
-        _always(Scope(Op.PLUS_ONE, _own_artifacts_and_creatures, _plus_one_plus_one)),
-        frozenset({Op.PLUS_ONE}),
+        Scope(Op.PLUS_ONE, _own_artifacts_and_creatures, _plus_one_plus_one),
     ),
-    Card(
+    _static(
         "Corpsejack Menace",
         "doubles +1/+1 counters put on creatures its controller controls",
-        _always(Scope(Op.DOUBLE, _own_creatures, _plus_one_plus_one)),
-        frozenset({Op.DOUBLE}),
+        Scope(Op.DOUBLE, _own_creatures, _plus_one_plus_one),
     ),
-    Card(
+    _static(
         "Branching Evolution",
         "doubles +1/+1 counters put on creatures its controller controls",
-        _always(Scope(Op.DOUBLE, _own_creatures, _plus_one_plus_one)),
-        frozenset({Op.DOUBLE}),
+        Scope(Op.DOUBLE, _own_creatures, _plus_one_plus_one),
     ),
-    Card(
+    _static(
         "Primal Vigor",
         "doubles +1/+1 counters put on any creature",
-        _always(Scope(Op.DOUBLE, _all_creatures, _plus_one_plus_one)),
-        frozenset({Op.DOUBLE}),
+        Scope(Op.DOUBLE, _all_creatures, _plus_one_plus_one),
     ),
-    Card(
+    _static(
         "Vizier of Remedies",
         "one fewer -1/-1 counter on creatures its controller controls",
-        _always(Scope(Op.MINUS_ONE, _own_creatures, _minus_one_minus_one)),
-        frozenset({Op.MINUS_ONE}),
+        Scope(Op.MINUS_ONE, _own_creatures, _minus_one_minus_one),
     ),
-    Card(
+    _static(
         "Melira, Sylvok Outcast",
         "no poison counters on its controller (their team in Two-Headed Giant), "
         "no -1/-1 counters on creatures its controller controls",
-        _always(
-            Scope(Op.BAN, _melira_players, _poison),
-            Scope(Op.BAN, _own_creatures, _minus_one_minus_one),
-        ),
-        frozenset({Op.BAN}),
+        Scope(Op.BAN, _melira_players, _poison),
+        Scope(Op.BAN, _own_creatures, _minus_one_minus_one),
     ),
-    Card(
+    _static(
         "Solemnity",
         "no counters on players, artifacts, creatures, enchantments or lands",
-        _always(Scope(Op.BAN, _solemnity_objects)),
-        frozenset({Op.BAN}),
+        Scope(Op.BAN, _solemnity_objects),
     ),
     Card(
         "Tekuthal, Inquiry Dominus",

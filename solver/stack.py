@@ -19,7 +19,7 @@ from operator import attrgetter
 
 import numpy as np
 
-from .board import Board, BoolArray, CardType, FloatArray, IntArray, SbaMasks, Variant
+from .board import Board, BoolArray, FloatArray, IntArray, SbaMasks, Variant
 from .kinds import pt_delta
 
 __all__ = ["Stack"]
@@ -222,16 +222,7 @@ class Stack:
     @cached_property
     def sba_masks(self) -> SbaMasks:
         """Which objects each state-based action can concern, as :attr:`Board.sba_masks` for one board."""
-        present = ~self.phased_out & ~self.is_player
-        creature = present & ((self.types & int(CardType.CREATURE)) != 0)
-        return SbaMasks(
-            present=present,
-            creature=creature,
-            destructible=creature & ~self.indestructible,
-            planeswalker=present & ((self.types & int(CardType.PLANESWALKER)) != 0),
-            battle=present & ((self.types & int(CardType.BATTLE)) != 0),
-            saga=present & (self.chapters > 0),
-        )
+        return SbaMasks.build(self.is_player, self.phased_out, self.types, self.indestructible, self.chapters)
 
     @cached_property
     def toughness_per_counter(self) -> IntArray:
