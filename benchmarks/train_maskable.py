@@ -2,8 +2,11 @@
 
 The agent trains on ``--env`` (default ``proliferate/Duel-v0``) through
 :class:`env.sb3.SB3VecEnv`, the Stable-Baselines3 adapter of the native vector env, with the
-default reward (``"delta"``: the solver's value of each choice, game results included) and
-SB3's ``VecNormalize`` for reward and count scales.  Every ``--eval-every`` seconds of
+reward ``--reward`` (default ``"delta"``: the solver's value of each choice, game results
+included; ``"regret"`` is minus the gap to the optimum) and SB3's ``VecNormalize`` for
+reward and count scales; ``--symlog`` trains on ``sign(r) * log1p(|r|)`` instead of the
+normalised reward, so that a game result (1,000 points) weighs about ten counters rather
+than a thousand.  Every ``--eval-every`` seconds of
 training it plays ``--eval-games`` evaluation games (fixed seeds, masked deterministic
 policy) with ``reward_mode="regret"``: the learning curve is the win rate against the
 env's opponents (the rule-based per-object filter by default) and the mean regret per
@@ -30,6 +33,13 @@ from env.policies import rule_choice
 from env.vector import ProliferateVectorEnv
 
 Act = Callable[[ProliferateVectorEnv, dict[str, np.ndarray]], np.ndarray]
+REWARDS = ("regret", "delta", "terminal")
+
+
+def symlog(rewards: np.ndarray) -> np.ndarray:
+    """``sign(r) * log1p(|r|)``: a missed win (1,000 points) weighs ~7 against ~0.7 for one counter."""
+    out: np.ndarray = (np.sign(rewards) * np.log1p(np.abs(rewards))).astype(np.float32)
+    return out
 
 
 def evaluate(env_id: str, act: Act, games: int, seed: int) -> dict[str, float | None]:
@@ -132,6 +142,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--envs", type=int, default=16, help="games in the native vector env (default 16)")
     parser.add_argument("--eval-every", type=float, default=90.0, help="seconds of training between evaluations")
     parser.add_argument("--eval-games", type=int, default=100, help="games per evaluation (default 100)")
+    parser.add_argument("--reward", choices=REWARDS, default="delta", help="training reward (default delta)")
+    parser.add_argument("--symlog", action="store_true", help="train on sign(r)*log1p(|r|), not the normalised reward")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path, default=None, help="where to write the JSON (default benchmarks/results)")
     args = parser.parse_args(argv)
@@ -140,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
         import torch
         from sb3_contrib import MaskablePPO
         from stable_baselines3.common.callbacks import BaseCallback
-        from stable_baselines3.common.vec_env import VecNormalize
+        from stable_baselines3.common.vec_env import VecEnvWrapper, VecNormalize
 
         from env.sb3 import make_sb3_vec_env
     except ImportError:
@@ -154,10 +166,22 @@ def main(argv: list[str] | None = None) -> int:
         "rule-based": evaluate(args.env, rule_act, args.eval_games, eval_seed),
         "oracle": evaluate(args.env, oracle_act, args.eval_games, eval_seed),
     }
+
+    class SymlogReward(VecEnvWrapper):
+        """The adapter's rewards through :func:`symlog`."""
+
+        def reset(self) -> Any:
+            return self.venv.reset()
+
+        def step_wait(self) -> Any:
+            obs, rewards, dones, infos = self.venv.step_wait()
+            return obs, symlog(rewards), dones, infos
+
+    train_env = make_sb3_vec_env(args.env, args.envs, seed=args.seed, reward_mode=args.reward)
     venv = VecNormalize(
-        make_sb3_vec_env(args.env, args.envs, seed=args.seed),
+        SymlogReward(train_env) if args.symlog else train_env,
         norm_obs=True,
-        norm_reward=True,
+        norm_reward=not args.symlog,
         norm_obs_keys=["counters", "stats", "times"],
         clip_obs=10.0,
     )
@@ -195,7 +219,7 @@ def main(argv: list[str] | None = None) -> int:
 
     budget = 60.0 * args.minutes
 
-    class Curve(BaseCallback):  # type: ignore[misc]
+    class Curve(BaseCallback):
         def _on_step(self) -> bool:
             elapsed = clock["train"] + time.perf_counter() - clock["since"]
             if elapsed >= clock["next_eval"]:
@@ -238,6 +262,8 @@ def main(argv: list[str] | None = None) -> int:
         "train_steps": steps,
         "train_seconds": trained_for,
         "eval_games": args.eval_games,
+        "reward": args.reward,
+        "symlog": args.symlog,
         "curve": curve,
         "baselines": baselines,
         "reached_rule_based": None if reached is None else {k: reached[k] for k in ("steps", "train_seconds")},

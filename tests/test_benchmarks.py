@@ -60,3 +60,35 @@ def test_quality_prints_table_and_writes_json(tmp_path: Path) -> None:
         for summary in per_baseline.values():
             assert summary["boards"] == 30
             assert summary["worst_regret"] >= summary["mean_regret"] >= 0
+
+
+def test_symlog_keeps_signs_and_compresses_game_results() -> None:
+    import numpy as np
+
+    from benchmarks.train_maskable import symlog
+
+    out = symlog(np.array([-1000.0, -1.0, 0.0, 1.0, 1000.0]))
+    assert out.dtype == np.float32
+    assert out[2] == 0.0
+    assert np.allclose(out, -out[::-1])
+    assert np.isclose(out[3], np.log(2.0))
+    assert 6.5 < out[4] < 7.5  # a game result weighs about ten counters, not a thousand
+
+
+def test_train_maskable_trains_a_few_steps_and_writes_its_curve(tmp_path: Path) -> None:
+    import pytest
+
+    pytest.importorskip("sb3_contrib")
+    out = tmp_path / "train.json"
+    printed = run(
+        "benchmarks.train_maskable",
+        *("--steps", "64", "--envs", "2", "--eval-games", "2", "--eval-every", "1000", "--json", str(out)),
+        *("--reward", "regret", "--symlog"),
+    )
+    assert "## MaskablePPO on proliferate/Duel-v0" in printed
+    data = json.loads(out.read_text())
+    assert data["reward"] == "regret" and data["symlog"] is True
+    assert data["train_steps"] >= 64
+    assert len(data["curve"]) == 2  # before training and at the end
+    assert set(data["baselines"]) == {"random", "rule-based", "oracle"}
+    assert data["baselines"]["oracle"]["mean_regret"] == 0.0
