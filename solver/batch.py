@@ -14,9 +14,12 @@ with its default method: same value, choice, tie-break and status.
 
 from __future__ import annotations
 
+import operator
 import os
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain
@@ -70,10 +73,66 @@ __all__ = [
     "score_many",
     "settle_many",
     "solve_many",
+    "stacked",
 ]
 
 #: Boards stacked at once: bounds memory (a few hundred bytes per object and kind) on huge batches.
 CHUNK = 512
+
+
+@dataclass
+class _Shared:
+    """Boards stacked once for every batched call on exactly them (see :func:`stacked`).
+
+    The stack is built on first use, so a board the stack cannot take raises where a call
+    on the boards would; ``spans`` keeps each board's material range once worked out (for
+    ``policy``), since deciding the boards finds it on the way.
+    """
+
+    boards: tuple[Board, ...]
+    stack: Stack | None = None
+    policy: Policy | None = None
+    spans: IntArray | None = None
+
+    def of(self) -> Stack:
+        if self.stack is None:
+            self.stack = Stack.of(self.boards)
+        return self.stack
+
+    def keep_spans(self, policy: Policy, spans: IntArray) -> None:
+        self.policy, self.spans = policy, spans
+
+    def spans_for(self, policy: Policy) -> IntArray | None:
+        return self.spans if self.policy is policy else None
+
+
+_SHARED: ContextVar[_Shared | None] = ContextVar("solver.batch.shared", default=None)
+
+
+@contextmanager
+def stacked(boards: Sequence[Board]) -> Iterator[None]:
+    """Within the block, batched calls on exactly ``boards`` (the same objects, in order) share one stack.
+
+    A review decides the same boards twice (best and worst) and then scores choices on them:
+    stacking them once instead of four times, and taking the material ranges from the
+    decision instead of settling the boards again, is most of what the batched calls cost
+    beyond the kernels.  Calls on other boards stack their own as always; more than
+    :data:`CHUNK` boards are never shared (memory stays bounded by the chunk).
+    """
+    items = tuple(boards)
+    token = _SHARED.set(_Shared(items) if 0 < len(items) <= CHUNK else None)
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
+
+
+def _shared(boards: Sequence[Board]) -> _Shared | None:
+    """The shared stack if ``boards`` are exactly the boards of the enclosing :func:`stacked` block."""
+    shared = _SHARED.get()
+    if shared is None or len(boards) != len(shared.boards) or not all(map(operator.is_, boards, shared.boards)):
+        return None
+    return shared
 
 
 @dataclass(frozen=True)
@@ -169,10 +228,15 @@ def decide_many(boards: Iterable[BoardLike], policy: PolicyLike = None, *, sense
         raise ValueError("sense must be 1 (best) or -1 (worst)")
     policy = as_policy(policy)
     items = as_boards(boards)
+    shared = _shared(items)
+    if shared is not None:  # one stack, in input order, for every call on these boards
+        decided, spans = _decide(shared.of(), policy, sense)
+        shared.keep_spans(policy, spans)
+        return decided
     # Boards with as many proliferates go together: a stack tabulates up to its most rounds.
     order = np.argsort(np.array([b.rounds for b in items], dtype=np.int64), kind="stable")
     ranked = list(map(items.__getitem__, order.tolist()))
-    parts = [_decide(Stack.of(ranked[i : i + CHUNK]), policy, sense) for i in range(0, len(ranked), CHUNK)]
+    parts = [_decide(Stack.of(ranked[i : i + CHUNK]), policy, sense)[0] for i in range(0, len(ranked), CHUNK)]
     if not parts:
         empty = np.zeros(0, dtype=np.int64)
         return BatchDecisions(
@@ -248,7 +312,8 @@ class _Units:
     team: IntArray
 
 
-def _decide(st: Stack, policy: Policy, sense: int) -> BatchDecisions:
+def _decide(st: Stack, policy: Policy, sense: int) -> tuple[BatchDecisions, IntArray]:
+    """The decisions of a stack, and each board's material range (:func:`material_spans`, found on the way)."""
     n_boards = st.n_boards
     board_of, rounds = st.board_of, st.rounds
     rounds_of = rounds[board_of]
@@ -364,7 +429,7 @@ def _decide(st: Stack, policy: Policy, sense: int) -> BatchDecisions:
         events=final_events,
         results=_results(policy, scores, lost),
         sense=sense,
-    )
+    ), span
 
 
 def _our_seat_lost(rules: GameRules, events: IntArray) -> BoolArray:
@@ -723,6 +788,9 @@ def score_choices(
     n_alt = len(alternatives)
     if any(len(alt) != len(boards) for alt in alternatives):
         raise ValueError("every alternative needs one choice per board")
+    shared = _shared(boards)
+    if shared is not None:
+        return _score(shared.of(), policy, alternatives, spans)
     parts = [
         _score(
             Stack.of(boards[i : i + CHUNK]),
@@ -824,6 +892,13 @@ def material_spans(boards: Sequence[Board], policy: Policy | None = None) -> Int
     analysis' yardstick for a regret that changed no game result.
     """
     policy = as_policy(policy)
+    shared = _shared(boards)
+    if shared is not None:
+        known = shared.spans_for(policy)
+        if known is None:
+            known = _spans(shared.of(), policy)
+            shared.keep_spans(policy, known)
+        return known.copy()
     out = np.zeros(len(boards), dtype=np.int64)
     for i in range(0, len(boards), CHUNK):
         out[i : i + CHUNK] = _spans(Stack.of(boards[i : i + CHUNK]), policy)
