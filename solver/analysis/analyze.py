@@ -568,9 +568,11 @@ class Summary:
         if game is None:
             game = self.games[key] = GameTally()
             self.game_labels[key] = result.game
-        for pid in result.players:
-            self.players.setdefault(pid, Tally())
-            game.players.setdefault(pid, Tally())
+        for pid in result.players:  # a new Tally only when first seen (building one per decision adds up)
+            if pid not in self.players:
+                self.players[pid] = Tally()
+            if pid not in game.players:
+                game.players[pid] = Tally()
         self.players[result.decider].add(result)
         game.players[result.decider].add(result)
         game.total.add(result)
