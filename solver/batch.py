@@ -381,10 +381,15 @@ def _decide(st: Stack, policy: Policy, sense: int) -> tuple[BatchDecisions, IntA
 
     # 2HG teams sharing poison: their options, from the enumeration one board uses.
     teams = _team_units(st, shared_teams, choosable, team_poison, material, events, team_milli, team_events)
-    for t in teams.empty:
-        b, rows, one = int(team_board[t]), st.player_rows[st.team == t], np.array([t])
-        base_material[b] += int(material[0, rows].sum()) + int(team_milli(one, team_poison[one])[0])
-        base_events[b] |= int(np.bitwise_or.reduce(events[0, rows])) | int(team_events(one, team_poison[one])[0])
+    if teams.empty:  # teams no head of which can be chosen: fixed, their heads and poison as they stand
+        empty = np.array(teams.empty, dtype=np.int64)
+        is_empty = np.zeros(len(team_poison), dtype=bool)
+        is_empty[empty] = True
+        rows = st.player_rows[is_empty[st.team]]
+        np.add.at(base_material, board_of[rows], material[0, rows])
+        np.add.at(base_material, team_board[empty], team_milli(empty, team_poison[empty]))
+        np.bitwise_or.at(base_events, board_of[rows], events[0, rows])
+        np.bitwise_or.at(base_events, team_board[empty], team_events(empty, team_poison[empty]))
     for unit in teams.units:
         np.add.at(span, team_board[unit.team], unit.material.max(axis=1) - unit.material.min(axis=1))
 
