@@ -56,6 +56,8 @@ _GATHERED = (
     "cv_value",
 )
 _gather = attrgetter(*_GATHERED)
+#: The same and each board's gains, read in the same pass (a second pass over the boards costs as much).
+_gather_gain = attrgetter(*_GATHERED, "gain")
 
 
 @dataclass(frozen=True, eq=False)
@@ -113,12 +115,18 @@ class Stack:
         """
         boards = tuple(boards)
         n_boards = len(boards)
-        gathered = dict(zip(_GATHERED, zip(*map(_gather, boards), strict=True), strict=True)) if boards else {}
+        names = (*_GATHERED, "gain") if with_gain else _GATHERED
+        getter = _gather_gain if with_gain else _gather
+        gathered = dict(zip(names, zip(*map(getter, boards), strict=True), strict=True)) if boards else {}
 
-        def cat(name: str, dtype: type) -> np.ndarray:
-            if not boards:
+        def cat(name: str, dtype: type, sizes: IntArray | None = None) -> np.ndarray:
+            """Every board's array joined; with ``sizes``, only the non-empty ones (an empty one costs as much)."""
+            arrays = gathered.get(name, ())
+            if sizes is not None:
+                arrays = tuple(a for a, size in zip(arrays, sizes.tolist(), strict=True) if size)
+            if not arrays:
                 return np.zeros(0, dtype=dtype)
-            return np.concatenate(gathered[name]).astype(dtype, copy=False)
+            return np.concatenate(arrays).astype(dtype, copy=False)
 
         def lengths(name: str) -> IntArray:
             return np.fromiter(map(len, gathered.get(name, ())), dtype=np.int64, count=n_boards)
@@ -145,7 +153,7 @@ class Stack:
         where += np.repeat(np.arange(n) * len(union), row_width)
         counts.reshape(-1)[where] = np.concatenate(gathered["counts"], axis=None) if boards else 0
         if with_gain and boards:
-            gain.reshape(-1)[where] = np.concatenate([b.gain for b in boards], axis=None)
+            gain.reshape(-1)[where] = np.concatenate(gathered["gain"], axis=None)
         poison = union.get("poison", -1)
         has_poison = np.zeros(n_boards, dtype=bool)
         has_poison[np.repeat(np.arange(n_boards), width)[code == poison]] = True
@@ -177,13 +185,13 @@ class Stack:
             phased_out=cat("phased_out", bool),
             value=cat("value", np.float64),
             is_ally=cat("is_ally", bool),
-            thr_object=cat("thr_object", np.int64) + np.repeat(offsets[:-1], n_thr),
-            thr_kind=code[np.repeat(first_col, n_thr) + cat("thr_kind", np.int64)],
-            thr_at=cat("thr_at", np.int64),
+            thr_object=cat("thr_object", np.int64, n_thr) + np.repeat(offsets[:-1], n_thr),
+            thr_kind=code[np.repeat(first_col, n_thr) + cat("thr_kind", np.int64, n_thr)],
+            thr_at=cat("thr_at", np.int64, n_thr),
             thr_effect=tuple(chain.from_iterable(gathered.get("thr_effect", ()))),
-            cv_object=cat("cv_object", np.int64) + np.repeat(offsets[:-1], n_cv),
-            cv_kind=code[np.repeat(first_col, n_cv) + cat("cv_kind", np.int64)],
-            cv_value=cat("cv_value", np.float64),
+            cv_object=cat("cv_object", np.int64, n_cv) + np.repeat(offsets[:-1], n_cv),
+            cv_kind=code[np.repeat(first_col, n_cv) + cat("cv_kind", np.int64, n_cv)],
+            cv_value=cat("cv_value", np.float64, n_cv),
             rounds=np.fromiter(gathered.get("rounds", ()), dtype=np.int64, count=n_boards),
             two_headed=two_headed,
             has_poison=has_poison,
