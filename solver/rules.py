@@ -231,7 +231,7 @@ def eligible_mask(board: ObjectArrays) -> BoolArray:
 
 def eligible(board: Board) -> tuple[str, ...]:
     """Ids that may be chosen, in board order (players first)."""
-    return tuple(board.ids[i] for i in np.flatnonzero(eligible_mask(board)))
+    return tuple(map(board.ids.__getitem__, np.flatnonzero(eligible_mask(board)).tolist()))
 
 
 # ---------------------------------------------------------------------------- choices

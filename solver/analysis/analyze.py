@@ -248,7 +248,8 @@ def _judged(
     odds = (chances(result_best, material[1] / MILLI), chances(result_chosen, material[0] / MILLI))
     drop = max(0.0, odds[0] - odds[1])
     graded = grade(regret, drop, thresholds, game_blunder)
-    same = bool(np.array_equal(chosen_m.sum(axis=0), best_m.sum(axis=0))) and np.array_equal(chosen_r, best_r)
+    # Same shapes (one board's rows and teams), so plain comparisons say what np.array_equal would.
+    same = bool((chosen_m.sum(axis=0) == best_m.sum(axis=0)).all() and (chosen_r == best_r).all())
     changes = (
         []
         if graded is Grade.BEST  # the comment names no change then
