@@ -831,12 +831,11 @@ def _score(
     # Counts after every round (solver.rules.counters_after), nothing chosen first.
     counts = np.empty((len(alternatives) + 1, *st.counts.shape), dtype=np.int64)
     counts[0] = st.counts
+    shared_boards = np.flatnonzero(shared).tolist()
     for j, alt in enumerate(alternatives, start=1):
-        times = np.concatenate([chosen.sum(axis=0) for chosen, _ in alt]) if alt else np.zeros(0, np.int64)
-        np.add(st.counts, times[:, None] * st.gain, out=counts[j])
+        np.add(st.counts, _times_chosen(alt)[:, None] * st.gain, out=counts[j])
         if len(heads):  # 2HG: each team gets the poison of the heads named to receive it (701.34b)
-            given = [recipients[recipients >= 0] + st.offsets[b] for b, (_, recipients) in enumerate(alt) if shared[b]]
-            receivers = np.concatenate(given) if given else np.zeros(0, np.int64)
+            receivers = _receivers(st, [alt[b][1] for b in shared_boards], shared_boards)
             team_gain = np.zeros(n_teams, dtype=np.int64)
             np.add.at(team_gain, st.team[player_pos[receivers]], st.gain[receivers, pcol])
             counts[j, heads, pcol] = st.counts[heads, pcol] + team_gain[head_team]
@@ -887,6 +886,26 @@ def _score(
         scores=scores[:, 1:].T,
         results=results,
     )
+
+
+def _times_chosen(alt: Sequence[tuple[BoolArray, IntArray]]) -> IntArray:
+    """How many rounds each stack row is chosen in; a one-round choice is its only row (no sum per board)."""
+    if not alt:
+        return np.zeros(0, np.int64)
+    out: IntArray = np.concatenate([chosen[0] if len(chosen) == 1 else chosen.sum(axis=0) for chosen, _ in alt])
+    return out.astype(np.int64, copy=False)
+
+
+def _receivers(st: Stack, recipients: Sequence[IntArray], boards: Sequence[int]) -> IntArray:
+    """The stack rows of the heads named to receive a team's poison, every round, on some boards (one join)."""
+    if not boards:
+        return np.zeros(0, np.int64)
+    named = [r.ravel() for r in recipients]
+    flat = np.concatenate(named)
+    at = np.repeat(st.offsets[list(boards)], [len(r) for r in named])
+    keep = flat >= 0
+    out: IntArray = flat[keep] + at[keep]
+    return out
 
 
 def material_spans(boards: Sequence[Board], policy: Policy | None = None) -> IntArray:
