@@ -9,7 +9,8 @@ board.  What is truly per board -- base material and events, the game weight, th
 enumeration as one board's (:func:`solver.objective.team_patterns`), one gather per kind of
 team; and the dynamic programme over coupled units (:func:`solver.fast.best_options`) runs
 once per group of boards of the same shape.  Decisions are those of :func:`solver.solve`
-with its default method: same value, choice, tie-break and status.
+with its default method: same value, choice, tie-break and status.  Within a
+:func:`stacked` block, every batched call on the same boards shares one stack.
 """
 
 from __future__ import annotations

@@ -5,7 +5,8 @@ optimum and the worst choice of every board come from the batched decision core
 (:func:`decide`, two :func:`solver.batch.decide_many` calls), and the chosen and best
 choices are settled and scored together over the stacked boards (:func:`judge`,
 :func:`solver.batch.score_choices`) -- the same numbers ``solver.solve``, ``solver.score``
-and ``solver.worst_value`` give (tests pin the equality).
+and ``solver.worst_value`` give (tests pin the equality).  A chunk's boards are stacked
+once for all of it (:func:`solver.batch.stacked`).
 
 Large inputs stream: the reader hands chunks of lines to a runner (inline, a process pool,
 or Ray tasks: :mod:`solver.analysis.distributed`) and at most a few chunks per worker are
