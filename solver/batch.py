@@ -9,14 +9,18 @@ board.  What is truly per board -- base material and events, the game weight, th
 enumeration as one board's (:func:`solver.objective.team_patterns`), one gather per kind of
 team; and the dynamic programme over coupled units (:func:`solver.fast.best_options`) runs
 once per group of boards of the same shape.  Decisions are those of :func:`solver.solve`
-with its default method: same value, choice, tie-break and status.
+with its default method: same value, choice, tie-break and status.  Within a
+:func:`stacked` block, every batched call on the same boards shares one stack.
 """
 
 from __future__ import annotations
 
+import operator
 import os
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain
@@ -70,10 +74,66 @@ __all__ = [
     "score_many",
     "settle_many",
     "solve_many",
+    "stacked",
 ]
 
 #: Boards stacked at once: bounds memory (a few hundred bytes per object and kind) on huge batches.
 CHUNK = 512
+
+
+@dataclass
+class _Shared:
+    """Boards stacked once for every batched call on exactly them (see :func:`stacked`).
+
+    The stack is built on first use, so a board the stack cannot take raises where a call
+    on the boards would; ``spans`` keeps each board's material range once worked out (for
+    ``policy``), since deciding the boards finds it on the way.
+    """
+
+    boards: tuple[Board, ...]
+    stack: Stack | None = None
+    policy: Policy | None = None
+    spans: IntArray | None = None
+
+    def of(self) -> Stack:
+        if self.stack is None:
+            self.stack = Stack.of(self.boards)
+        return self.stack
+
+    def keep_spans(self, policy: Policy, spans: IntArray) -> None:
+        self.policy, self.spans = policy, spans
+
+    def spans_for(self, policy: Policy) -> IntArray | None:
+        return self.spans if self.policy is policy else None
+
+
+_SHARED: ContextVar[_Shared | None] = ContextVar("solver.batch.shared", default=None)
+
+
+@contextmanager
+def stacked(boards: Sequence[Board]) -> Iterator[None]:
+    """Within the block, batched calls on exactly ``boards`` (the same objects, in order) share one stack.
+
+    A review decides the same boards twice (best and worst) and then scores choices on them:
+    stacking them once instead of four times, and taking the material ranges from the
+    decision instead of settling the boards again, is most of what the batched calls cost
+    beyond the kernels.  Calls on other boards stack their own as always; more than
+    :data:`CHUNK` boards are never shared (memory stays bounded by the chunk).
+    """
+    items = tuple(boards)
+    token = _SHARED.set(_Shared(items) if 0 < len(items) <= CHUNK else None)
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
+
+
+def _shared(boards: Sequence[Board]) -> _Shared | None:
+    """The shared stack if ``boards`` are exactly the boards of the enclosing :func:`stacked` block."""
+    shared = _SHARED.get()
+    if shared is None or len(boards) != len(shared.boards) or not all(map(operator.is_, boards, shared.boards)):
+        return None
+    return shared
 
 
 @dataclass(frozen=True)
@@ -169,10 +229,15 @@ def decide_many(boards: Iterable[BoardLike], policy: PolicyLike = None, *, sense
         raise ValueError("sense must be 1 (best) or -1 (worst)")
     policy = as_policy(policy)
     items = as_boards(boards)
+    shared = _shared(items)
+    if shared is not None:  # one stack, in input order, for every call on these boards
+        decided, spans = _decide(shared.of(), policy, sense)
+        shared.keep_spans(policy, spans)
+        return decided
     # Boards with as many proliferates go together: a stack tabulates up to its most rounds.
     order = np.argsort(np.array([b.rounds for b in items], dtype=np.int64), kind="stable")
     ranked = list(map(items.__getitem__, order.tolist()))
-    parts = [_decide(Stack.of(ranked[i : i + CHUNK]), policy, sense) for i in range(0, len(ranked), CHUNK)]
+    parts = [_decide(Stack.of(ranked[i : i + CHUNK]), policy, sense)[0] for i in range(0, len(ranked), CHUNK)]
     if not parts:
         empty = np.zeros(0, dtype=np.int64)
         return BatchDecisions(
@@ -248,7 +313,8 @@ class _Units:
     team: IntArray
 
 
-def _decide(st: Stack, policy: Policy, sense: int) -> BatchDecisions:
+def _decide(st: Stack, policy: Policy, sense: int) -> tuple[BatchDecisions, IntArray]:
+    """The decisions of a stack, and each board's material range (:func:`material_spans`, found on the way)."""
     n_boards = st.n_boards
     board_of, rounds = st.board_of, st.rounds
     rounds_of = rounds[board_of]
@@ -316,10 +382,15 @@ def _decide(st: Stack, policy: Policy, sense: int) -> BatchDecisions:
 
     # 2HG teams sharing poison: their options, from the enumeration one board uses.
     teams = _team_units(st, shared_teams, choosable, team_poison, material, events, team_milli, team_events)
-    for t in teams.empty:
-        b, rows, one = int(team_board[t]), st.player_rows[st.team == t], np.array([t])
-        base_material[b] += int(material[0, rows].sum()) + int(team_milli(one, team_poison[one])[0])
-        base_events[b] |= int(np.bitwise_or.reduce(events[0, rows])) | int(team_events(one, team_poison[one])[0])
+    if teams.empty:  # teams no head of which can be chosen: fixed, their heads and poison as they stand
+        empty = np.array(teams.empty, dtype=np.int64)
+        is_empty = np.zeros(len(team_poison), dtype=bool)
+        is_empty[empty] = True
+        rows = st.player_rows[is_empty[st.team]]
+        np.add.at(base_material, board_of[rows], material[0, rows])
+        np.add.at(base_material, team_board[empty], team_milli(empty, team_poison[empty]))
+        np.bitwise_or.at(base_events, board_of[rows], events[0, rows])
+        np.bitwise_or.at(base_events, team_board[empty], team_events(empty, team_poison[empty]))
     for unit in teams.units:
         np.add.at(span, team_board[unit.team], unit.material.max(axis=1) - unit.material.min(axis=1))
 
@@ -364,7 +435,7 @@ def _decide(st: Stack, policy: Policy, sense: int) -> BatchDecisions:
         events=final_events,
         results=_results(policy, scores, lost),
         sense=sense,
-    )
+    ), span
 
 
 def _our_seat_lost(rules: GameRules, events: IntArray) -> BoolArray:
@@ -723,6 +794,9 @@ def score_choices(
     n_alt = len(alternatives)
     if any(len(alt) != len(boards) for alt in alternatives):
         raise ValueError("every alternative needs one choice per board")
+    shared = _shared(boards)
+    if shared is not None:
+        return _score(shared.of(), policy, alternatives, spans)
     parts = [
         _score(
             Stack.of(boards[i : i + CHUNK]),
@@ -758,12 +832,11 @@ def _score(
     # Counts after every round (solver.rules.counters_after), nothing chosen first.
     counts = np.empty((len(alternatives) + 1, *st.counts.shape), dtype=np.int64)
     counts[0] = st.counts
+    shared_boards = np.flatnonzero(shared).tolist()
     for j, alt in enumerate(alternatives, start=1):
-        times = np.concatenate([chosen.sum(axis=0) for chosen, _ in alt]) if alt else np.zeros(0, np.int64)
-        np.add(st.counts, times[:, None] * st.gain, out=counts[j])
+        np.add(st.counts, _times_chosen(alt)[:, None] * st.gain, out=counts[j])
         if len(heads):  # 2HG: each team gets the poison of the heads named to receive it (701.34b)
-            given = [recipients[recipients >= 0] + st.offsets[b] for b, (_, recipients) in enumerate(alt) if shared[b]]
-            receivers = np.concatenate(given) if given else np.zeros(0, np.int64)
+            receivers = _receivers(st, [alt[b][1] for b in shared_boards], shared_boards)
             team_gain = np.zeros(n_teams, dtype=np.int64)
             np.add.at(team_gain, st.team[player_pos[receivers]], st.gain[receivers, pcol])
             counts[j, heads, pcol] = st.counts[heads, pcol] + team_gain[head_team]
@@ -816,6 +889,26 @@ def _score(
     )
 
 
+def _times_chosen(alt: Sequence[tuple[BoolArray, IntArray]]) -> IntArray:
+    """How many rounds each stack row is chosen in; a one-round choice is its only row (no sum per board)."""
+    if not alt:
+        return np.zeros(0, np.int64)
+    out: IntArray = np.concatenate([chosen[0] if len(chosen) == 1 else chosen.sum(axis=0) for chosen, _ in alt])
+    return out.astype(np.int64, copy=False)
+
+
+def _receivers(st: Stack, recipients: Sequence[IntArray], boards: Sequence[int]) -> IntArray:
+    """The stack rows of the heads named to receive a team's poison, every round, on some boards (one join)."""
+    if not boards:
+        return np.zeros(0, np.int64)
+    named = [r.ravel() for r in recipients]
+    flat = np.concatenate(named)
+    at = np.repeat(st.offsets[list(boards)], [len(r) for r in named])
+    keep = flat >= 0
+    out: IntArray = flat[keep] + at[keep]
+    return out
+
+
 def material_spans(boards: Sequence[Board], policy: Policy | None = None) -> IntArray:
     """Per board, the most minus the least material any choice can reach, game results left out (milli-points).
 
@@ -824,6 +917,13 @@ def material_spans(boards: Sequence[Board], policy: Policy | None = None) -> Int
     analysis' yardstick for a regret that changed no game result.
     """
     policy = as_policy(policy)
+    shared = _shared(boards)
+    if shared is not None:
+        known = shared.spans_for(policy)
+        if known is None:
+            known = _spans(shared.of(), policy)
+            shared.keep_spans(policy, known)
+        return known.copy()
     out = np.zeros(len(boards), dtype=np.int64)
     for i in range(0, len(boards), CHUNK):
         out[i : i + CHUNK] = _spans(Stack.of(boards[i : i + CHUNK]), policy)

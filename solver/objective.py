@@ -275,7 +275,12 @@ def material_of(tables: MaterialTables, settled: Settled) -> IntArray:
     presence = np.flatnonzero(tables.presence_only)
     if len(presence):  # one counter of a presence-only kind is as good as many: take back the extra ones
         held = counts[..., presence]
-        counters -= np.einsum("...k,...k->...", held - np.minimum(held, 1), tables.weights[:, presence])
+        # Only rows holding two or more of such a kind take anything back (elsewhere it is 0.0, a no-op).
+        over = np.nonzero((held > 1).any(axis=-1))
+        if len(over[0]):
+            extra = held[over]
+            taken = np.einsum("ik,ik->i", extra - np.minimum(extra, 1), tables.weights[over[-1]][:, presence])
+            counters[over] -= taken
     alive = ~(settled.dies | settled.sacrificed)
     value = np.where(alive, tables.worth + counters, 0.0)
     value = value + tables.saga_chapter * (settled.chapters_after - settled.chapters_before)

@@ -231,7 +231,7 @@ def eligible_mask(board: ObjectArrays) -> BoolArray:
 
 def eligible(board: Board) -> tuple[str, ...]:
     """Ids that may be chosen, in board order (players first)."""
-    return tuple(board.ids[i] for i in np.flatnonzero(eligible_mask(board)))
+    return tuple(map(board.ids.__getitem__, eligible_mask(board).nonzero()[0].tolist()))  # 1-D: no flattening
 
 
 # ---------------------------------------------------------------------------- choices
@@ -282,7 +282,7 @@ class ChoiceMatrix:
         rounds = []
         for r in range(self.chosen.shape[0]):
             named = {team_names[t]: ids[h] for t, h in enumerate(self.recipients[r].tolist()) if h >= 0}
-            rounds.append(Round(tuple(ids[i] for i in np.flatnonzero(self.chosen[r]).tolist()), named))
+            rounds.append(Round(tuple(map(ids.__getitem__, self.chosen[r].nonzero()[0].tolist())), named))
         return Choice(tuple(rounds))
 
 

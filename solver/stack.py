@@ -2,11 +2,12 @@
 
 A :class:`Stack` has one row per object of any of its boards (each board's rows together,
 in board order, players first as on a board), one column per counter kind on any of them,
-and ``board_of`` saying whose each row is.  Controllers, protectors and threshold objects
-point at rows of the stack.  It offers the attributes the rules read from a board
-(:class:`solver.rules.ObjectArrays`, :class:`solver.objective.MaterialSource`), so the
-state-based actions and the material of ten thousand boards are the same array operations
-as for one (:func:`solver.rules.settle`, :func:`solver.objective.material_of`).
+and ``board_of`` saying whose each row is.  Controllers and threshold objects point at
+rows of the stack; protectors are not stacked, since no kernel reads them (each array
+joined costs about half a microsecond per board).  It offers the attributes the rules
+read from a board (:class:`solver.rules.ObjectArrays`, :class:`solver.objective.MaterialSource`),
+so the state-based actions and the material of ten thousand boards are the same array
+operations as for one (:func:`solver.rules.settle`, :func:`solver.objective.material_of`).
 """
 
 from __future__ import annotations
@@ -37,7 +38,6 @@ _GATHERED = (
     "team",
     "life",
     "controller",
-    "protector",
     "types",
     "power",
     "toughness",
@@ -56,6 +56,8 @@ _GATHERED = (
     "cv_value",
 )
 _gather = attrgetter(*_GATHERED)
+#: The same and each board's gains, read in the same pass (a second pass over the boards costs as much).
+_gather_gain = attrgetter(*_GATHERED, "gain")
 
 
 @dataclass(frozen=True, eq=False)
@@ -76,7 +78,6 @@ class Stack:
     counts: IntArray
     gain: IntArray
     controller: IntArray
-    protector: IntArray
     types: IntArray
     power: IntArray
     toughness: IntArray
@@ -113,12 +114,18 @@ class Stack:
         """
         boards = tuple(boards)
         n_boards = len(boards)
-        gathered = dict(zip(_GATHERED, zip(*map(_gather, boards), strict=True), strict=True)) if boards else {}
+        names = (*_GATHERED, "gain") if with_gain else _GATHERED
+        getter = _gather_gain if with_gain else _gather
+        gathered = dict(zip(names, zip(*map(getter, boards), strict=True), strict=True)) if boards else {}
 
-        def cat(name: str, dtype: type) -> np.ndarray:
-            if not boards:
+        def cat(name: str, dtype: type, sizes: IntArray | None = None) -> np.ndarray:
+            """Every board's array joined; with ``sizes``, only the non-empty ones (an empty one costs as much)."""
+            arrays = gathered.get(name, ())
+            if sizes is not None:
+                arrays = tuple(a for a, size in zip(arrays, sizes.tolist(), strict=True) if size)
+            if not arrays:
                 return np.zeros(0, dtype=dtype)
-            return np.concatenate(gathered[name]).astype(dtype, copy=False)
+            return np.concatenate(arrays).astype(dtype, copy=False)
 
         def lengths(name: str) -> IntArray:
             return np.fromiter(map(len, gathered.get(name, ())), dtype=np.int64, count=n_boards)
@@ -145,7 +152,7 @@ class Stack:
         where += np.repeat(np.arange(n) * len(union), row_width)
         counts.reshape(-1)[where] = np.concatenate(gathered["counts"], axis=None) if boards else 0
         if with_gain and boards:
-            gain.reshape(-1)[where] = np.concatenate([b.gain for b in boards], axis=None)
+            gain.reshape(-1)[where] = np.concatenate(gathered["gain"], axis=None)
         poison = union.get("poison", -1)
         has_poison = np.zeros(n_boards, dtype=bool)
         has_poison[np.repeat(np.arange(n_boards), width)[code == poison]] = True
@@ -158,7 +165,6 @@ class Stack:
         local_team = cat("team", np.int64)
         team_offsets = np.zeros(n_boards + 1, dtype=np.int64)
         np.cumsum(lengths("team_names"), out=team_offsets[1:])
-        protector = cat("protector", np.int64)
         return cls(
             boards=boards,
             offsets=offsets,
@@ -167,7 +173,6 @@ class Stack:
             counts=counts,
             gain=gain,
             controller=cat("controller", np.int64) + shift,
-            protector=np.where(protector >= 0, protector + shift, -1),
             types=cat("types", np.int64),
             power=cat("power", np.int64),
             toughness=cat("toughness", np.int64),
@@ -177,13 +182,13 @@ class Stack:
             phased_out=cat("phased_out", bool),
             value=cat("value", np.float64),
             is_ally=cat("is_ally", bool),
-            thr_object=cat("thr_object", np.int64) + np.repeat(offsets[:-1], n_thr),
-            thr_kind=code[np.repeat(first_col, n_thr) + cat("thr_kind", np.int64)],
-            thr_at=cat("thr_at", np.int64),
+            thr_object=cat("thr_object", np.int64, n_thr) + np.repeat(offsets[:-1], n_thr),
+            thr_kind=code[np.repeat(first_col, n_thr) + cat("thr_kind", np.int64, n_thr)],
+            thr_at=cat("thr_at", np.int64, n_thr),
             thr_effect=tuple(chain.from_iterable(gathered.get("thr_effect", ()))),
-            cv_object=cat("cv_object", np.int64) + np.repeat(offsets[:-1], n_cv),
-            cv_kind=code[np.repeat(first_col, n_cv) + cat("cv_kind", np.int64)],
-            cv_value=cat("cv_value", np.float64),
+            cv_object=cat("cv_object", np.int64, n_cv) + np.repeat(offsets[:-1], n_cv),
+            cv_kind=code[np.repeat(first_col, n_cv) + cat("cv_kind", np.int64, n_cv)],
+            cv_value=cat("cv_value", np.float64, n_cv),
             rounds=np.fromiter(gathered.get("rounds", ()), dtype=np.int64, count=n_boards),
             two_headed=two_headed,
             has_poison=has_poison,

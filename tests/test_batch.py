@@ -16,7 +16,7 @@ import pytest
 from batch_strategies import random_boards
 
 from solver import Choice, Policy, load_board, solve
-from solver.batch import decide_many, decide_one, solve_many
+from solver.batch import decide_many, decide_one, material_spans, score_choices, solve_many, stacked
 from solver.board import Board
 from solver.brute import MAX_BRUTE, solve_brute
 from solver.fast import solve_fast
@@ -115,6 +115,29 @@ def test_chunks_join_in_input_order(boards: list[Board], monkeypatch: pytest.Mon
     for b in range(300):
         for mine, theirs in zip(whole.matrices(b), parts.matrices(b), strict=True):
             assert np.array_equal(mine, theirs)
+
+
+def test_a_shared_stack_decides_and_scores_as_stacks_of_their_own(boards: list[Board]) -> None:
+    """Inside ``stacked`` the boards are one stack in input order (mixed rounds, no ranking): same answers."""
+    sample = boards[:500]
+    alone = [decide_many(sample, sense=s) for s in (1, -1)]
+    spans = material_spans(sample)
+    best = [alone[0].matrices(b) for b in range(len(sample))]
+    scored = score_choices(sample, [best], spans=spans)
+    with stacked(sample):
+        shared = [decide_many(sample, sense=s) for s in (1, -1)]
+        shared_spans = material_spans(sample)
+        shared_scored = score_choices(sample, [best], spans=shared_spans)
+        other = decide_many(sample[:10])  # other boards: a stack of their own
+    assert np.array_equal(spans, shared_spans)
+    assert np.array_equal(scored.values, shared_scored.values) and scored.results == shared_scored.results
+    assert np.array_equal(other.values, alone[0].values[:10])
+    for mine, theirs in zip(alone, shared, strict=True):
+        assert np.array_equal(mine.values, theirs.values) and mine.results == theirs.results
+        assert np.array_equal(mine.events, theirs.events)
+        for b in range(len(sample)):
+            for m, t in zip(mine.matrices(b), theirs.matrices(b), strict=True):
+                assert np.array_equal(m, t)
 
 
 def test_empty_batch_and_bad_sense() -> None:

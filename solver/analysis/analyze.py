@@ -5,7 +5,8 @@ optimum and the worst choice of every board come from the batched decision core
 (:func:`decide`, two :func:`solver.batch.decide_many` calls), and the chosen and best
 choices are settled and scored together over the stacked boards (:func:`judge`,
 :func:`solver.batch.score_choices`) -- the same numbers ``solver.solve``, ``solver.score``
-and ``solver.worst_value`` give (tests pin the equality).
+and ``solver.worst_value`` give (tests pin the equality).  A chunk's boards are stacked
+once for all of it (:func:`solver.batch.stacked`).
 
 Large inputs stream: the reader hands chunks of lines to a runner (inline, a process pool,
 or Ray tasks: :mod:`solver.analysis.distributed`) and at most a few chunks per worker are
@@ -25,7 +26,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ..batch import decide_many, material_spans, score_choices
+from ..batch import decide_many, material_spans, score_choices, stacked
 from ..board import Board, BoolArray, IntArray
 from ..decision import choice_to_json
 from ..errors import Problem
@@ -40,7 +41,7 @@ from .grading import (
     grade,
     normalised_regret,
 )
-from .records import LineProblem, Record, RecordError, parse_line, parse_record, resolve
+from .records import LineProblem, Record, RecordError, parse_line, parse_record, resolve_matrices
 from .winprob import chances
 
 __all__ = [
@@ -136,7 +137,10 @@ class Judgement:
 
 @dataclass(frozen=True)
 class Case:
-    """A record whose board is loaded, choice checked and board decided: ready to be judged."""
+    """A record whose board is loaded, choice checked and board decided: ready to be judged.
+
+    ``matrices`` is the choice as checked matrices, when the check that loaded it kept them.
+    """
 
     record: Record
     board: Board
@@ -144,6 +148,7 @@ class Case:
     judgement: Judgement
     location: str = ""
     index: int = 0
+    matrices: tuple[BoolArray, IntArray] | None = None
 
 
 def decide(boards: Sequence[Board], policy: Policy | None = None) -> list[Judgement | RecordError]:
@@ -183,11 +188,12 @@ def analyze_record(
     location: str = "",
 ) -> DecisionResult:
     """Score one record; raises :class:`RecordError` if its board or choice is invalid."""
-    board, choice = resolve(record)
+    board, choice, matrices = resolve_matrices(record)
     judgement = decide([board], policy)[0]
     if isinstance(judgement, RecordError):
         raise judgement
-    return judge([Case(record, board, choice, judgement, location, index)], policy, thresholds or Thresholds())[0]
+    case = Case(record, board, choice, judgement, location, index, matrices)
+    return judge([case], policy, thresholds or Thresholds())[0]
 
 
 def judge(cases: Sequence[Case], policy: Policy | None, thresholds: Thresholds) -> list[DecisionResult]:
@@ -199,7 +205,7 @@ def judge(cases: Sequence[Case], policy: Policy | None, thresholds: Thresholds) 
     as the objective does; what is left per record is grading and words.
     """
     boards = [case.board for case in cases]
-    chosen = [choice_matrix(case.board, case.choice) for case in cases]
+    chosen = [choice_matrix(case.board, case.choice) if case.matrices is None else case.matrices for case in cases]
     best = [(case.judgement.chosen, case.judgement.recipients) for case in cases]
     spans = material_spans(boards, policy)
     scored = score_choices(boards, [chosen, best], policy, spans=spans)
@@ -243,7 +249,8 @@ def _judged(
     odds = (chances(result_best, material[1] / MILLI), chances(result_chosen, material[0] / MILLI))
     drop = max(0.0, odds[0] - odds[1])
     graded = grade(regret, drop, thresholds, game_blunder)
-    same = bool(np.array_equal(chosen_m.sum(axis=0), best_m.sum(axis=0))) and np.array_equal(chosen_r, best_r)
+    # Same shapes (one board's rows and teams), so plain comparisons say what np.array_equal would.
+    same = bool((chosen_m.sum(axis=0) == best_m.sum(axis=0)).all() and (chosen_r == best_r).all())
     changes = (
         []
         if graded is Grade.BEST  # the comment names no change then
@@ -338,29 +345,32 @@ def analyze_chunk(job: Job) -> list[DecisionResult | LineProblem]:
     """Analyze one chunk; runs in a worker process, a Ray task, or inline.
 
     Every record is parsed and its board loaded first, then the whole chunk is decided in
-    one :func:`decide` call and judged in one :func:`judge` call; a bad record becomes its
-    problems, in its place.
+    one :func:`decide` call and judged in one :func:`judge` call, over one stack of its boards
+    (:func:`solver.batch.stacked`); a bad record becomes its problems, in its place.
     """
     slots: list[list[DecisionResult | LineProblem]] = []
-    ready: list[tuple[int, Item, Record, Board, Choice]] = []
+    ready: list[tuple[int, Item, Record, Board, Choice, tuple[BoolArray, IntArray]]] = []
     for item in job.items:
         payload = item[2]
         try:
             record = parse_line(payload) if isinstance(payload, str) else parse_record(payload)
-            board, choice = resolve(record)
+            board, choice, matrices = resolve_matrices(record)
         except RecordError as exc:
             slots.append(_problems(item, exc))
             continue
-        ready.append((len(slots), item, record, board, choice))
+        ready.append((len(slots), item, record, board, choice, matrices))
         slots.append([])
-    judgements = decide([entry[3] for entry in ready], job.policy)
-    cases: list[tuple[int, Case]] = []
-    for (slot, item, record, board, choice), judgement in zip(ready, judgements, strict=True):
-        if isinstance(judgement, RecordError):
-            slots[slot] = _problems(item, judgement)
-        else:
-            cases.append((slot, Case(record, board, choice, judgement, f"{item[0]}:{item[1]}")))
-    for (slot, _), result in zip(cases, judge([case for _, case in cases], job.policy, job.thresholds), strict=True):
+    boards = [entry[3] for entry in ready]
+    with stacked(boards):
+        judgements = decide(boards, job.policy)
+        cases: list[tuple[int, Case]] = []
+        for (slot, item, record, board, choice, matrices), judgement in zip(ready, judgements, strict=True):
+            if isinstance(judgement, RecordError):
+                slots[slot] = _problems(item, judgement)
+            else:
+                cases.append((slot, Case(record, board, choice, judgement, f"{item[0]}:{item[1]}", 0, matrices)))
+        judged = judge([case for _, case in cases], job.policy, job.thresholds)
+    for (slot, _), result in zip(cases, judged, strict=True):
         slots[slot] = [result]
     return [result for slot in slots for result in slot]
 
@@ -560,9 +570,11 @@ class Summary:
         if game is None:
             game = self.games[key] = GameTally()
             self.game_labels[key] = result.game
-        for pid in result.players:
-            self.players.setdefault(pid, Tally())
-            game.players.setdefault(pid, Tally())
+        for pid in result.players:  # a new Tally only when first seen (building one per decision adds up)
+            if pid not in self.players:
+                self.players[pid] = Tally()
+            if pid not in game.players:
+                game.players[pid] = Tally()
         self.players[result.decider].add(result)
         game.players[result.decider].add(result)
         game.total.add(result)

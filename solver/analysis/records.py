@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, BinaryIO, TextIO, TypeVar, cast
 
-from ..board import Board
+from ..board import Board, BoolArray, IntArray
 from ..boardjson import load_board
 from ..errors import BoardError, IllegalChoice, Problem
 from ..rules import Choice, Round, choice_matrix
@@ -48,6 +48,7 @@ __all__ = [
     "parse_record",
     "read_records",
     "resolve",
+    "resolve_matrices",
     "write_records",
 ]
 
@@ -237,6 +238,15 @@ def _rounds(
 # ---------------------------------------------------------------------------- checks that need the board
 def resolve(record: Record) -> tuple[Board, Choice]:
     """Load the record's board and check its choice; raises :class:`RecordError` (paths inside the record)."""
+    board, choice, _ = resolve_matrices(record)
+    return board, choice
+
+
+def resolve_matrices(record: Record) -> tuple[Board, Choice, tuple[BoolArray, IntArray]]:
+    """:func:`resolve`, and the choice as the matrices it was checked through (:func:`solver.rules.choice_matrix`).
+
+    Judging the choice needs those matrices; keeping them spares checking it twice.
+    """
     try:
         board = load_board(record.board)
     except BoardError as exc:
@@ -251,10 +261,10 @@ def resolve(record: Record) -> tuple[Board, Choice]:
         )
     choice = record.choice(board.rounds)
     try:
-        choice_matrix(board, choice)
+        matrices = choice_matrix(board, choice)
     except IllegalChoice as exc:
         raise RecordError([Problem("rounds" if record.rounds is not None else "chosen", str(exc))]) from None
-    return board, choice
+    return board, choice, matrices
 
 
 # ---------------------------------------------------------------------------- files
