@@ -11,16 +11,14 @@ way the answer is the best found so far, with status ``FEASIBLE`` when it is not
 never an exception: when CP-SAT has found nothing yet, the exact fast-path optimum (no
 constraints) or a simple choice that meets the constraints is the answer.
 
-The last few boards solved are kept with their objective (boards and policies are
-immutable), so solving the same board object again under the same policy object reuses the
-tables and the fast-path optimum of the first call instead of working them out again.
+The last board solved is kept with its objective (boards and policies are immutable), so
+solving the same board object again under the same policy object reuses the tables and the
+fast-path optimum of the first call instead of working them out again.
 """
 
 from __future__ import annotations
 
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
@@ -278,28 +276,21 @@ class _Kept:
         return best, value_milli, ChoiceMatrix(self.board, best.chosen, best.recipients).to_choice()
 
 
-#: How many (board, policy) pairs are kept, most recently used last.
-_KEEP = 4
 #: Boards of more objects are not kept: their tables weigh more than a lookup saves.
 _KEEP_OBJECTS = 5_000
-_kept_boards: OrderedDict[tuple[int, int], _Kept] = OrderedDict()
-_kept_lock = threading.Lock()
+#: The last board solved (one only: keeping more makes every other solve slower, as each new
+#: board's arrays then land in memory that is no longer in the cache).
+_last: list[_Kept | None] = [None]
 
 
 def _kept(board: Board, policy: Policy) -> _Kept:
     """The kept objective of ``board`` under ``policy`` (by identity), else a new one, kept if small."""
-    key = (id(board), id(policy))
-    with _kept_lock:
-        kept = _kept_boards.get(key)
-        if kept is not None and kept.board is board and kept.policy is policy:
-            _kept_boards.move_to_end(key)
-            return kept
+    kept = _last[0]
+    if kept is not None and kept.board is board and kept.policy is policy:
+        return kept
     kept = _Kept(board, policy)
     if board.n_objects <= _KEEP_OBJECTS:
-        with _kept_lock:
-            _kept_boards[key] = kept
-            while len(_kept_boards) > _KEEP:
-                _kept_boards.popitem(last=False)
+        _last[0] = kept
     return kept
 
 
