@@ -450,11 +450,11 @@ class _Loader:
             type(pid) is not str
             or not pid
             or pid in self.ids
-            or not is_text(pid)
+            or not (pid.isascii() or is_text(pid))
             or type(controller) is not str
             or controller not in self.player_ids
             or type(name) is not str
-            or not is_text(name)
+            or not (name.isascii() or is_text(name))
         ):
             return None
         listed = get("types", _ABSENT)
@@ -508,7 +508,7 @@ class _Loader:
         else:
             return None
         chapters = get("chapters", _ABSENT)
-        if chapters is _ABSENT and not any(s.lower() == "saga" for s in subtypes):
+        if chapters is _ABSENT and not (subtypes and any(s.lower() == "saga" for s in subtypes)):
             chapters = None
         elif type(chapters) is not int or not 1 <= chapters <= _MAX_INT:
             return None
