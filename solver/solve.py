@@ -402,9 +402,14 @@ def _id_list(name: str, ids: Iterable[str]) -> tuple[str, ...]:
     return tuple(ids)
 
 
+_NO_CONSTRAINTS = Constraints()
+
+
 def _constraints(
     objective: Objective, max_chosen: int | None, include: tuple[str, ...], exclude: tuple[str, ...]
 ) -> Constraints:
+    if max_chosen is None and not include and not exclude:
+        return _NO_CONSTRAINTS  # the default call: nothing to check against the board
     board = objective.board
     ok = eligible_mask(board)
     rows: dict[str, tuple[int, ...]] = {}
