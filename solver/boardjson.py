@@ -308,17 +308,38 @@ class _Loader:
         self.kinds.add(kind)
         if self.kinds_refused:
             return ""
-        n = len(self.kinds)
+        message = self.refusal(len(self.kinds))
+        self.kinds_refused = bool(message)
+        return message
+
+    def refusal(self, n: int) -> str:
+        """Why ``n`` distinct kinds are too many for this board (the kinds or the cells limit), else ""."""
         if n > limits.MAX_KINDS:
-            self.kinds_refused = True
             return f"more than {limits.MAX_KINDS} distinct counter kinds on one board (the limit)"
         if n * self.n_objects > limits.MAX_CELLS:
-            self.kinds_refused = True
             return (
                 f"{self.n_objects} objects x {n} distinct counter kinds is more than {limits.MAX_CELLS:,} cells "
                 "(the limit on objects x kinds)"
             )
         return ""
+
+    def first_kind(self, key: object) -> str | None:
+        """The kind of a key not seen before, counted, for the plain path; None where there is a problem.
+
+        None for a key that is no kind, or whose kind a limit refuses: neither is cached or
+        counted, so the checked path then meets the key for the first time and reports it.
+        """
+        if not isinstance(key, str) or key in self.kind_cache:
+            return None
+        try:
+            kind = canonical_kind(key)
+        except KindError:
+            return None
+        if kind not in self.kinds and not self.kinds_refused and self.refusal(len(self.kinds) + 1):
+            return None
+        self.kind_cache[key] = kind
+        self.count_kind(kind)
+        return kind
 
     def check_rounds(self, placed: list[tuple[Effect, str]], proliferator: str, first: int) -> None:
         """Refuse more proliferates per resolution than every solver loops over (the rounds limit)."""
@@ -468,7 +489,9 @@ class _Loader:
         else:
             return None
         if types is None:
-            return None
+            types = self.plain_types(listed)
+            if types is None:
+                return None
         creature = "creature" in types
         power = get("power", _ABSENT)
         if power is _ABSENT and not creature:
@@ -490,6 +513,8 @@ class _Loader:
         cache = self.kind_cache
         for key, count in held.items():
             kind = cache.get(key)  # a kind in the cache has been counted (see :meth:`count_kind`)
+            if kind is None:
+                kind = self.first_kind(key)
             if kind is None or kind in counters or type(count) is not int or not 0 <= count <= _MAX_INT:
                 return None
             counters[kind] = count
@@ -602,6 +627,20 @@ class _Loader:
             except (KeyError, TypeError):
                 pass
         return self.parse_types(value, f"{path}.types")
+
+    def plain_types(self, listed: list[Any]) -> tuple[str, ...] | None:
+        """A type list not seen before, for the plain path: cached when every item is a distinct known type.
+
+        Else None, with nothing recorded: :meth:`parse_types` then reports each bad item.
+        """
+        out: list[str] = []
+        for item in listed:
+            card_type = _TYPES.get(item.lower()) if type(item) is str else None
+            if card_type is None or card_type in out:
+                return None
+            out.append(card_type)
+        self.type_cache[tuple(listed)] = result = tuple(out)
+        return result
 
     def parse_types(self, value: object, path: str) -> tuple[str, ...] | None:
         if not is_list(value):
