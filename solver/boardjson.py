@@ -67,7 +67,7 @@ _PERMANENT_FIELDS = frozenset(
     }
 )
 #: The fields :meth:`_Loader.plain_permanent` reads; a permanent with any other takes the checked path.
-_PLAIN_FIELDS = _PERMANENT_FIELDS - {"protector", "value", "thresholds", "counter_values"}
+_PLAIN_FIELDS = _PERMANENT_FIELDS - {"value", "thresholds", "counter_values"}
 _THRESHOLD_FIELDS = frozenset({"kind", "at", "effect", "label"})
 _EFFECT_FIELDS = frozenset({"card", "controller"} | {p.name for card in CARDS.values() for p in card.parameters})
 
@@ -456,8 +456,8 @@ class _Loader:
     def plain_permanent(self, raw: dict[str, Any], path: str) -> PermanentRow | None:
         """The row of a permanent whose every field is valid and in its common form, else None.
 
-        Most permanents of real boards are such, and checking them inline (types and counter
-        kinds already seen on this board, no thresholds or worths) is a third of the cost of
+        Most permanents of real boards are such, and checking them inline (no thresholds or
+        worths; types and counter kinds are cached on first sight) is a third of the cost of
         :meth:`checked_permanent`.  It records nothing unless it succeeds, so on None the
         checked path runs from scratch and reports exactly what it always did.
         """
@@ -537,12 +537,17 @@ class _Loader:
             chapters = None
         elif type(chapters) is not int or not 1 <= chapters <= _MAX_INT:
             return None
+        protector = get("protector", _ABSENT)
+        if protector is _ABSENT:
+            protector = None
+        elif type(protector) is not str or protector not in self.player_ids or "battle" not in types:
+            return None  # 310.9: only a battle has a protector, and it is a player
         phased_out = get("phased_out", False)
         if type(phased_out) is not bool:
             return None
         self.ids[pid] = path
-        return (pid, controller, types, name, power, toughness, damage, counters, keywords, subtypes, chapters, None,
-                phased_out, None, (), {})  # fmt: skip
+        return (pid, controller, types, name, power, toughness, damage, counters, keywords, subtypes, chapters,
+                protector, phased_out, None, (), {})  # fmt: skip
 
     def checked_permanent(self, raw: object, path: str) -> PermanentRow | None:
         """Every field checked, every problem recorded at its path."""
