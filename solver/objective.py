@@ -561,13 +561,13 @@ class Objective:
     def units(self) -> Units:
         board = self.board
         material, events = self.row_tables
-        choosable = eligible_mask(board)
         split = self.unit_split
         singles = np.flatnonzero(split.single)
         base_material = int(split.base_material[0])
         base_events = int(split.base_events[0])
         teams: list[TeamUnit] = []
         if self._shared_poison:
+            choosable = eligible_mask(board)
             p0 = team_poison(board, board.counts)
             for team in range(board.n_teams):
                 unit = self._team_unit(team, int(p0[team]), choosable)
