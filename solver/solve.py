@@ -276,8 +276,9 @@ class _Kept:
         return best, value_milli, ChoiceMatrix(self.board, best.chosen, best.recipients).to_choice()
 
 
-#: Boards of more objects are not kept: their tables weigh more than a lookup saves.
-_KEEP_OBJECTS = 5_000
+#: Boards whose per-round tables (rounds + 1 x objects x kinds) have more cells are not kept:
+#: they weigh more than a lookup saves.
+_KEEP_CELLS = 250_000
 #: The last board solved (one only: keeping more makes every other solve slower, as each new
 #: board's arrays then land in memory that is no longer in the cache).
 _last: list[_Kept | None] = [None]
@@ -289,7 +290,7 @@ def _kept(board: Board, policy: Policy) -> _Kept:
     if kept is not None and kept.board is board and kept.policy is policy:
         return kept
     kept = _Kept(board, policy)
-    if board.n_objects <= _KEEP_OBJECTS:
+    if (board.rounds + 1) * board.counts.size <= _KEEP_CELLS:
         _last[0] = kept
     return kept
 
