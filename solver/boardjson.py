@@ -67,7 +67,7 @@ _PERMANENT_FIELDS = frozenset(
     }
 )
 #: The fields :meth:`_Loader.plain_permanent` reads; a permanent with any other takes the checked path.
-_PLAIN_FIELDS = _PERMANENT_FIELDS - {"protector", "value", "thresholds", "counter_values"}
+_PLAIN_FIELDS = _PERMANENT_FIELDS - {"value", "thresholds", "counter_values"}
 _THRESHOLD_FIELDS = frozenset({"kind", "at", "effect", "label"})
 _EFFECT_FIELDS = frozenset({"card", "controller"} | {p.name for card in CARDS.values() for p in card.parameters})
 
@@ -308,17 +308,38 @@ class _Loader:
         self.kinds.add(kind)
         if self.kinds_refused:
             return ""
-        n = len(self.kinds)
+        message = self.refusal(len(self.kinds))
+        self.kinds_refused = bool(message)
+        return message
+
+    def refusal(self, n: int) -> str:
+        """Why ``n`` distinct kinds are too many for this board (the kinds or the cells limit), else ""."""
         if n > limits.MAX_KINDS:
-            self.kinds_refused = True
             return f"more than {limits.MAX_KINDS} distinct counter kinds on one board (the limit)"
         if n * self.n_objects > limits.MAX_CELLS:
-            self.kinds_refused = True
             return (
                 f"{self.n_objects} objects x {n} distinct counter kinds is more than {limits.MAX_CELLS:,} cells "
                 "(the limit on objects x kinds)"
             )
         return ""
+
+    def first_kind(self, key: object) -> str | None:
+        """The kind of a key not seen before, counted, for the plain path; None where there is a problem.
+
+        None for a key that is no kind, or whose kind a limit refuses: neither is cached or
+        counted, so the checked path then meets the key for the first time and reports it.
+        """
+        if not isinstance(key, str) or key in self.kind_cache:
+            return None
+        try:
+            kind = canonical_kind(key)
+        except KindError:
+            return None
+        if kind not in self.kinds and not self.kinds_refused and self.refusal(len(self.kinds) + 1):
+            return None
+        self.kind_cache[key] = kind
+        self.count_kind(kind)
+        return kind
 
     def check_rounds(self, placed: list[tuple[Effect, str]], proliferator: str, first: int) -> None:
         """Refuse more proliferates per resolution than every solver loops over (the rounds limit)."""
@@ -435,8 +456,8 @@ class _Loader:
     def plain_permanent(self, raw: dict[str, Any], path: str) -> PermanentRow | None:
         """The row of a permanent whose every field is valid and in its common form, else None.
 
-        Most permanents of real boards are such, and checking them inline (types and counter
-        kinds already seen on this board, no thresholds or worths) is a third of the cost of
+        Most permanents of real boards are such, and checking them inline (no thresholds or
+        worths; types and counter kinds are cached on first sight) is a third of the cost of
         :meth:`checked_permanent`.  It records nothing unless it succeeds, so on None the
         checked path runs from scratch and reports exactly what it always did.
         """
@@ -450,11 +471,11 @@ class _Loader:
             type(pid) is not str
             or not pid
             or pid in self.ids
-            or not is_text(pid)
+            or not (pid.isascii() or is_text(pid))
             or type(controller) is not str
             or controller not in self.player_ids
             or type(name) is not str
-            or not is_text(name)
+            or not (name.isascii() or is_text(name))
         ):
             return None
         listed = get("types", _ABSENT)
@@ -468,7 +489,9 @@ class _Loader:
         else:
             return None
         if types is None:
-            return None
+            types = self.plain_types(listed)
+            if types is None:
+                return None
         creature = "creature" in types
         power = get("power", _ABSENT)
         if power is _ABSENT and not creature:
@@ -490,6 +513,8 @@ class _Loader:
         cache = self.kind_cache
         for key, count in held.items():
             kind = cache.get(key)  # a kind in the cache has been counted (see :meth:`count_kind`)
+            if kind is None:
+                kind = self.first_kind(key)
             if kind is None or kind in counters or type(count) is not int or not 0 <= count <= _MAX_INT:
                 return None
             counters[kind] = count
@@ -508,16 +533,21 @@ class _Loader:
         else:
             return None
         chapters = get("chapters", _ABSENT)
-        if chapters is _ABSENT and not any(s.lower() == "saga" for s in subtypes):
+        if chapters is _ABSENT and not (subtypes and any(s.lower() == "saga" for s in subtypes)):
             chapters = None
         elif type(chapters) is not int or not 1 <= chapters <= _MAX_INT:
             return None
+        protector = get("protector", _ABSENT)
+        if protector is _ABSENT:
+            protector = None
+        elif type(protector) is not str or protector not in self.player_ids or "battle" not in types:
+            return None  # 310.9: only a battle has a protector, and it is a player
         phased_out = get("phased_out", False)
         if type(phased_out) is not bool:
             return None
         self.ids[pid] = path
-        return (pid, controller, types, name, power, toughness, damage, counters, keywords, subtypes, chapters, None,
-                phased_out, None, (), {})  # fmt: skip
+        return (pid, controller, types, name, power, toughness, damage, counters, keywords, subtypes, chapters,
+                protector, phased_out, None, (), {})  # fmt: skip
 
     def checked_permanent(self, raw: object, path: str) -> PermanentRow | None:
         """Every field checked, every problem recorded at its path."""
@@ -602,6 +632,20 @@ class _Loader:
             except (KeyError, TypeError):
                 pass
         return self.parse_types(value, f"{path}.types")
+
+    def plain_types(self, listed: list[Any]) -> tuple[str, ...] | None:
+        """A type list not seen before, for the plain path: cached when every item is a distinct known type.
+
+        Else None, with nothing recorded: :meth:`parse_types` then reports each bad item.
+        """
+        out: list[str] = []
+        for item in listed:
+            card_type = _TYPES.get(item.lower()) if type(item) is str else None
+            if card_type is None or card_type in out:
+                return None
+            out.append(card_type)
+        self.type_cache[tuple(listed)] = result = tuple(out)
+        return result
 
     def parse_types(self, value: object, path: str) -> tuple[str, ...] | None:
         if not is_list(value):

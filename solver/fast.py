@@ -83,40 +83,48 @@ def solve_fast(objective: Objective, sense: int = 1) -> FastSolution:
     rounds = objective.board.rounds
     mat = sense * units.single_material
     ev = units.single_events
-    coupled = (ev != ev[:, :1]).any(axis=1) if ev.size else np.zeros(0, dtype=bool)
+    coupled = np.flatnonzero((ev != ev[:, :1]).any(axis=1)) if ev.size else np.zeros(0, dtype=np.int64)
     base_events = units.base_events
 
     # Independent single units: most material, then fewest rounds (argmax takes the first).
     times = np.argmax(mat, axis=1) if mat.size else np.zeros(0, dtype=np.int64)
     team_choice = [0] * len(units.teams)
     state = base_events
-    if coupled.any() or units.teams:
+    game: int | None = None  # the game milli-points of the end state, when the programme has them
+    if len(coupled) or units.teams:
         # Coupled units, in board order: options as (material, picks, events) lists.
-        order = [(int(units.single_rows[u]), UnitKind.SINGLE, int(u)) for u in np.flatnonzero(coupled)]
+        rows, mat_rows, ev_rows = units.single_rows[coupled].tolist(), mat[coupled].tolist(), ev[coupled].tolist()
+        order = [(row, UnitKind.SINGLE, i) for i, row in enumerate(rows)]
         order += [(t.heads[0], UnitKind.TEAM, i) for i, t in enumerate(units.teams)]
         order.sort()
         options: list[list[tuple[int, int, int]]] = []
-        for _, kind, u in order:
+        for _, kind, i in order:
             if kind is UnitKind.SINGLE:
-                options.append([(int(mat[u, c]), c, int(ev[u, c])) for c in range(rounds, -1, -1)])
+                options.append([(mat_rows[i][c], c, ev_rows[i][c]) for c in range(rounds, -1, -1)])
             else:
-                options.append([(sense * o.material, o.picks, o.events) for o in units.teams[u].options])
-        chosen, state = _coupled(objective, options, base_events, sense)
-        for (_, kind, u), j in zip(order, chosen, strict=True):
+                options.append([(sense * o.material, o.picks, o.events) for o in units.teams[i].options])
+        chosen, state, game = _coupled(objective, options, base_events, sense)
+        for (_, kind, i), j in zip(order, chosen, strict=True):
             if kind is UnitKind.SINGLE:
-                times[u] = rounds - j
+                times[coupled[i]] = rounds - j
             else:
-                team_choice[u] = j
+                team_choice[i] = j
+    if game is None:
+        game = objective.game_milli(state)
     material = units.base_material + int(units.single_material[np.arange(len(times)), times].sum())
     material += sum(units.teams[u].options[j].material for u, j in enumerate(team_choice))
-    value = material + objective.game_milli(state) - objective.baseline
+    value = material + game - objective.baseline
     return FastSolution(single_times=times, team_options=tuple(team_choice), value=value, events=state)
 
 
 def _coupled(
     objective: Objective, options: list[list[tuple[int, int, int]]], base_events: int, sense: int
-) -> tuple[list[int], int]:
-    """The DP of one board: the option per coupled unit and every seat-loss event in the end."""
+) -> tuple[list[int], int, int]:
+    """The DP of one board: the option per coupled unit, every seat-loss event in the end and its game milli-points.
+
+    The options are few and small, so their keys and events are laid out in plain Python and
+    handed to :func:`best_options` as two arrays; the game score of every state is one call.
+    """
     # The DP state is the set of seats lost so far, over the seats some coupled option can still change.
     free = 0
     for opts in options:
@@ -125,19 +133,25 @@ def _coupled(
     free_bits = [b for b in range(free.bit_length()) if (free >> b) & 1 and not (base_events >> b) & 1]
     if len(free_bits) > MAX_FREE_SEATS:
         raise ValueError(f"more than {MAX_FREE_SEATS} seats can be eliminated by one choice; use method='cpsat'")
-    bits = np.array(free_bits, dtype=np.int64)
     n_states = 1 << len(free_bits)
+    states = np.arange(n_states, dtype=np.int64)
     expanded = np.full(n_states, base_events, dtype=np.int64)
     for j, b in enumerate(free_bits):
-        expanded |= ((np.arange(n_states) >> j) & 1) << b
+        expanded |= ((states >> j) & 1) << b
     width = max(len(opts) for opts in options)
-    keys = np.full((1, len(options), width), NO_OPTION, dtype=np.int64)
-    events = np.zeros((1, len(options), width), dtype=np.int64)
     max_picks = sum(max(p for _, p, _ in opts) for opts in options) + 1
-    for u, opts in enumerate(options):
-        table = np.array(opts, dtype=np.int64)
-        keys[0, u, : len(opts)] = table[:, 0] * max_picks - table[:, 1]
-        events[0, u, : len(opts)] = (((table[:, 2:3] >> bits) & 1) << np.arange(len(bits))).sum(axis=1)
-    game = sense * objective.game_millis(expanded) * max_picks
-    chosen, state = best_options(keys, events, game[None, :])
-    return [int(j) for j in chosen[0]], int(expanded[state[0]])
+    keys = [[m * max_picks - p for m, p, _ in opts] + [NO_OPTION] * (width - len(opts)) for opts in options]
+    events = [[_compact(e, free_bits) for _, _, e in opts] + [0] * (width - len(opts)) for opts in options]
+    millis = objective.game_millis(expanded)
+    game = sense * millis * max_picks
+    chosen, state = best_options(np.array([keys], dtype=np.int64), np.array([events], dtype=np.int64), game[None, :])
+    end = int(state[0])
+    return chosen[0].tolist(), int(expanded[end]), int(millis[end])
+
+
+def _compact(events: int, free_bits: list[int]) -> int:
+    """An events mask as a DP state: bit ``j`` for the ``j``-th free seat bit."""
+    state = 0
+    for j, b in enumerate(free_bits):
+        state |= ((events >> b) & 1) << j
+    return state

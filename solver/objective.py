@@ -566,13 +566,13 @@ class Objective:
     def units(self) -> Units:
         board = self.board
         material, events = self.row_tables
-        choosable = eligible_mask(board)
         split = self.unit_split
         singles = np.flatnonzero(split.single)
         base_material = int(split.base_material[0])
         base_events = int(split.base_events[0])
         teams: list[TeamUnit] = []
         if self._shared_poison:
+            choosable = eligible_mask(board)
             p0 = team_poison(board, board.counts)
             for team in range(board.n_teams):
                 unit = self._team_unit(team, int(p0[team]), choosable)
@@ -674,15 +674,17 @@ class Objective:
         )
         if not patterns:
             return None
-        material, events = self.row_tables
+        material, events = (table[:, list(rows)].T.tolist() for table in self.row_tables)  # per head, rounds chosen
+        # Options share few poison totals: the team's material and loss for each total, once.
+        totals = {p0 + poison for _, _, poison, _ in patterns}
+        milli = {total: self._team_milli(team, total) for total in totals}
+        lost = {total: self._team_events(team, total) for total in totals}
         found: list[TeamOption] = []
         for pattern, times, poison, picks in patterns:
-            mat = sum(int(material[t, h]) for h, t in zip(rows, times, strict=True))
-            mat += self._team_milli(team, p0 + poison)
-            ev = 0
-            for h, t in zip(rows, times, strict=True):
-                ev |= int(events[t, h])
-            ev |= self._team_events(team, p0 + poison)
+            mat = sum(material[i][t] for i, t in enumerate(times)) + milli[p0 + poison]
+            ev = lost[p0 + poison]
+            for i, t in enumerate(times):
+                ev |= events[i][t]
             rowed = tuple((tuple(rows[i] for i in heads), rows[r] if r >= 0 else -1) for heads, r in pattern)
             found.append(TeamOption(rowed, times, poison, picks, mat, ev))
         return TeamUnit(team=team, heads=rows, options=tuple(found))
