@@ -10,10 +10,6 @@ A time limit bounds the whole call, top-k included, and a cancel token stops it 
 way the answer is the best found so far, with status ``FEASIBLE`` when it is not proven, and
 never an exception: when CP-SAT has found nothing yet, the exact fast-path optimum (no
 constraints) or a simple choice that meets the constraints is the answer.
-
-The last board solved is kept with its objective (boards and policies are immutable), so
-solving the same board object again under the same policy object reuses the tables and the
-fast-path optimum of the first call instead of working them out again.
 """
 
 from __future__ import annotations
@@ -116,20 +112,23 @@ def solve(
     if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
         raise ValueError(f"top_k must be an integer >= 1, not {top_k!r}")
     include, exclude = _id_list("must_include", must_include), _id_list("must_exclude", must_exclude)
-    kept = _kept(board_, policy_)
-    objective = kept.objective
+    objective = Objective(board_, policy_)
     constraints = _constraints(objective, max_chosen, include, exclude)
     if chosen_method is Method.AUTO:
         chosen_method = Method.FAST if constraints.empty else Method.CPSAT
     if chosen_method is Method.FAST and not constraints.empty:
         raise ValueError("the fast path takes no constraints; use method='cpsat' or 'auto'")
     try:
-        best, value_milli, choice = kept.answer(chosen_method, constraints, budget)
+        best = _optimum(objective, chosen_method, constraints, budget)
     except Infeasible:
         raise Infeasible(
             f"no legal choice satisfies max_chosen={max_chosen}, must_include={sorted(include)}, "
             f"must_exclude={sorted(exclude)}"
         ) from None
+    value_milli = best.value_milli
+    if value_milli is None:
+        value_milli = objective.score_matrix(best.chosen, best.recipients)
+    choice = ChoiceMatrix(board_, best.chosen, best.recipients).to_choice()
     alternatives, complete = _top(objective, choice, value_milli, top_k, constraints, budget)
     status = best.status if complete else Status.FEASIBLE
     bound = value_milli
@@ -240,59 +239,6 @@ class Derived:
     def game_result(self) -> GameResult:
         events = event_mask(self._objective.board, self._outcome.settled)
         return GameResult(self._objective.game_result(events))
-
-
-#: The answer of one path, in the three forms a decision needs: the optimum, its value, its choice.
-_Answer = tuple[_Optimum, int, Choice]
-
-
-class _Kept:
-    """A board's objective under a policy, and its unconstrained optimum once found.
-
-    Boards and policies are immutable, so the same board solved again (an engine asking
-    twice, a benchmark, a UI redrawing) is answered from what the first call worked out:
-    the per-unit tables, the game rules and the fast path's choice are the same every time.
-    """
-
-    def __init__(self, board: Board, policy: Policy) -> None:
-        self.board, self.policy = board, policy
-        self.objective = Objective(board, policy)
-        self._fast: _Answer | None = None
-
-    def answer(self, method: Method, constraints: Constraints, budget: Budget) -> _Answer:
-        """The optimum by ``method`` (kept when it is the fast path, which takes no budget)."""
-        if method is not Method.FAST:
-            return self._found(_optimum(self.objective, method, constraints, budget))
-        if self._fast is None:
-            best = _optimum(self.objective, method, constraints, budget)
-            best.chosen.flags.writeable = best.recipients.flags.writeable = False  # shared by every decision
-            self._fast = self._found(best)
-        return self._fast
-
-    def _found(self, best: _Optimum) -> _Answer:
-        value_milli = best.value_milli
-        if value_milli is None:
-            value_milli = self.objective.score_matrix(best.chosen, best.recipients)
-        return best, value_milli, ChoiceMatrix(self.board, best.chosen, best.recipients).to_choice()
-
-
-#: Boards whose per-round tables (rounds + 1 x objects x kinds) have more cells are not kept:
-#: they weigh more than a lookup saves.
-_KEEP_CELLS = 250_000
-#: The last board solved (one only: keeping more makes every other solve slower, as each new
-#: board's arrays then land in memory that is no longer in the cache).
-_last: list[_Kept | None] = [None]
-
-
-def _kept(board: Board, policy: Policy) -> _Kept:
-    """The kept objective of ``board`` under ``policy`` (by identity), else a new one, kept if small."""
-    kept = _last[0]
-    if kept is not None and kept.board is board and kept.policy is policy:
-        return kept
-    kept = _Kept(board, policy)
-    if (board.rounds + 1) * board.counts.size <= _KEEP_CELLS:
-        _last[0] = kept
-    return kept
 
 
 def _method(method: Method | str) -> Method:
