@@ -11,7 +11,7 @@ inside the engine loops over them.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from functools import cached_property
 from types import MappingProxyType
 from typing import Any
@@ -247,10 +247,9 @@ class Board:
         counts = np.array(counts, dtype=np.int64)
         if counts.shape != self.counts.shape:
             raise ValueError(f"counts must have shape {self.counts.shape}, not {counts.shape}")
-        keep = _OBJECT_CACHES | {"rounds", "is_ally"}
-        if np.array_equal(counts > 0, self.counts > 0):
-            keep |= {"gain"}
-        return self._derived(keep, counts=counts)
+        # Same shape, so equal bytes are equal masks (cheaper than ``np.array_equal`` on a small board).
+        same_kinds = (counts > 0).tobytes() == (self.counts > 0).tobytes()
+        return self._derived(_KEEP_WITH_KINDS if same_kinds else _KEEP_WITH_COUNTS, counts=counts)
 
     def with_proliferator(self, proliferator: int, proliferates: int | None = None) -> Board:
         """The same board with another player (a row) proliferating, or another number of proliferates."""
@@ -304,8 +303,8 @@ class Board:
         appended: dict[str, Any] = {
             name: np.concatenate([getattr(self, name), getattr(single, name)[row:]]) for name in _PER_OBJECT
         }
-        return replace(
-            self,
+        return self._derived(
+            frozenset(),
             ids=(*self.ids, permanent.id),
             counts=counts,
             effects=all_effects,
@@ -328,12 +327,14 @@ class Board:
         """
         state = self.__dict__
         new = object.__new__(Board)
-        new.__dict__.update({name: state[name] for name in _FIELD_NAMES})
-        new.__dict__.update({name: state[name] for name in keep if name in state})
+        copied = new.__dict__
+        copied.update(state)  # one C-level copy, then the few derived values not kept go
+        for name in state.keys() - _FIELD_SET - keep:
+            del copied[name]
         for value in changes.values():
             if isinstance(value, np.ndarray):
                 value.flags.writeable = False
-        new.__dict__.update(changes)
+        copied.update(changes)
         return new
 
     def without(self, remove: BoolArray) -> Board:
@@ -347,8 +348,8 @@ class Board:
         thr_keep = keep[self.thr_object] if len(self.thr_object) else np.zeros(0, dtype=bool)
         cv_keep = keep[self.cv_object] if len(self.cv_object) else np.zeros(0, dtype=bool)
         per_object: dict[str, Any] = {name: getattr(self, name)[keep] for name in ("counts", *_PER_OBJECT)}
-        return replace(
-            self,
+        return self._derived(
+            frozenset(),
             ids=tuple(i for i, k in zip(self.ids, keep, strict=True) if k),
             thr_object=new_row[self.thr_object[thr_keep]],
             thr_kind=self.thr_kind[thr_keep],
@@ -587,6 +588,7 @@ class Board:
 
 
 _FIELD_NAMES = tuple(f.name for f in fields(Board))
+_FIELD_SET = frozenset(_FIELD_NAMES)
 #: Fields with one entry per object, besides ``ids`` and ``counts``.
 _PER_OBJECT = (
     "controller",
@@ -608,6 +610,9 @@ _PER_OBJECT = (
 _OBJECT_CACHES = frozenset(
     {"index", "_columns", "_pt_per_counter", "_type_masks", "sba_masks", "object_team", "owner_side", "team_size"}
 )
+#: What :meth:`Board.with_counts` keeps: :attr:`Board.gain` too while each object keeps the same kinds.
+_KEEP_WITH_COUNTS = _OBJECT_CACHES | {"rounds", "is_ally"}
+_KEEP_WITH_KINDS = _KEEP_WITH_COUNTS | {"gain"}
 
 
 def _objects(items: Sequence[Any]) -> ObjArray:
