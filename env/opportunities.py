@@ -143,8 +143,9 @@ def turn_opportunities(
     """
     out: list[Opportunity] = []
     row = board.index[seat]
-    mine = np.flatnonzero((board.controller == row) & ~board.phased_out)
-    mine = mine[mine >= board.n_players]
+    controller, phased = board.controller.tolist(), board.phased_out.tolist()
+    # Plain lists: a seat has a handful of permanents, fewer than numpy calls would cost.
+    mine = [i for i in range(board.n_players, board.n_objects) if controller[i] == row and not phased[i]]
     names = [str(board.names[i]) for i in mine]
     if _LANDFALL in names and rng.random() < 0.6:
         out.append(Opportunity(PERMANENT_SOURCES[_LANDFALL], seat))
@@ -155,10 +156,11 @@ def turn_opportunities(
         sacrifice = None
         if "sacrifice an artifact" in source.cost or "sacrifice a creature" in source.cost:
             wanted = CardType.ARTIFACT if "artifact" in source.cost else CardType.CREATURE
-            fodder = [j for j in mine if j != i and board.types[j] & int(wanted)]
+            types = board.types
+            fodder = [j for j in mine if j != i and types[j] & int(wanted)]
             if not fodder:
                 continue
-            sacrifice = board.ids[int(fodder[int(rng.integers(len(fodder)))])]
+            sacrifice = board.ids[fodder[int(rng.integers(len(fodder)))]]
         out.append(Opportunity(source, seat, sacrifice=sacrifice))
     if rng.random() < p_spell:
         spell = SPELLS[int(rng.integers(len(SPELLS)))]
