@@ -304,7 +304,7 @@ class Board:
             name: np.concatenate([getattr(self, name), getattr(single, name)[row:]]) for name in _PER_OBJECT
         }
         return self._derived(
-            frozenset(),
+            _KEEP_NOTHING,
             ids=(*self.ids, permanent.id),
             counts=counts,
             effects=all_effects,
@@ -328,9 +328,13 @@ class Board:
         state = self.__dict__
         new = object.__new__(Board)
         copied = new.__dict__
-        copied.update(state)  # one C-level copy, then the few derived values not kept go
-        for name in state.keys() - _FIELD_SET - keep:
-            del copied[name]
+        copied.update(state)  # one C-level copy, then the derived values not kept go
+        drop = _DROPPED.get(keep)
+        if drop is None:
+            drop = _DROPPED[keep] = tuple(_CACHED - keep)
+        for name in drop:
+            if name in copied:
+                del copied[name]
         for value in changes.values():
             if isinstance(value, np.ndarray):
                 value.flags.writeable = False
@@ -349,7 +353,7 @@ class Board:
         cv_keep = keep[self.cv_object] if len(self.cv_object) else np.zeros(0, dtype=bool)
         per_object: dict[str, Any] = {name: getattr(self, name)[keep] for name in ("counts", *_PER_OBJECT)}
         return self._derived(
-            frozenset(),
+            _KEEP_NOTHING,
             ids=tuple(i for i, k in zip(self.ids, keep, strict=True) if k),
             thr_object=new_row[self.thr_object[thr_keep]],
             thr_kind=self.thr_kind[thr_keep],
@@ -588,7 +592,10 @@ class Board:
 
 
 _FIELD_NAMES = tuple(f.name for f in fields(Board))
-_FIELD_SET = frozenset(_FIELD_NAMES)
+#: Every derived value (cached property) a board may hold in its instance dict.
+_CACHED = frozenset(name for name, value in vars(Board).items() if isinstance(value, cached_property))
+#: The derived values :meth:`Board._derived` drops, per set kept (a handful of sets are ever used).
+_DROPPED: dict[frozenset[str], tuple[str, ...]] = {}
 #: Fields with one entry per object, besides ``ids`` and ``counts``.
 _PER_OBJECT = (
     "controller",
@@ -612,6 +619,8 @@ _OBJECT_CACHES = frozenset(
 )
 #: What :meth:`Board.with_counts` keeps: :attr:`Board.gain` too while each object keeps the same kinds.
 _KEEP_WITH_COUNTS = _OBJECT_CACHES | {"rounds", "is_ally"}
+#: What :meth:`Board.with_permanent` and :meth:`Board.without` keep: nothing, the objects change.
+_KEEP_NOTHING: frozenset[str] = frozenset()
 _KEEP_WITH_KINDS = _KEEP_WITH_COUNTS | {"gain"}
 
 
