@@ -167,10 +167,12 @@ def _attack(
 
     Infect damage gives poison instead (702.90), toxic adds poison to the damage (702.164).
     """
+    life_lost = np.zeros(board.n_players, dtype=np.int64)
+    if not sides.attackers:
+        return life_lost
     names = board.names
     opponents = sides.opponents
     power = _power(board, counts).tolist()
-    life_lost = np.zeros(board.n_players, dtype=np.int64)
     for i in sides.attackers:
         if power[i] <= 0 or rng.random() >= params.attack:
             continue

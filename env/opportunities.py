@@ -127,6 +127,7 @@ SPELLS: tuple[Source, ...] = (
 #: The source of a decision on a board passed to ``reset(options={"board": ...})``.
 GIVEN = Source("the given board", "given", "the board's own proliferate")
 
+_CREATURE = int(CardType.CREATURE)
 _ACTIVATED = frozenset(s.card for s in PERMANENT_SOURCES.values() if s.pattern in ("activated", "loyalty"))
 _LANDFALL = "Evolution Sage"
 _END_STEP = "Atraxa, Praetors' Voice"
@@ -193,12 +194,17 @@ def _cast(board: Board, seat: str, spell: Source, rng: np.random.Generator, p_fi
     if spell.target is None:
         return Opportunity(spell, seat)
     row = board.index[seat]
-    creature = board.has_type(CardType.CREATURE) & ~board.phased_out
-    own = board.team[board.controller] == board.team[row]
-    legal = np.flatnonzero(creature & (own if spell.target == "own" else ~own))
-    if len(legal) == 0:
+    types, phased = board.types.tolist(), board.phased_out.tolist()
+    team, controller = board.team.tolist(), board.controller.tolist()
+    own = spell.target == "own"
+    legal = [
+        i
+        for i in range(board.n_players, board.n_objects)
+        if types[i] & _CREATURE and not phased[i] and (team[controller[i]] == team[row]) is own
+    ]
+    if not legal:
         return None
-    target = board.ids[int(legal[int(rng.integers(len(legal)))])]
+    target = board.ids[legal[int(rng.integers(len(legal)))]]
     return Opportunity(spell, seat, target=target, fizzled=bool(rng.random() < p_fizzle))
 
 

@@ -273,16 +273,12 @@ class Board:
     def with_permanent(self, permanent: Permanent, effects: Sequence[Effect] = ()) -> Board:
         """The same board with ``permanent`` entering as its last row, and more effects in play.
 
-        The new row is built by :meth:`build` and appended, so the objects already here are
-        not rebuilt; a permanent with a counter kind the board has no column for rebuilds the
-        board from its typed views instead.
+        The new row is built by :meth:`build` (on a board of the players and ``permanent``
+        alone, :func:`_entering`) and appended, so the objects already here are not rebuilt; a
+        permanent with a counter kind the board has no column for rebuilds the board from its
+        typed views instead.
         """
-        players = [
-            Player(p, self.team_names[int(t)], 0) for p, t in zip(self.ids[: self.n_players], self.team, strict=True)
-        ]
-        single = Board.build(
-            variant=self.variant, proliferator=self.proliferator_id, players=players, permanents=[permanent]
-        )
+        single = _entering(self, permanent)
         all_effects = (*self.effects, *effects)
         columns = [self.kind_column(kind) for kind in single.kinds]
         if any(col < 0 for col in columns):
@@ -298,26 +294,35 @@ class Board:
         counts = np.zeros((self.n_objects + 1, len(self.kinds)), dtype=np.int64)
         counts[:-1] = self.counts
         counts[-1, columns] = single.counts[row]
-        shift = self.n_objects - row
-        kind_map = np.array(columns, dtype=np.int64)
-        appended: dict[str, Any] = {
+        changes: dict[str, Any] = {
             name: np.concatenate([getattr(self, name), getattr(single, name)[row:]]) for name in _PER_OBJECT
         }
+        changes.update(self._appended_values(single, self.n_objects - row, np.array(columns, dtype=np.int64)))
         return self._derived(
-            _KEEP_NOTHING,
-            ids=(*self.ids, permanent.id),
-            counts=counts,
-            effects=all_effects,
-            thr_object=np.concatenate([self.thr_object, single.thr_object + shift]),
-            thr_kind=np.concatenate([self.thr_kind, kind_map[single.thr_kind]]),
-            thr_at=np.concatenate([self.thr_at, single.thr_at]),
-            thr_effect=(*self.thr_effect, *single.thr_effect),
-            thr_label=(*self.thr_label, *single.thr_label),
-            cv_object=np.concatenate([self.cv_object, single.cv_object + shift]),
-            cv_kind=np.concatenate([self.cv_kind, kind_map[single.cv_kind]]),
-            cv_value=np.concatenate([self.cv_value, single.cv_value]),
-            **appended,
+            _KEEP_NOTHING, ids=(*self.ids, permanent.id), counts=counts, effects=all_effects, **changes
         )
+
+    def _appended_values(self, single: Board, shift: int, kind_map: IntArray) -> dict[str, Any]:
+        """The thresholds and counter values with ``single``'s appended (rows shifted, kinds mapped).
+
+        A permanent without any keeps this board's arrays (read-only, so they can be shared).
+        """
+        out: dict[str, Any] = {}
+        if len(single.thr_object):
+            out.update(
+                thr_object=np.concatenate([self.thr_object, single.thr_object + shift]),
+                thr_kind=np.concatenate([self.thr_kind, kind_map[single.thr_kind]]),
+                thr_at=np.concatenate([self.thr_at, single.thr_at]),
+                thr_effect=(*self.thr_effect, *single.thr_effect),
+                thr_label=(*self.thr_label, *single.thr_label),
+            )
+        if len(single.cv_object):
+            out.update(
+                cv_object=np.concatenate([self.cv_object, single.cv_object + shift]),
+                cv_kind=np.concatenate([self.cv_kind, kind_map[single.cv_kind]]),
+                cv_value=np.concatenate([self.cv_value, single.cv_value]),
+            )
+        return out
 
     def _derived(self, keep: frozenset[str], **changes: Any) -> Board:
         """A copy with some fields changed, keeping the derived values named in ``keep``.
@@ -622,6 +627,63 @@ _KEEP_WITH_COUNTS = _OBJECT_CACHES | {"rounds", "is_ally"}
 #: What :meth:`Board.with_permanent` and :meth:`Board.without` keep: nothing, the objects change.
 _KEEP_NOTHING: frozenset[str] = frozenset()
 _KEEP_WITH_KINDS = _KEEP_WITH_COUNTS | {"gain"}
+
+
+#: One-permanent boards of :func:`_entering`, by everything they depend on but the permanent's id.
+_ENTERING: dict[tuple[Any, ...], Board] = {}
+_MAX_ENTERING = 4096
+
+
+def _entering(board: Board, permanent: Permanent) -> Board:
+    """``board``'s players (no counters) and ``permanent``, built by :meth:`Board.build`: the new row's arrays.
+
+    Its arrays do not depend on the permanent's id, and games play the same cards with the
+    same counters again and again, so the board is memoised by the rest (building it is
+    most of the cost of a permanent entering).  A permanent whose fields are not hashable,
+    or whose id is a player's (which :meth:`Board.build` refuses), is built every time.
+    """
+    players = tuple(zip(board.ids[: board.n_players], [board.team_names[t] for t in board.team.tolist()], strict=True))
+    key: tuple[Any, ...] | None = None
+    if permanent.id not in board.ids[: board.n_players]:
+        key = (board.variant, players, board.proliferator_id, _permanent_key(permanent))
+        try:
+            hit = _ENTERING.get(key)
+        except TypeError:
+            key = hit = None
+        if hit is not None:
+            return hit
+    single = Board.build(
+        variant=board.variant,
+        proliferator=board.proliferator_id,
+        players=[Player(p, team, 0) for p, team in players],
+        permanents=[permanent],
+    )
+    if key is not None:
+        if len(_ENTERING) >= _MAX_ENTERING:
+            _ENTERING.clear()
+        _ENTERING[key] = single
+    return single
+
+
+def _permanent_key(p: Permanent) -> tuple[Any, ...]:
+    """Every field of ``p`` but its id, its mappings as item tuples (their order sets the columns)."""
+    return (
+        p.controller,
+        p.types,
+        p.name,
+        p.power,
+        p.toughness,
+        p.damage,
+        tuple(p.counters.items()),
+        p.keywords,
+        p.subtypes,
+        p.chapters,
+        p.protector,
+        p.phased_out,
+        p.value,
+        p.thresholds,
+        tuple(p.counter_values.items()),
+    )
 
 
 def _objects(items: Sequence[Any]) -> ObjArray:
