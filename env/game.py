@@ -329,9 +329,12 @@ class Game:
 
     def _take(self, before: Board, settled: Board, dies: BoolArray, sacrificed: BoolArray, lost: BoolArray) -> None:
         """Dead permanents and finished Sagas (714.4) leave, dies triggers are queued, losers are out."""
-        for owner, card in dies_triggers(before, [int(i) for i in np.flatnonzero(dies)]):
-            self.queue.appendleft((owner, Opportunity(PERMANENT_SOURCES[card], owner)))
-        board = remove(settled, dies | sacrificed)
+        gone = dies | sacrificed
+        board = settled
+        if gone.any():  # most checks remove nothing
+            for owner, card in dies_triggers(before, np.flatnonzero(dies).tolist()):
+                self.queue.appendleft((owner, Opportunity(PERMANENT_SOURCES[card], owner)))
+            board = remove(settled, gone)
         self.board = retarget(board, board.proliferator, 1)
         if lost.any():
             self._lose({before.ids[i] for i in np.flatnonzero(lost)})

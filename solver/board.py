@@ -293,7 +293,7 @@ class Board:
         row = single.n_players
         counts = np.zeros((self.n_objects + 1, len(self.kinds)), dtype=np.int64)
         counts[:-1] = self.counts
-        counts[-1, columns] = single.counts[row]
+        counts[-1, columns] = [permanent.counters.get(kind, 0) for kind in single.kinds]
         changes: dict[str, Any] = {
             name: np.concatenate([getattr(self, name), getattr(single, name)[row:]]) for name in _PER_OBJECT
         }
@@ -353,23 +353,28 @@ class Board:
         keep = ~remove
         if keep.all():
             return self
+        kept = keep.tolist()
+        changes: dict[str, Any] = {name: getattr(self, name)[keep] for name in ("counts", *_PER_OBJECT)}
+        changes["ids"] = tuple(i for i, k in zip(self.ids, kept, strict=True) if k)
         new_row = np.cumsum(keep) - 1
-        thr_keep = keep[self.thr_object] if len(self.thr_object) else np.zeros(0, dtype=bool)
-        cv_keep = keep[self.cv_object] if len(self.cv_object) else np.zeros(0, dtype=bool)
-        per_object: dict[str, Any] = {name: getattr(self, name)[keep] for name in ("counts", *_PER_OBJECT)}
-        return self._derived(
-            _KEEP_NOTHING,
-            ids=tuple(i for i, k in zip(self.ids, keep, strict=True) if k),
-            thr_object=new_row[self.thr_object[thr_keep]],
-            thr_kind=self.thr_kind[thr_keep],
-            thr_at=self.thr_at[thr_keep],
-            thr_effect=tuple(e for e, k in zip(self.thr_effect, thr_keep, strict=True) if k),
-            thr_label=tuple(e for e, k in zip(self.thr_label, thr_keep, strict=True) if k),
-            cv_object=new_row[self.cv_object[cv_keep]],
-            cv_kind=self.cv_kind[cv_keep],
-            cv_value=self.cv_value[cv_keep],
-            **per_object,
-        )
+        if len(self.thr_object):  # no thresholds: the empty arrays are shared
+            thr_keep = keep[self.thr_object]
+            thr_kept = thr_keep.tolist()
+            changes.update(
+                thr_object=new_row[self.thr_object[thr_keep]],
+                thr_kind=self.thr_kind[thr_keep],
+                thr_at=self.thr_at[thr_keep],
+                thr_effect=tuple(e for e, k in zip(self.thr_effect, thr_kept, strict=True) if k),
+                thr_label=tuple(e for e, k in zip(self.thr_label, thr_kept, strict=True) if k),
+            )
+        if len(self.cv_object):
+            cv_keep = keep[self.cv_object]
+            changes.update(
+                cv_object=new_row[self.cv_object[cv_keep]],
+                cv_kind=self.cv_kind[cv_keep],
+                cv_value=self.cv_value[cv_keep],
+            )
+        return self._derived(_KEEP_NOTHING, **changes)
 
     # ------------------------------------------------------------------ lookups
     @property
@@ -637,24 +642,26 @@ _MAX_ENTERING = 4096
 def _entering(board: Board, permanent: Permanent) -> Board:
     """``board``'s players (no counters) and ``permanent``, built by :meth:`Board.build`: the new row's arrays.
 
-    Its arrays do not depend on the permanent's id, and games play the same cards with the
-    same counters again and again, so the board is memoised by the rest (building it is
-    most of the cost of a permanent entering).  A permanent whose fields are not hashable,
-    or whose id is a player's (which :meth:`Board.build` refuses), is built every time.
+    Its arrays but ``counts`` depend neither on the permanent's id nor on how many counters
+    it has (only on which kinds, in order), and games play the same cards again and again,
+    so the board is memoised by the rest (building it is most of the cost of a permanent
+    entering); :meth:`Board.with_permanent` takes the counts from the permanent itself.  A
+    permanent whose fields are not hashable, or whose id is a player's (which
+    :meth:`Board.build` refuses), is built every time.
     """
     players = tuple(zip(board.ids[: board.n_players], [board.team_names[t] for t in board.team.tolist()], strict=True))
     key: tuple[Any, ...] | None = None
     if permanent.id not in board.ids[: board.n_players]:
-        key = (board.variant, players, board.proliferator_id, _permanent_key(permanent))
+        key = (board.variant, players, _permanent_key(permanent))
         try:
             hit = _ENTERING.get(key)
         except TypeError:
             key = hit = None
         if hit is not None:
             return hit
-    single = Board.build(
+    single = Board.build(  # whoever proliferates: only the new row is read
         variant=board.variant,
-        proliferator=board.proliferator_id,
+        proliferator=players[0][0],
         players=[Player(p, team, 0) for p, team in players],
         permanents=[permanent],
     )
@@ -666,7 +673,7 @@ def _entering(board: Board, permanent: Permanent) -> Board:
 
 
 def _permanent_key(p: Permanent) -> tuple[Any, ...]:
-    """Every field of ``p`` but its id, its mappings as item tuples (their order sets the columns)."""
+    """Every field of ``p`` but its id and counter counts; mappings as tuples (their order sets the columns)."""
     return (
         p.controller,
         p.types,
@@ -674,7 +681,7 @@ def _permanent_key(p: Permanent) -> tuple[Any, ...]:
         p.power,
         p.toughness,
         p.damage,
-        tuple(p.counters.items()),
+        tuple(p.counters),
         p.keywords,
         p.subtypes,
         p.chapters,
