@@ -9,9 +9,10 @@ stores them.
 
 They are also where the env's speed is won or lost: a :class:`solver.Board` caches what it
 derives from its objects (row index, type masks, what one proliferate adds ...), and a
-board made with ``dataclasses.replace`` starts with none of it.  :func:`retarget` and
-:func:`with_life` use the Board's own ``with_*`` derivations, which carry those caches over
-(and :meth:`solver.Board.with_permanent` adds a permanent without rebuilding every object).
+board made with ``dataclasses.replace`` starts with none of it.  :func:`retarget`,
+:func:`with_counts` and :func:`with_life` use the Board's own ``with_*`` derivations, which
+carry those caches over (:func:`with_counts` keeps the very board when the counts are its
+own), and :meth:`solver.Board.with_permanent` adds a permanent without rebuilding every object.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ __all__ = [
     "remove",
     "remove_ids",
     "retarget",
+    "with_counts",
     "with_life",
 ]
 
@@ -37,6 +39,14 @@ def retarget(board: Board, proliferator: int, proliferates: int) -> Board:
     if proliferator == board.proliferator and proliferates == board.proliferates:
         return board
     return board.with_proliferator(proliferator, proliferates)
+
+
+def with_counts(board: Board, counts: IntArray) -> Board:
+    """``board`` with ``counts``; the board itself when they are its own (most state-based checks change none)."""
+    own = board.counts
+    if counts.shape == own.shape and counts.dtype == own.dtype and counts.tobytes() == own.tobytes():
+        return board
+    return board.with_counts(counts)
 
 
 def with_life(board: Board, life: IntArray) -> Board:

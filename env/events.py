@@ -18,7 +18,7 @@ import numpy as np
 
 from solver.core import SUPPORTED_CARDS, Board, CardType, Effect, IntArray
 
-from .boardops import add_counters, lose_lives, remove
+from .boardops import add_counters, lose_lives, remove, with_counts
 from .opportunities import PERMANENT_SOURCES
 from .scenarios import CARDS, LEGENDARY, make_permanent, with_columns
 
@@ -136,7 +136,7 @@ def turn_events(
             add_counters(board, counts, battle, "defense", -int(rng.integers(1, 3)))
             log.append(f"{names[battle]} is attacked")
     if log:  # every event that puts or removes counters or costs life is logged
-        board = lose_lives(board.with_counts(counts), life_lost)
+        board = lose_lives(with_counts(board, counts), life_lost)
 
     if theirs and rng.random() < params.removal:
         doomed = theirs[int(rng.integers(len(theirs)))]

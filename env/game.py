@@ -27,7 +27,7 @@ import numpy as np
 
 from solver.core import Board, BoolArray, IntArray, Objective, Policy, Settled, Variant, counters_after, settle_many
 
-from .boardops import remove, retarget
+from .boardops import remove, retarget, with_counts
 from .decide import Plan, decide_boards
 from .events import EventParams, dies_triggers, turn_events
 from .opportunities import PERMANENT_SOURCES, Opportunity, prepare, turn_opportunities
@@ -279,7 +279,7 @@ class Game:
         """Apply a decision's checked solver matrices (701.34), then the state-based actions (704.3)."""
         board = decision.board
         settled, lost = yield board, counters_after(board, chosen, recipients)
-        self._take(board, board.with_counts(settled.counts), settled.dies, settled.sacrificed, lost)
+        self._take(board, with_counts(board, settled.counts), settled.dies, settled.sacrificed, lost)
         return Resolved(board, settled, lost)
 
     def playing(
@@ -319,7 +319,7 @@ class Game:
             if events.log:  # the state-based actions after the events (704.3)
                 board = self.board
                 settled, lost = yield board, board.counts
-                self._take(board, board.with_counts(settled.counts), settled.dies, settled.sacrificed, lost)
+                self._take(board, with_counts(board, settled.counts), settled.dies, settled.sacrificed, lost)
             if self.over:
                 return
         cfg = self.config
