@@ -56,7 +56,7 @@ def with_life(board: Board, life: IntArray) -> Board:
 
 def remove(board: Board, gone: BoolArray) -> Board:
     """``board`` without the permanents in ``gone``, and without effects nobody generates any more."""
-    if not gone.any():
+    if not np.count_nonzero(gone):
         return board
     return drop_orphan_effects(board.without(gone))
 
@@ -98,7 +98,7 @@ def lose_life(board: Board, player: int, amount: int) -> Board:
 
 def lose_lives(board: Board, lost: IntArray) -> Board:
     """Every player loses ``lost[player]`` life at once (one new board, however many players)."""
-    if not lost.any():
+    if not np.count_nonzero(lost):
         return board
     life = board.life.copy()
     for player in np.flatnonzero(lost):

@@ -331,12 +331,12 @@ class Game:
         """Dead permanents and finished Sagas (714.4) leave, dies triggers are queued, losers are out."""
         gone = dies | sacrificed
         board = settled
-        if gone.any():  # most checks remove nothing
+        if np.count_nonzero(gone):  # most checks remove nothing (count_nonzero: no ufunc reduce on a tiny mask)
             for owner, card in dies_triggers(before, np.flatnonzero(dies).tolist()):
                 self.queue.appendleft((owner, Opportunity(PERMANENT_SOURCES[card], owner)))
             board = remove(settled, gone)
         self.board = retarget(board, board.proliferator, 1)
-        if lost.any():
+        if np.count_nonzero(lost):
             self._lose({before.ids[i] for i in np.flatnonzero(lost)})
 
     def _lose(self, losers: set[str]) -> None:

@@ -348,33 +348,34 @@ class Board:
 
     def without(self, remove: BoolArray) -> Board:
         """The same board minus some permanents (players cannot be removed)."""
-        if remove[: self.n_players].any():
+        if np.count_nonzero(remove[: self.n_players]):
             raise ValueError("players cannot be removed from a board")
         keep = ~remove
-        if keep.all():
+        if np.count_nonzero(keep) == len(keep):
             return self
         kept = keep.tolist()
         changes: dict[str, Any] = {name: getattr(self, name)[keep] for name in ("counts", *_PER_OBJECT)}
         changes["ids"] = tuple(i for i, k in zip(self.ids, kept, strict=True) if k)
-        new_row = np.cumsum(keep) - 1
-        if len(self.thr_object):  # no thresholds: the empty arrays are shared
-            thr_keep = keep[self.thr_object]
-            thr_kept = thr_keep.tolist()
-            changes.update(
-                thr_object=new_row[self.thr_object[thr_keep]],
-                thr_kind=self.thr_kind[thr_keep],
-                thr_at=self.thr_at[thr_keep],
-                thr_effect=tuple(e for e, k in zip(self.thr_effect, thr_kept, strict=True) if k),
-                thr_label=tuple(e for e, k in zip(self.thr_label, thr_kept, strict=True) if k),
-            )
-        if len(self.cv_object):
-            cv_keep = keep[self.cv_object]
-            changes.update(
-                cv_object=new_row[self.cv_object[cv_keep]],
-                cv_kind=self.cv_kind[cv_keep],
-                cv_value=self.cv_value[cv_keep],
-            )
+        if len(self.thr_object) or len(self.cv_object):  # else the empty arrays are shared
+            changes.update(self._kept_values(keep))
         return self._derived(_KEEP_NOTHING, **changes)
+
+    def _kept_values(self, keep: BoolArray) -> dict[str, Any]:
+        """The thresholds and counter values of the objects in ``keep``, on their new rows."""
+        new_row = np.cumsum(keep) - 1
+        thr_keep = keep[self.thr_object]
+        thr_kept = thr_keep.tolist()
+        cv_keep = keep[self.cv_object]
+        return {
+            "thr_object": new_row[self.thr_object[thr_keep]],
+            "thr_kind": self.thr_kind[thr_keep],
+            "thr_at": self.thr_at[thr_keep],
+            "thr_effect": tuple(e for e, k in zip(self.thr_effect, thr_kept, strict=True) if k),
+            "thr_label": tuple(e for e, k in zip(self.thr_label, thr_kept, strict=True) if k),
+            "cv_object": new_row[self.cv_object[cv_keep]],
+            "cv_kind": self.cv_kind[cv_keep],
+            "cv_value": self.cv_value[cv_keep],
+        }
 
     # ------------------------------------------------------------------ lookups
     @property
