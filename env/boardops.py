@@ -65,8 +65,10 @@ def drop_orphan_effects(board: Board) -> Board:
     """Remove the replacement effects whose permanent has left the battlefield."""
     if not board.effects:
         return board
+    first, ids = board.n_players, board.ids
     present = {
-        (str(board.names[i]), board.ids[int(board.controller[i])]) for i in range(board.n_players, board.n_objects)
+        (str(name), ids[controller])
+        for name, controller in zip(board.names[first:].tolist(), board.controller[first:].tolist(), strict=True)
     }
     effects = tuple(e for e in board.effects if (e.card, e.controller) in present)
     return board if len(effects) == len(board.effects) else board.with_effects(effects)

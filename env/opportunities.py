@@ -249,8 +249,13 @@ def prepare(board: Board, opportunity: Opportunity) -> Prepared:
 
 
 def _controls(board: Board, seat: str, card: str) -> bool:
-    row = board.index[seat]
+    row, first = board.index[seat], board.n_players
     return any(
-        board.names[i] == card and board.controller[i] == row and not board.phased_out[i]
-        for i in range(board.n_players, board.n_objects)
+        name == card and controller == row and not phased
+        for name, controller, phased in zip(
+            board.names[first:].tolist(),
+            board.controller[first:].tolist(),
+            board.phased_out[first:].tolist(),
+            strict=True,
+        )
     )
