@@ -187,9 +187,10 @@ def play_all(games: Sequence[Game], runs: Sequence[Running[T]]) -> list[T]:
     alone would.
     """
     results = run_all(runs)
+    candidates = list(games)
     while True:
         waiting: dict[int, list[Game]] = {}
-        for game in games:
+        for game in candidates:
             decision = game.pending
             if decision is not None and decision.seat not in game.external:
                 waiting.setdefault(id(game.policies[decision.seat]), []).append(game)
@@ -202,6 +203,8 @@ def play_all(games: Sequence[Game], runs: Sequence[Running[T]]) -> list[T]:
             answers = decide_each(policy, [d.board for d in decisions], [g.rng for g in group])
             after.extend(g.playing(d, *a) for g, d, a in zip(group, decisions, answers, strict=True))
         run_all(after)
+        moved = {id(g) for group in waiting.values() for g in group}
+        candidates = [g for g in candidates if id(g) in moved]  # only a game that moved can be waiting again
 
 
 class Game:
