@@ -9,9 +9,10 @@ stores them.
 
 They are also where the env's speed is won or lost: a :class:`solver.Board` caches what it
 derives from its objects (row index, type masks, what one proliferate adds ...), and a
-board made with ``dataclasses.replace`` starts with none of it.  :func:`retarget` and
-:func:`with_life` use the Board's own ``with_*`` derivations, which carry those caches over
-(and :meth:`solver.Board.with_permanent` adds a permanent without rebuilding every object).
+board made with ``dataclasses.replace`` starts with none of it.  :func:`retarget`,
+:func:`with_counts` and :func:`with_life` use the Board's own ``with_*`` derivations, which
+carry those caches over (:func:`with_counts` keeps the very board when the counts are its
+own), and :meth:`solver.Board.with_permanent` adds a permanent without rebuilding every object.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ __all__ = [
     "remove",
     "remove_ids",
     "retarget",
+    "with_counts",
     "with_life",
 ]
 
@@ -39,6 +41,14 @@ def retarget(board: Board, proliferator: int, proliferates: int) -> Board:
     return board.with_proliferator(proliferator, proliferates)
 
 
+def with_counts(board: Board, counts: IntArray) -> Board:
+    """``board`` with ``counts``; the board itself when they are its own (most state-based checks change none)."""
+    own = board.counts
+    if counts.shape == own.shape and counts.dtype == own.dtype and counts.tobytes() == own.tobytes():
+        return board
+    return board.with_counts(counts)
+
+
 def with_life(board: Board, life: IntArray) -> Board:
     """``board`` with other life totals."""
     return board.with_life(life)
@@ -46,7 +56,7 @@ def with_life(board: Board, life: IntArray) -> Board:
 
 def remove(board: Board, gone: BoolArray) -> Board:
     """``board`` without the permanents in ``gone``, and without effects nobody generates any more."""
-    if not gone.any():
+    if not np.count_nonzero(gone):
         return board
     return drop_orphan_effects(board.without(gone))
 
@@ -55,8 +65,10 @@ def drop_orphan_effects(board: Board) -> Board:
     """Remove the replacement effects whose permanent has left the battlefield."""
     if not board.effects:
         return board
+    first, ids = board.n_players, board.ids
     present = {
-        (str(board.names[i]), board.ids[int(board.controller[i])]) for i in range(board.n_players, board.n_objects)
+        (str(name), ids[controller])
+        for name, controller in zip(board.names[first:].tolist(), board.controller[first:].tolist(), strict=True)
     }
     effects = tuple(e for e in board.effects if (e.card, e.controller) in present)
     return board if len(effects) == len(board.effects) else board.with_effects(effects)
@@ -88,7 +100,7 @@ def lose_life(board: Board, player: int, amount: int) -> Board:
 
 def lose_lives(board: Board, lost: IntArray) -> Board:
     """Every player loses ``lost[player]`` life at once (one new board, however many players)."""
-    if not lost.any():
+    if not np.count_nonzero(lost):
         return board
     life = board.life.copy()
     for player in np.flatnonzero(lost):

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solver.core import SUPPORTED_CARDS, Board, CardType, Effect
+from solver.core import SUPPORTED_CARDS, Board, CardType, Effect, IntArray
 
-from .boardops import add_counters, lose_lives, remove
+from .boardops import add_counters, lose_lives, remove, with_counts
 from .opportunities import PERMANENT_SOURCES
 from .scenarios import CARDS, LEGENDARY, make_permanent, with_columns
 
@@ -51,6 +51,46 @@ class TurnEvents:
     triggers: tuple[tuple[str, str], ...]
 
 
+@dataclass(frozen=True)
+class _Sides:
+    """The phased-in permanents of one turn, by role (rows in board order, as plain ints).
+
+    A turn looks at a dozen or two objects: Python lists of them cost less than the numpy
+    masks and ``flatnonzero`` calls they replace, and the order (ascending rows) is the same.
+    """
+
+    sagas: list[int]
+    planeswalkers: list[int]
+    attackers: list[int]
+    battles: list[int]
+    theirs: list[int]
+    opponents: list[int]
+
+    @classmethod
+    def of(cls, board: Board, row: int) -> _Sides:
+        controller = board.controller.tolist()
+        phased = board.phased_out.tolist()
+        types = board.types.tolist()
+        chapters = board.chapters.tolist()
+        team = board.team.tolist()
+        my_team = team[row]
+        present = [i for i in range(board.n_players, board.n_objects) if not phased[i]]
+        mine = [i for i in present if controller[i] == row]
+        return cls(
+            sagas=[i for i in mine if chapters[i] > 0],
+            planeswalkers=[i for i in mine if types[i] & _PLANESWALKER],
+            attackers=[i for i in mine if types[i] & _CREATURE],
+            battles=[i for i in mine if types[i] & _BATTLE],
+            theirs=[i for i in present if types[i] & _CREATURE and team[controller[i]] != my_team],
+            opponents=[p for p in range(board.n_players) if team[p] != my_team],
+        )
+
+
+_CREATURE = int(CardType.CREATURE)
+_PLANESWALKER = int(CardType.PLANESWALKER)
+_BATTLE = int(CardType.BATTLE)
+
+
 def turn_events(
     board: Board,
     seat: str,
@@ -67,63 +107,40 @@ def turn_events(
     board = _enter(board, seat, archetype, rng, params, capacity, next_id, log, triggers)
     counts = board.counts.copy()
     names = board.names
-    present = ~board.phased_out
-    present[: board.n_players] = False
-    mine = (board.controller == row) & present
-    own_team = board.object_team == board.team[row]
-    creature = board.has_type(CardType.CREATURE) & present
+    sides = _Sides.of(board, row)
 
-    sagas = np.flatnonzero(mine & (board.chapters > 0))
-    if len(sagas):  # a lore counter each (714.3b); counts never go below zero, so this is add_counters per Saga
-        counts[sagas, board.kind_column("lore")] += 1
-        log.extend(f"{names[i]} gets a lore counter" for i in sagas)
+    if sides.sagas:  # a lore counter each (714.3b); counts never go below zero, so this is add_counters per Saga
+        counts[sides.sagas, board.kind_column("lore")] += 1
+        log.extend(f"{names[i]} gets a lore counter" for i in sides.sagas)
     loyalty_col = board.kind_column("loyalty")
-    for i in np.flatnonzero(mine & board.has_type(CardType.PLANESWALKER)):
+    for i in sides.planeswalkers:
         if rng.random() < params.loyalty:
             loyalty = counts[i, loyalty_col]
             delta = -2 if loyalty >= 5 and rng.random() < 0.3 else 1
-            add_counters(board, counts, int(i), "loyalty", delta)
-            log.append(f"{board.names[i]} activates {delta:+d}")
+            add_counters(board, counts, i, "loyalty", delta)
+            log.append(f"{names[i]} activates {delta:+d}")
 
-    opponents = [p for p in range(board.n_players) if board.team[p] != board.team[row]]
-    power = _power(board, counts)
-    life_lost = np.zeros(board.n_players, dtype=np.int64)
-    for i in np.flatnonzero(mine & creature):
-        if power[i] <= 0 or rng.random() >= params.attack:
-            continue
-        victim = opponents[int(rng.integers(len(opponents)))]
-        keywords = board.keywords[i]
-        toxic = sum(int(k.split()[1]) for k in keywords if k.startswith("toxic "))
-        if "infect" in keywords:
-            add_counters(board, counts, victim, "poison", int(power[i]))
-        else:
-            life_lost[victim] += int(power[i])
-            if toxic:
-                add_counters(board, counts, victim, "poison", toxic)
-        log.append(f"{names[i]} deals {power[i]} combat damage to {board.ids[victim]}")
-        if names[i] in _COMBAT:
-            triggers.append((seat, str(names[i])))
-
-    theirs = np.flatnonzero(creature & ~own_team)
-    if len(theirs) and rng.random() < params.wither:
-        hit = int(theirs[int(rng.integers(len(theirs)))])
+    life_lost = _attack(board, counts, seat, sides, rng, params, log, triggers)
+    theirs = sides.theirs
+    if theirs and rng.random() < params.wither:
+        hit = theirs[int(rng.integers(len(theirs)))]
         add_counters(board, counts, hit, "-1/-1", int(rng.integers(1, 3)))
-        log.append(f"{board.names[hit]} gets -1/-1 counters")
-    ours = np.flatnonzero(creature & mine)
-    if len(ours) and rng.random() < params.grow:
-        grown = int(ours[int(rng.integers(len(ours)))])
+        log.append(f"{names[hit]} gets -1/-1 counters")
+    ours = sides.attackers
+    if ours and rng.random() < params.grow:
+        grown = ours[int(rng.integers(len(ours)))]
         add_counters(board, counts, grown, "+1/+1", 1)
-        log.append(f"{board.names[grown]} gets a +1/+1 counter")
-    for battle in np.flatnonzero(mine & board.has_type(CardType.BATTLE)):
+        log.append(f"{names[grown]} gets a +1/+1 counter")
+    for battle in sides.battles:
         if rng.random() < params.siege:
-            add_counters(board, counts, int(battle), "defense", -int(rng.integers(1, 3)))
-            log.append(f"{board.names[battle]} is attacked")
+            add_counters(board, counts, battle, "defense", -int(rng.integers(1, 3)))
+            log.append(f"{names[battle]} is attacked")
     if log:  # every event that puts or removes counters or costs life is logged
-        board = lose_lives(board.with_counts(counts), life_lost)
+        board = lose_lives(with_counts(board, counts), life_lost)
 
-    if len(theirs) and rng.random() < params.removal:
-        doomed = int(theirs[int(rng.integers(len(theirs)))])
-        log.append(f"{board.names[doomed]} is destroyed")
+    if theirs and rng.random() < params.removal:
+        doomed = theirs[int(rng.integers(len(theirs)))]
+        log.append(f"{names[doomed]} is destroyed")
         triggers.extend(dies_triggers(board, [doomed]))
         gone = np.zeros(board.n_objects, dtype=bool)
         gone[doomed] = True
@@ -134,6 +151,44 @@ def turn_events(
 def dies_triggers(board: Board, rows: list[int]) -> list[tuple[str, str]]:
     """(controller, card) of the "when this dies, proliferate" triggers of ``rows`` (on ``board``)."""
     return [(board.ids[int(board.controller[i])], str(board.names[i])) for i in rows if board.names[i] in _DIES]
+
+
+def _attack(
+    board: Board,
+    counts: IntArray,
+    seat: str,
+    sides: _Sides,
+    rng: np.random.Generator,
+    params: EventParams,
+    log: list[str],
+    triggers: list[tuple[str, str]],
+) -> IntArray:
+    """Combat: each creature with power attacks with probability ``attack``; the life each player loses.
+
+    Infect damage gives poison instead (702.90), toxic adds poison to the damage (702.164).
+    """
+    life_lost = np.zeros(board.n_players, dtype=np.int64)
+    if not sides.attackers:
+        return life_lost
+    names = board.names
+    opponents = sides.opponents
+    power = _power(board, counts).tolist()
+    for i in sides.attackers:
+        if power[i] <= 0 or rng.random() >= params.attack:
+            continue
+        victim = opponents[int(rng.integers(len(opponents)))]
+        keywords = board.keywords[i]
+        toxic = sum(int(k.split()[1]) for k in keywords if k.startswith("toxic "))
+        if "infect" in keywords:
+            add_counters(board, counts, victim, "poison", power[i])
+        else:
+            life_lost[victim] += power[i]
+            if toxic:
+                add_counters(board, counts, victim, "poison", toxic)
+        log.append(f"{names[i]} deals {power[i]} combat damage to {board.ids[victim]}")
+        if names[i] in _COMBAT:
+            triggers.append((seat, str(names[i])))
+    return life_lost
 
 
 def _power(board: Board, counts: np.ndarray) -> np.ndarray:

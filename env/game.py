@@ -27,7 +27,7 @@ import numpy as np
 
 from solver.core import Board, BoolArray, IntArray, Objective, Policy, Settled, Variant, counters_after, settle_many
 
-from .boardops import remove, retarget
+from .boardops import remove, retarget, with_counts
 from .decide import Plan, decide_boards
 from .events import EventParams, dies_triggers, turn_events
 from .opportunities import PERMANENT_SOURCES, Opportunity, prepare, turn_opportunities
@@ -187,9 +187,10 @@ def play_all(games: Sequence[Game], runs: Sequence[Running[T]]) -> list[T]:
     alone would.
     """
     results = run_all(runs)
+    candidates = list(games)
     while True:
         waiting: dict[int, list[Game]] = {}
-        for game in games:
+        for game in candidates:
             decision = game.pending
             if decision is not None and decision.seat not in game.external:
                 waiting.setdefault(id(game.policies[decision.seat]), []).append(game)
@@ -202,6 +203,8 @@ def play_all(games: Sequence[Game], runs: Sequence[Running[T]]) -> list[T]:
             answers = decide_each(policy, [d.board for d in decisions], [g.rng for g in group])
             after.extend(g.playing(d, *a) for g, d, a in zip(group, decisions, answers, strict=True))
         run_all(after)
+        moved = {id(g) for group in waiting.values() for g in group}
+        candidates = [g for g in candidates if id(g) in moved]  # only a game that moved can be waiting again
 
 
 class Game:
@@ -279,7 +282,7 @@ class Game:
         """Apply a decision's checked solver matrices (701.34), then the state-based actions (704.3)."""
         board = decision.board
         settled, lost = yield board, counters_after(board, chosen, recipients)
-        self._take(board, board.with_counts(settled.counts), settled.dies, settled.sacrificed, lost)
+        self._take(board, with_counts(board, settled.counts), settled.dies, settled.sacrificed, lost)
         return Resolved(board, settled, lost)
 
     def playing(
@@ -319,7 +322,7 @@ class Game:
             if events.log:  # the state-based actions after the events (704.3)
                 board = self.board
                 settled, lost = yield board, board.counts
-                self._take(board, board.with_counts(settled.counts), settled.dies, settled.sacrificed, lost)
+                self._take(board, with_counts(board, settled.counts), settled.dies, settled.sacrificed, lost)
             if self.over:
                 return
         cfg = self.config
@@ -329,11 +332,14 @@ class Game:
 
     def _take(self, before: Board, settled: Board, dies: BoolArray, sacrificed: BoolArray, lost: BoolArray) -> None:
         """Dead permanents and finished Sagas (714.4) leave, dies triggers are queued, losers are out."""
-        for owner, card in dies_triggers(before, [int(i) for i in np.flatnonzero(dies)]):
-            self.queue.appendleft((owner, Opportunity(PERMANENT_SOURCES[card], owner)))
-        board = remove(settled, dies | sacrificed)
+        gone = dies | sacrificed
+        board = settled
+        if np.count_nonzero(gone):  # most checks remove nothing (count_nonzero: no ufunc reduce on a tiny mask)
+            for owner, card in dies_triggers(before, np.flatnonzero(dies).tolist()):
+                self.queue.appendleft((owner, Opportunity(PERMANENT_SOURCES[card], owner)))
+            board = remove(settled, gone)
         self.board = retarget(board, board.proliferator, 1)
-        if lost.any():
+        if np.count_nonzero(lost):
             self._lose({before.ids[i] for i in np.flatnonzero(lost)})
 
     def _lose(self, losers: set[str]) -> None:

@@ -43,6 +43,13 @@ Obs = dict[str, npt.NDArray[Any]]
 Info = dict[str, Any]
 
 
+def _stack(arrays: list[npt.NDArray[Any]]) -> npt.NDArray[Any]:
+    """``np.stack(arrays)``; for one array (the single env's game) a copy with a leading axis, far cheaper."""
+    if len(arrays) == 1:
+        return arrays[0][None].copy()
+    return np.stack(arrays)
+
+
 class Episode:
     """One game of the batch, from the learning seat's side: the decision in progress and its layout."""
 
@@ -228,8 +235,8 @@ class Lockstep:
         slots = self.slots
         if self.agent.action_mode == "subset":
             on = actions != 0
-            eligible = np.stack([ep.current_view().eligible for ep in eps]).astype(bool)
-            opened = np.stack([self._open(ep) for ep in eps]).astype(bool)
+            eligible = _stack([ep.current_view().eligible for ep in eps]).astype(bool)
+            opened = _stack([self._open(ep) for ep in eps]).astype(bool)
             taken = on[:, :slots] & eligible
             second = on[:, slots:] & opened
             illegal: npt.NDArray[np.int64] = (on[:, :slots] & ~eligible).sum(axis=1) + (on[:, slots:] & ~opened).sum(
@@ -321,7 +328,7 @@ class Lockstep:
         """Stacked observations and the per-game infos of ``eps`` (fresh arrays on every call)."""
         k, slots, agent = len(eps), self.slots, self.agent
         views = [ep.current_view() for ep in eps]
-        masks = np.stack([self.mask(ep) for ep in eps])
+        masks = _stack([self.mask(ep) for ep in eps])
         times = np.zeros((k, slots), dtype=np.int8)
         picked = np.zeros((k, slots), dtype=np.int8)
         round_index = np.zeros(k, dtype=np.float32)
@@ -357,14 +364,14 @@ class Lockstep:
         glob[:, 1] = np.minimum(rounds / 4.0, 1.0)
         glob[:, 2] = np.clip(np.array([ep.steps for ep in eps], dtype=np.float32) / self.config.horizon, 0.0, 1.0)
         glob[:, 3 + VARIANTS.index(self.config.variant)] = 1.0
-        glob[:, 6:] = np.stack([v.seat_globals for v in views])
+        glob[:, 6:] = _stack([v.seat_globals for v in views])
         obs: Obs = {
-            "counters": np.stack([v.counters for v in views]),
-            "kind": np.stack([v.kind for v in views]),
-            "relation": np.stack([v.relation for v in views]),
-            "stats": np.stack([v.stats for v in views]),
-            "present": np.stack([v.present for v in views]),
-            "eligible": np.stack([v.eligible for v in views]),
+            "counters": _stack([v.counters for v in views]),
+            "kind": _stack([v.kind for v in views]),
+            "relation": _stack([v.relation for v in views]),
+            "stats": _stack([v.stats for v in views]),
+            "present": _stack([v.present for v in views]),
+            "eligible": _stack([v.eligible for v in views]),
             "times": times,
             "picked": picked,
             "action_mask": masks,

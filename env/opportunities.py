@@ -127,6 +127,7 @@ SPELLS: tuple[Source, ...] = (
 #: The source of a decision on a board passed to ``reset(options={"board": ...})``.
 GIVEN = Source("the given board", "given", "the board's own proliferate")
 
+_CREATURE = int(CardType.CREATURE)
 _ACTIVATED = frozenset(s.card for s in PERMANENT_SOURCES.values() if s.pattern in ("activated", "loyalty"))
 _LANDFALL = "Evolution Sage"
 _END_STEP = "Atraxa, Praetors' Voice"
@@ -143,8 +144,9 @@ def turn_opportunities(
     """
     out: list[Opportunity] = []
     row = board.index[seat]
-    mine = np.flatnonzero((board.controller == row) & ~board.phased_out)
-    mine = mine[mine >= board.n_players]
+    controller, phased = board.controller.tolist(), board.phased_out.tolist()
+    # Plain lists: a seat has a handful of permanents, fewer than numpy calls would cost.
+    mine = [i for i in range(board.n_players, board.n_objects) if controller[i] == row and not phased[i]]
     names = [str(board.names[i]) for i in mine]
     if _LANDFALL in names and rng.random() < 0.6:
         out.append(Opportunity(PERMANENT_SOURCES[_LANDFALL], seat))
@@ -155,10 +157,11 @@ def turn_opportunities(
         sacrifice = None
         if "sacrifice an artifact" in source.cost or "sacrifice a creature" in source.cost:
             wanted = CardType.ARTIFACT if "artifact" in source.cost else CardType.CREATURE
-            fodder = [j for j in mine if j != i and board.types[j] & int(wanted)]
+            types = board.types
+            fodder = [j for j in mine if j != i and types[j] & int(wanted)]
             if not fodder:
                 continue
-            sacrifice = board.ids[int(fodder[int(rng.integers(len(fodder)))])]
+            sacrifice = board.ids[fodder[int(rng.integers(len(fodder)))]]
         out.append(Opportunity(source, seat, sacrifice=sacrifice))
     if rng.random() < p_spell:
         spell = SPELLS[int(rng.integers(len(SPELLS)))]
@@ -191,12 +194,17 @@ def _cast(board: Board, seat: str, spell: Source, rng: np.random.Generator, p_fi
     if spell.target is None:
         return Opportunity(spell, seat)
     row = board.index[seat]
-    creature = board.has_type(CardType.CREATURE) & ~board.phased_out
-    own = board.team[board.controller] == board.team[row]
-    legal = np.flatnonzero(creature & (own if spell.target == "own" else ~own))
-    if len(legal) == 0:
+    types, phased = board.types.tolist(), board.phased_out.tolist()
+    team, controller = board.team.tolist(), board.controller.tolist()
+    own = spell.target == "own"
+    legal = [
+        i
+        for i in range(board.n_players, board.n_objects)
+        if types[i] & _CREATURE and not phased[i] and (team[controller[i]] == team[row]) is own
+    ]
+    if not legal:
         return None
-    target = board.ids[int(legal[int(rng.integers(len(legal)))])]
+    target = board.ids[legal[int(rng.integers(len(legal)))]]
     return Opportunity(spell, seat, target=target, fizzled=bool(rng.random() < p_fizzle))
 
 
@@ -241,8 +249,13 @@ def prepare(board: Board, opportunity: Opportunity) -> Prepared:
 
 
 def _controls(board: Board, seat: str, card: str) -> bool:
-    row = board.index[seat]
+    row, first = board.index[seat], board.n_players
     return any(
-        board.names[i] == card and board.controller[i] == row and not board.phased_out[i]
-        for i in range(board.n_players, board.n_objects)
+        name == card and controller == row and not phased
+        for name, controller, phased in zip(
+            board.names[first:].tolist(),
+            board.controller[first:].tolist(),
+            board.phased_out[first:].tolist(),
+            strict=True,
+        )
     )

@@ -163,6 +163,59 @@ def _type_codes(board: Board) -> Int64:
     return codes
 
 
+def _layout(board: Board, order: tuple[str, ...], n_seats: int, slots: int) -> tuple[Int64, Int64]:
+    """``row_of_slot`` and ``slot_of_row``: players by seat rank, then permanents by controller rank and row.
+
+    Plain Python over the few objects of a board, then one array each.
+    """
+    n_players = board.n_players
+    index = board.index
+    seat_rank = [n_seats] * n_players
+    for rank, seat in enumerate(order):
+        row = index.get(seat)
+        if row is not None:
+            seat_rank[row] = rank
+    controller = board.controller.tolist()
+    perm_order = sorted(range(n_players, board.n_objects), key=lambda r: (seat_rank[controller[r]], r))
+    if n_seats + len(perm_order) > slots:
+        raise ValueError(
+            f"the board has {len(perm_order)} permanents and {n_seats} seats, more than the {slots} slots; "
+            "pass a larger slots= (objects are never truncated)"
+        )
+    placed = [-1] * slots
+    for player, rank in enumerate(seat_rank):
+        placed[rank] = player
+    placed[n_seats : n_seats + len(perm_order)] = perm_order
+    row_of_slot = np.array(placed, dtype=np.int64)
+    filled = row_of_slot >= 0
+    slot_of_row = np.empty(board.n_objects, dtype=np.int64)
+    slot_of_row[row_of_slot[filled]] = np.flatnonzero(filled)
+    return row_of_slot, slot_of_row
+
+
+def _clip(values: npt.NDArray[Any], low: int, high: int) -> npt.NDArray[Any]:
+    """``np.clip`` as two ufunc calls (the same values, without ``np.clip``'s dispatch cost on small arrays)."""
+    out: npt.NDArray[Any] = np.minimum(np.maximum(values, low), high)
+    return out
+
+
+def _seat_globals(board: Board, order: tuple[str, ...], start_life: int) -> Float32:
+    """Per seat rank: alive, life relative to twice the starting life, poison relative to the losing threshold."""
+    out = np.zeros(3 * MAX_SEATS, dtype=np.float32)
+    thresholds = board.poison_threshold().tolist()
+    poison_col = board.kind_column("poison")
+    life, team = board.life.tolist(), board.team.tolist()
+    poison = board.counts[: board.n_players, poison_col].tolist() if poison_col >= 0 else [0] * board.n_players
+    for rank, seat in enumerate(order):
+        row = board.index.get(seat)
+        if row is None:  # a free-for-all player who has left the game (800.4a)
+            continue
+        out[3 * rank] = 1.0
+        out[3 * rank + 1] = min(max(life[row] / (2.0 * start_life), 0.0), 1.0)
+        out[3 * rank + 2] = min(poison[row] / thresholds[team[row]], 1.0)
+    return out
+
+
 @dataclass(frozen=True)
 class View:
     """One board state laid out in slots from one seat's point of view (built once per decision).
@@ -206,27 +259,9 @@ class View:
             if orders is not None:
                 orders[key] = order
         n_seats = len(seats)
-        rel = relation_codes(board, actor_row)
-        seat_rank = np.full(board.n_players, n_seats, dtype=np.int64)
-        for rank, seat in enumerate(order):
-            row = board.index.get(seat)
-            if row is not None:
-                seat_rank[row] = rank
-        row_of_slot = np.full(slots, -1, dtype=np.int64)
-        players = np.arange(board.n_players)
-        row_of_slot[seat_rank] = players
-        perms = np.arange(board.n_players, board.n_objects)
-        perm_order = perms[np.lexsort((perms, seat_rank[board.controller[perms]]))]
-        if n_seats + len(perm_order) > slots:
-            raise ValueError(
-                f"the board has {len(perm_order)} permanents and {n_seats} seats, more than the {slots} slots; "
-                "pass a larger slots= (objects are never truncated)"
-            )
-        row_of_slot[n_seats : n_seats + len(perm_order)] = perm_order
-        slot_of_row = np.empty(board.n_objects, dtype=np.int64)
+        row_of_slot, slot_of_row = _layout(board, order, n_seats, slots)
         filled = row_of_slot >= 0
         rows = row_of_slot[filled]
-        slot_of_row[rows] = np.flatnonzero(filled)
 
         mapping = kind_map.get(board.kinds)
         if mapping is None:
@@ -236,14 +271,14 @@ class View:
                 mapping[k, col] = 1.0
             kind_map[board.kinds] = mapping
         counters = np.zeros((slots, N_KINDS), dtype=np.int16)
-        counters[filled] = np.clip(board.counts[rows] @ mapping, 0, c_max).astype(np.int16)
+        counters[filled] = _clip(board.counts[rows] @ mapping, 0, c_max).astype(np.int16)
         kind = np.zeros(slots, dtype=np.int64)
         kind[filled] = _type_codes(board)[rows]
         relation = np.zeros(slots, dtype=np.int64)
-        relation[filled] = rel[rows]
-        stats_rows = np.stack([board.power, board.toughness, board.damage, board.chapters], axis=1)
+        relation[filled] = relation_codes(board, actor_row)[rows]
+        stats_rows = np.stack([board.power[rows], board.toughness[rows], board.damage[rows], board.chapters[rows]], 1)
         stats = np.zeros((slots, N_STATS), dtype=np.int16)
-        stats[filled] = np.clip(stats_rows[rows], -c_max, c_max).astype(np.int16)
+        stats[filled] = _clip(stats_rows, -c_max, c_max).astype(np.int16)
         present = filled.astype(np.int8)
         ok = eligible_mask(board)
         eligible = np.zeros(slots, dtype=np.int8)
@@ -259,17 +294,6 @@ class View:
                 both = bool(ok[pair[0]] and ok[pair[1]])
                 open_bits.append(int(both and col >= 0 and board.counts[pair[0], col] > 0))
 
-        seat_globals = np.zeros(3 * MAX_SEATS, dtype=np.float32)
-        thresholds = board.poison_threshold()
-        poison_col = board.kind_column("poison")
-        for rank, seat in enumerate(order):
-            row = board.index.get(seat)
-            if row is None:  # a free-for-all player who has left the game (800.4a)
-                continue
-            poison = board.counts[row, poison_col] if poison_col >= 0 else 0
-            seat_globals[3 * rank] = 1.0
-            seat_globals[3 * rank + 1] = min(max(board.life[row] / (2.0 * start_life), 0.0), 1.0)
-            seat_globals[3 * rank + 2] = min(poison / thresholds[board.team[row]], 1.0)
         return cls(
             board=board,
             row_of_slot=row_of_slot,
@@ -282,7 +306,7 @@ class View:
             eligible=eligible,
             recipient_heads=tuple(heads),
             recipient_open=np.array(open_bits, dtype=np.int8),
-            seat_globals=seat_globals,
+            seat_globals=_seat_globals(board, order, start_life),
         )
 
     def observation(

@@ -11,7 +11,7 @@ inside the engine loops over them.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from functools import cached_property
 from types import MappingProxyType
 from typing import Any
@@ -247,10 +247,9 @@ class Board:
         counts = np.array(counts, dtype=np.int64)
         if counts.shape != self.counts.shape:
             raise ValueError(f"counts must have shape {self.counts.shape}, not {counts.shape}")
-        keep = _OBJECT_CACHES | {"rounds", "is_ally"}
-        if np.array_equal(counts > 0, self.counts > 0):
-            keep |= {"gain"}
-        return self._derived(keep, counts=counts)
+        # Same shape, so equal bytes are equal masks (cheaper than ``np.array_equal`` on a small board).
+        same_kinds = (counts > 0).tobytes() == (self.counts > 0).tobytes()
+        return self._derived(_KEEP_WITH_KINDS if same_kinds else _KEEP_WITH_COUNTS, counts=counts)
 
     def with_proliferator(self, proliferator: int, proliferates: int | None = None) -> Board:
         """The same board with another player (a row) proliferating, or another number of proliferates."""
@@ -274,16 +273,12 @@ class Board:
     def with_permanent(self, permanent: Permanent, effects: Sequence[Effect] = ()) -> Board:
         """The same board with ``permanent`` entering as its last row, and more effects in play.
 
-        The new row is built by :meth:`build` and appended, so the objects already here are
-        not rebuilt; a permanent with a counter kind the board has no column for rebuilds the
-        board from its typed views instead.
+        The new row is built by :meth:`build` (on a board of the players and ``permanent``
+        alone, :func:`_entering`) and appended, so the objects already here are not rebuilt; a
+        permanent with a counter kind the board has no column for rebuilds the board from its
+        typed views instead.
         """
-        players = [
-            Player(p, self.team_names[int(t)], 0) for p, t in zip(self.ids[: self.n_players], self.team, strict=True)
-        ]
-        single = Board.build(
-            variant=self.variant, proliferator=self.proliferator_id, players=players, permanents=[permanent]
-        )
+        single = _entering(self, permanent)
         all_effects = (*self.effects, *effects)
         columns = [self.kind_column(kind) for kind in single.kinds]
         if any(col < 0 for col in columns):
@@ -298,27 +293,36 @@ class Board:
         row = single.n_players
         counts = np.zeros((self.n_objects + 1, len(self.kinds)), dtype=np.int64)
         counts[:-1] = self.counts
-        counts[-1, columns] = single.counts[row]
-        shift = self.n_objects - row
-        kind_map = np.array(columns, dtype=np.int64)
-        appended: dict[str, Any] = {
+        counts[-1, columns] = [permanent.counters.get(kind, 0) for kind in single.kinds]
+        changes: dict[str, Any] = {
             name: np.concatenate([getattr(self, name), getattr(single, name)[row:]]) for name in _PER_OBJECT
         }
-        return replace(
-            self,
-            ids=(*self.ids, permanent.id),
-            counts=counts,
-            effects=all_effects,
-            thr_object=np.concatenate([self.thr_object, single.thr_object + shift]),
-            thr_kind=np.concatenate([self.thr_kind, kind_map[single.thr_kind]]),
-            thr_at=np.concatenate([self.thr_at, single.thr_at]),
-            thr_effect=(*self.thr_effect, *single.thr_effect),
-            thr_label=(*self.thr_label, *single.thr_label),
-            cv_object=np.concatenate([self.cv_object, single.cv_object + shift]),
-            cv_kind=np.concatenate([self.cv_kind, kind_map[single.cv_kind]]),
-            cv_value=np.concatenate([self.cv_value, single.cv_value]),
-            **appended,
+        changes.update(self._appended_values(single, self.n_objects - row, np.array(columns, dtype=np.int64)))
+        return self._derived(
+            _KEEP_NOTHING, ids=(*self.ids, permanent.id), counts=counts, effects=all_effects, **changes
         )
+
+    def _appended_values(self, single: Board, shift: int, kind_map: IntArray) -> dict[str, Any]:
+        """The thresholds and counter values with ``single``'s appended (rows shifted, kinds mapped).
+
+        A permanent without any keeps this board's arrays (read-only, so they can be shared).
+        """
+        out: dict[str, Any] = {}
+        if len(single.thr_object):
+            out.update(
+                thr_object=np.concatenate([self.thr_object, single.thr_object + shift]),
+                thr_kind=np.concatenate([self.thr_kind, kind_map[single.thr_kind]]),
+                thr_at=np.concatenate([self.thr_at, single.thr_at]),
+                thr_effect=(*self.thr_effect, *single.thr_effect),
+                thr_label=(*self.thr_label, *single.thr_label),
+            )
+        if len(single.cv_object):
+            out.update(
+                cv_object=np.concatenate([self.cv_object, single.cv_object + shift]),
+                cv_kind=np.concatenate([self.cv_kind, kind_map[single.cv_kind]]),
+                cv_value=np.concatenate([self.cv_value, single.cv_value]),
+            )
+        return out
 
     def _derived(self, keep: frozenset[str], **changes: Any) -> Board:
         """A copy with some fields changed, keeping the derived values named in ``keep``.
@@ -328,38 +332,50 @@ class Board:
         """
         state = self.__dict__
         new = object.__new__(Board)
-        new.__dict__.update({name: state[name] for name in _FIELD_NAMES})
-        new.__dict__.update({name: state[name] for name in keep if name in state})
+        copied = new.__dict__
+        copied.update(state)  # one C-level copy, then the derived values not kept go
+        drop = _DROPPED.get(keep)
+        if drop is None:
+            drop = _DROPPED[keep] = tuple(_CACHED - keep)
+        for name in drop:
+            if name in copied:
+                del copied[name]
         for value in changes.values():
             if isinstance(value, np.ndarray):
                 value.flags.writeable = False
-        new.__dict__.update(changes)
+        copied.update(changes)
         return new
 
     def without(self, remove: BoolArray) -> Board:
         """The same board minus some permanents (players cannot be removed)."""
-        if remove[: self.n_players].any():
+        if np.count_nonzero(remove[: self.n_players]):
             raise ValueError("players cannot be removed from a board")
         keep = ~remove
-        if keep.all():
+        if np.count_nonzero(keep) == len(keep):
             return self
+        kept = keep.tolist()
+        changes: dict[str, Any] = {name: getattr(self, name)[keep] for name in ("counts", *_PER_OBJECT)}
+        changes["ids"] = tuple(i for i, k in zip(self.ids, kept, strict=True) if k)
+        if len(self.thr_object) or len(self.cv_object):  # else the empty arrays are shared
+            changes.update(self._kept_values(keep))
+        return self._derived(_KEEP_NOTHING, **changes)
+
+    def _kept_values(self, keep: BoolArray) -> dict[str, Any]:
+        """The thresholds and counter values of the objects in ``keep``, on their new rows."""
         new_row = np.cumsum(keep) - 1
-        thr_keep = keep[self.thr_object] if len(self.thr_object) else np.zeros(0, dtype=bool)
-        cv_keep = keep[self.cv_object] if len(self.cv_object) else np.zeros(0, dtype=bool)
-        per_object: dict[str, Any] = {name: getattr(self, name)[keep] for name in ("counts", *_PER_OBJECT)}
-        return replace(
-            self,
-            ids=tuple(i for i, k in zip(self.ids, keep, strict=True) if k),
-            thr_object=new_row[self.thr_object[thr_keep]],
-            thr_kind=self.thr_kind[thr_keep],
-            thr_at=self.thr_at[thr_keep],
-            thr_effect=tuple(e for e, k in zip(self.thr_effect, thr_keep, strict=True) if k),
-            thr_label=tuple(e for e, k in zip(self.thr_label, thr_keep, strict=True) if k),
-            cv_object=new_row[self.cv_object[cv_keep]],
-            cv_kind=self.cv_kind[cv_keep],
-            cv_value=self.cv_value[cv_keep],
-            **per_object,
-        )
+        thr_keep = keep[self.thr_object]
+        thr_kept = thr_keep.tolist()
+        cv_keep = keep[self.cv_object]
+        return {
+            "thr_object": new_row[self.thr_object[thr_keep]],
+            "thr_kind": self.thr_kind[thr_keep],
+            "thr_at": self.thr_at[thr_keep],
+            "thr_effect": tuple(e for e, k in zip(self.thr_effect, thr_kept, strict=True) if k),
+            "thr_label": tuple(e for e, k in zip(self.thr_label, thr_kept, strict=True) if k),
+            "cv_object": new_row[self.cv_object[cv_keep]],
+            "cv_kind": self.cv_kind[cv_keep],
+            "cv_value": self.cv_value[cv_keep],
+        }
 
     # ------------------------------------------------------------------ lookups
     @property
@@ -587,6 +603,10 @@ class Board:
 
 
 _FIELD_NAMES = tuple(f.name for f in fields(Board))
+#: Every derived value (cached property) a board may hold in its instance dict.
+_CACHED = frozenset(name for name, value in vars(Board).items() if isinstance(value, cached_property))
+#: The derived values :meth:`Board._derived` drops, per set kept (a handful of sets are ever used).
+_DROPPED: dict[frozenset[str], tuple[str, ...]] = {}
 #: Fields with one entry per object, besides ``ids`` and ``counts``.
 _PER_OBJECT = (
     "controller",
@@ -608,6 +628,70 @@ _PER_OBJECT = (
 _OBJECT_CACHES = frozenset(
     {"index", "_columns", "_pt_per_counter", "_type_masks", "sba_masks", "object_team", "owner_side", "team_size"}
 )
+#: What :meth:`Board.with_counts` keeps: :attr:`Board.gain` too while each object keeps the same kinds.
+_KEEP_WITH_COUNTS = _OBJECT_CACHES | {"rounds", "is_ally"}
+#: What :meth:`Board.with_permanent` and :meth:`Board.without` keep: nothing, the objects change.
+_KEEP_NOTHING: frozenset[str] = frozenset()
+_KEEP_WITH_KINDS = _KEEP_WITH_COUNTS | {"gain"}
+
+
+#: One-permanent boards of :func:`_entering`, by everything they depend on but the permanent's id.
+_ENTERING: dict[tuple[Any, ...], Board] = {}
+_MAX_ENTERING = 4096
+
+
+def _entering(board: Board, permanent: Permanent) -> Board:
+    """``board``'s players (no counters) and ``permanent``, built by :meth:`Board.build`: the new row's arrays.
+
+    Its arrays but ``counts`` depend neither on the permanent's id nor on how many counters
+    it has (only on which kinds, in order), and games play the same cards again and again,
+    so the board is memoised by the rest (building it is most of the cost of a permanent
+    entering); :meth:`Board.with_permanent` takes the counts from the permanent itself.  A
+    permanent whose fields are not hashable, or whose id is a player's (which
+    :meth:`Board.build` refuses), is built every time.
+    """
+    players = tuple(zip(board.ids[: board.n_players], [board.team_names[t] for t in board.team.tolist()], strict=True))
+    key: tuple[Any, ...] | None = None
+    if permanent.id not in board.ids[: board.n_players]:
+        key = (board.variant, players, _permanent_key(permanent))
+        try:
+            hit = _ENTERING.get(key)
+        except TypeError:
+            key = hit = None
+        if hit is not None:
+            return hit
+    single = Board.build(  # whoever proliferates: only the new row is read
+        variant=board.variant,
+        proliferator=players[0][0],
+        players=[Player(p, team, 0) for p, team in players],
+        permanents=[permanent],
+    )
+    if key is not None:
+        if len(_ENTERING) >= _MAX_ENTERING:
+            _ENTERING.clear()
+        _ENTERING[key] = single
+    return single
+
+
+def _permanent_key(p: Permanent) -> tuple[Any, ...]:
+    """Every field of ``p`` but its id and counter counts; mappings as tuples (their order sets the columns)."""
+    return (
+        p.controller,
+        p.types,
+        p.name,
+        p.power,
+        p.toughness,
+        p.damage,
+        tuple(p.counters),
+        p.keywords,
+        p.subtypes,
+        p.chapters,
+        p.protector,
+        p.phased_out,
+        p.value,
+        p.thresholds,
+        tuple(p.counter_values.items()),
+    )
 
 
 def _objects(items: Sequence[Any]) -> ObjArray:

@@ -217,3 +217,19 @@ def test_property_any_seed_and_size_gives_the_single_envs_games(
             got = ({k: v[i] for k, v in obs.items()}, reward[i], terminated[i], truncated[i])
             assert data_equivalence(expected[0], got[0]) and expected[1:] == got[1:]
         ended = terminated | truncated
+
+
+@pytest.mark.parametrize("autoreset", [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP])
+def test_batched_infos_are_gymnasiums(autoreset: AutoresetMode) -> None:
+    """The env's own batching of infos gives what ``VectorEnv._add_info`` gives: keys, order, dtypes, masks."""
+    vec = ProliferateVectorEnv(4, "two_headed_giant", autoreset_mode=autoreset, oracle_in_info=True, bandit=True)
+    rng = np.random.default_rng(0)
+    obs, _ = vec.reset(seed=1)
+    for _ in range(6):
+        obs, _, _, _, infos = vec.step_each(_random_actions(obs["action_mask"], "subset", rng))
+        expected: dict[str, Any] = {}
+        for i, info in enumerate(infos):
+            expected = vec._add_info(expected, info, i)
+        batched = vec._batch_infos(infos)
+        assert list(batched) == list(expected)
+        assert data_equivalence(batched, expected)

@@ -1,0 +1,188 @@
+"""The envs' trajectories are pinned: the speed work on them must not change a single value.
+
+``EXPECTED`` holds digests of seeded trajectories (every observation, reward, termination,
+truncation and info of a vector env and of a single env, random legal actions from a fixed
+generator) recorded with the code before the speed work; any change to what the envs
+return, or to the order each game draws from its generator, changes them.  Regenerate only
+for an intended change of behaviour: ``python tests/test_env_regression.py`` prints them.
+The derived boards the envs build on every turn are checked against boards built from
+scratch.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import env  # noqa: F401  (registers the ids)
+from env.scenarios import CARDS, make_permanent, sample_scenario, with_columns
+from solver.core import SUPPORTED_CARDS, Board, Effect, Permanent, Variant
+
+CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
+    "duel": ("proliferate/Duel-v0", {}),
+    "2hg": ("proliferate/TwoHeadedGiant-v0", {}),
+    "ffa": ("proliferate/FreeForAll-v0", {}),
+    "duel-sequential": ("proliferate/Duel-v0", {"action_mode": "sequential"}),
+    "2hg-sequential": ("proliferate/TwoHeadedGiant-v0", {"action_mode": "sequential"}),
+    "duel-regret-oracle": ("proliferate/Duel-v0", {"reward_mode": "regret", "oracle_in_info": True}),
+    "ffa-random": ("proliferate/FreeForAll-v0", {"opponent": "random", "max_turns": 40}),
+    "2hg-oracle": ("proliferate/TwoHeadedGiant-v0", {"opponent": "oracle"}),
+}
+
+#: Recorded with the envs before the speed work (``python tests/test_env_regression.py``).
+EXPECTED: dict[str, str] = {
+    "2hg": "2232501654e6c67bca672e0b929db89b36fb99dade67ba7e963f587a030e4e72",
+    "2hg-oracle": "71ce48372e598340da828829e58722277aa52cddcb6a7bd62ceac5cda763f486",
+    "2hg-sequential": "5589ad96de2d4d5c739031673838e9ba81f5bcb533ff725724b3ecbc37bfacac",
+    "duel": "000b03d1d48c953e05ba317103b3c894afa438d06e3b150269959c002f6f41cd",
+    "duel-regret-oracle": "3be240420375ad26702e4b29644279f44a73ac3a7d15dd4ad48f197b6d66e6e2",
+    "duel-sequential": "b779a34a3dd35dcdeb9cc9fb961cae291ba951dbe49c9bbf2641000f89b678bf",
+    "ffa": "c421bc2d3e66c2a56e1f1277a768a09904c4cc0faf06030735390b51797dfd9c",
+    "ffa-random": "3dd27008a69b17c26bf8a7d5b22d70b16d28857c9ce9591d027ef51259594531",
+}
+
+
+def _feed(digest: Any, value: Any) -> None:
+    """Hash ``value`` exactly: dict keys sorted, arrays by dtype, shape and bytes, scalars by type and repr."""
+    if isinstance(value, dict):
+        for key in sorted(value, key=str):
+            digest.update(repr(key).encode())
+            _feed(digest, value[key])
+    elif isinstance(value, list | tuple):
+        digest.update(b"[%d" % len(value))
+        for item in value:
+            _feed(digest, item)
+    elif isinstance(value, np.ndarray) and value.dtype == object:
+        digest.update(repr(value.shape).encode())
+        _feed(digest, value.ravel().tolist())
+    elif isinstance(value, np.ndarray):
+        digest.update(f"{value.dtype}{value.shape}".encode())
+        digest.update(np.ascontiguousarray(value).tobytes())
+    else:
+        digest.update(repr((type(value).__name__, value)).encode())
+
+
+def _action(mask: np.ndarray, sequential: bool, rng: np.random.Generator) -> Any:
+    if sequential:
+        return np.array([int(rng.choice(np.flatnonzero(row))) for row in mask], dtype=np.int64)
+    return (mask.astype(bool) & (rng.random(mask.shape) < 0.5)).astype(np.int8)
+
+
+def trajectory_digest(env_id: str, kwargs: dict[str, Any], num_envs: int = 6, steps: int = 25) -> str:
+    """The digest of a seeded vector-env run and a seeded single-env run (with resets) of one configuration."""
+    digest = hashlib.sha256()
+    rng = np.random.default_rng(1)
+    sequential = kwargs.get("action_mode") == "sequential"
+    vec = gym.make_vec(env_id, num_envs=num_envs, **kwargs)
+    obs, info = vec.reset(seed=3)
+    _feed(digest, (obs, info))
+    for _ in range(steps):
+        obs, *rest = vec.step(_action(obs["action_mask"], sequential, rng))
+        _feed(digest, (obs, *rest))
+    single = gym.make(env_id, **kwargs)
+    obs, info = single.reset(seed=11)
+    _feed(digest, (obs, info))
+    for _ in range(steps):
+        action = _action(obs["action_mask"][None], sequential, rng)[0]
+        obs, reward, terminated, truncated, info = single.step(action)
+        _feed(digest, (obs, reward, terminated, truncated, info))
+        if terminated or truncated:
+            obs, info = single.reset()
+            _feed(digest, (obs, info))
+    return digest.hexdigest()
+
+
+@pytest.mark.parametrize("name", sorted(CONFIGS))
+def test_seeded_trajectories_match_the_recorded_baseline(name: str) -> None:
+    env_id, kwargs = CONFIGS[name]
+    assert trajectory_digest(env_id, kwargs) == EXPECTED[name]
+
+
+def _board(seed: int, variant: Variant = Variant.DUEL) -> Board:
+    return with_columns(sample_scenario(variant, np.random.default_rng(seed), max_permanents=12).board)
+
+
+def _by_kind(board: Board, per_kind: np.ndarray) -> dict[str, list[int]]:
+    """An (objects x kinds) array by kind name, without the all-zero columns (a rebuild has none)."""
+    return {kind: per_kind[:, k].tolist() for k, kind in enumerate(board.kinds) if per_kind[:, k].any()}
+
+
+def _rebuilt(board: Board, permanents: list[Permanent], effects: tuple[Effect, ...]) -> Board:
+    return Board.build(
+        variant=board.variant,
+        proliferator=board.proliferator_id,
+        players=board.players,
+        permanents=permanents,
+        effects=effects,
+        proliferates=board.proliferates,
+    )
+
+
+@pytest.mark.parametrize("variant", [Variant.DUEL, Variant.TWO_HEADED_GIANT, Variant.FREE_FOR_ALL])
+def test_entering_permanents_match_a_board_built_from_scratch(variant: Variant) -> None:
+    """Repeated cards with other counts, ids and controllers hit the memoised one-permanent boards."""
+    board = _board(5, variant)
+    rng = np.random.default_rng(7)
+    seats = [p.id for p in board.players]
+    for n in range(40):
+        spec = CARDS["mixed"][n % 6]
+        controller = seats[n % len(seats)]
+        perm = make_permanent(spec, f"new{n}", controller, seats[(n + 1) % len(seats)], rng)
+        effects = (Effect(spec.name, controller),) if spec.name in SUPPORTED_CARDS else ()
+        grown = board.with_permanent(perm, effects)
+        expected = _rebuilt(board, [*board.permanents, perm], (*board.effects, *effects))
+        assert grown == expected
+        assert _by_kind(grown, grown.gain) == _by_kind(expected, expected.gain)
+        board = grown if n % 3 else board
+
+
+def test_an_entering_permanent_with_thresholds_and_values_matches_a_rebuild() -> None:
+    board = _board(2)
+    perm = Permanent(
+        "sieged",
+        "p1",
+        types=("battle",),
+        name="Invasion",
+        counters={"defense": 3},
+        protector="p0",
+        value=2.5,
+        counter_values={"defense": 0.5},
+    )
+    for p in (perm, Permanent("x", "p0", types=("artifact",), counters={"charge": 2, "oil": 1})):
+        assert board.with_permanent(p) == _rebuilt(board, [*board.permanents, p], board.effects)
+
+
+def test_removing_permanents_matches_a_rebuild() -> None:
+    board = _board(9)
+    for start in range(board.n_players, board.n_objects):
+        gone = np.zeros(board.n_objects, dtype=bool)
+        gone[start::3] = True
+        kept = [p for i, p in enumerate(board.permanents, start=board.n_players) if not gone[i]]
+        smaller = board.without(gone)
+        assert smaller == _rebuilt(board, kept, board.effects)
+        np.testing.assert_array_equal(smaller.counts, board.counts[~gone])  # the same columns
+
+
+def test_derived_boards_recompute_what_they_do_not_keep() -> None:
+    """A count change that gives an object a new kind drops the cached gain; one that does not keeps it."""
+    board = _board(4)
+    board.gain  # noqa: B018  (filled in the instance dict)
+    counts = board.counts.copy()
+    row = board.n_players
+    kind = int(np.flatnonzero(counts[row] == 0)[0])
+    counts[row, kind] = 1
+    changed = board.with_counts(counts)
+    assert "gain" not in changed.__dict__
+    rebuilt = _rebuilt(changed, list(changed.permanents), changed.effects)
+    assert _by_kind(changed, changed.gain) == _by_kind(rebuilt, rebuilt.gain)
+    same = board.with_counts(board.counts + (board.counts > 0))
+    assert same.__dict__["gain"] is board.__dict__["gain"]
+
+
+if __name__ == "__main__":
+    for key in sorted(CONFIGS):
+        print(f'    "{key}": "{trajectory_digest(*CONFIGS[key])}",')
