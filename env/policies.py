@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import numpy as np
-import numpy.typing as npt
 
 from solver.core import (
+    DEFAULT_POLICY,
     Board,
     BoolArray,
     CardType,
@@ -28,8 +28,6 @@ from solver.core import (
 )
 
 from .decide import decide_boards
-
-FloatArray = npt.NDArray[np.float64]
 
 __all__ = [
     "BOARD_POLICIES",
@@ -105,7 +103,7 @@ def rule_choice(
     and ignores thresholds, deaths and the game result: that is what the oracle adds.
     Kind weights are the solver's (:class:`solver.Policy`; the default one unless one is given).
     """
-    weight = _kind_weights(policy or _DEFAULT_POLICY, board.kinds)
+    weight = (policy or DEFAULT_POLICY).kind_weights(board.kinds)
     balance = (board.counts > 0) @ weight
     ally = board.is_ally
     creature_or_player = board.has_type(CardType.CREATURE).copy()
@@ -114,26 +112,6 @@ def rule_choice(
     chosen = [int(i) for i in np.flatnonzero(good & eligible_mask(board))]
     named = _two_head_recipients(board, chosen, min)
     return matrices(board, [chosen] * board.rounds, [named] * board.rounds)
-
-
-#: The default weights, built once: building a ``Policy`` checks it, which costs more than the choice.
-_DEFAULT_POLICY = Policy()
-#: Kind weights per (policy, kinds); a policy is kept alive by its entry, so its ``id`` is never reused.
-_WEIGHTS: dict[tuple[int, tuple[str, ...]], tuple[Policy, FloatArray]] = {}
-_MAX_WEIGHTS = 1024
-
-
-def _kind_weights(policy: Policy, kinds: tuple[str, ...]) -> FloatArray:
-    """``policy``'s weight of each kind (read-only), cached: boards of a game share a few kind tuples."""
-    key = (id(policy), kinds)
-    hit = _WEIGHTS.get(key)
-    if hit is None:
-        if len(_WEIGHTS) >= _MAX_WEIGHTS:  # many policies or kind sets: start over rather than grow
-            _WEIGHTS.clear()
-        weight = np.array([policy.weight(k) for k in kinds], dtype=np.float64)
-        weight.flags.writeable = False
-        hit = _WEIGHTS[key] = (policy, weight)
-    return hit[1]
 
 
 def oracle_choice(

@@ -16,10 +16,11 @@ from .boardjson import load_board
 from .cards import SUPPORTED_CARDS
 from .errors import BoardError
 from .objective import MILLI, Objective
-from .policy import Policy
+from .policy import DEFAULT_POLICY, Policy
 from .rules import Choice, ChoiceMatrix, Round, Settled, counters_after, eligible_mask
 
 __all__ = [
+    "DEFAULT_POLICY",
     "MILLI",
     "SUPPORTED_CARDS",
     "Board",

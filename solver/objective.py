@@ -235,7 +235,7 @@ class MaterialTables:
     ) -> MaterialTables:
         """The tables of ``objs``, whose players are ``player_rows`` (2HG heads sharing poison: ``poison_heads``)."""
         kinds = objs.kinds
-        weight = np.array([policy.weight(k) for k in kinds], dtype=np.float64)
+        weight = policy.kind_weights(kinds)
         weights = np.empty(objs.counts.shape, dtype=np.float64)
         weights[...] = weight
         if len(objs.cv_object):

@@ -19,6 +19,9 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+
 from .catalogue import CATALOGUE, default_spec
 from .errors import Problem
 from .kinds import KEYWORD_KINDS, PLAYER_KINDS, KindError, canonical_kind, pt_delta
@@ -48,6 +51,8 @@ MAX_SCORE_RATIO = float(ASSUMED_SCORE_RATIO)
 #: Game scores closer than this are one score written two ways (float rounding of k x elimination).
 SCORE_TOLERANCE = 1e-9
 
+#: Kinds tuples whose weights a policy keeps (:meth:`Policy.kind_weights`); others are worked out each time.
+_KIND_TUPLES = 256
 #: Kinds with a known meaning; a policy kind close to one of these but not equal is a typo.
 _KNOWN_KINDS = tuple(sorted(set(CATALOGUE) | KEYWORD_KINDS | PLAYER_KINDS))
 
@@ -106,6 +111,22 @@ class Policy:
     def weight(self, kind: str) -> float:
         """Worth of one counter of ``kind`` to its controller: the policy's, else the catalogue's."""
         return self.weights.get(kind, default_spec(kind).weight)
+
+    def kind_weights(self, kinds: tuple[str, ...]) -> npt.NDArray[np.float64]:
+        """:meth:`weight` of each of ``kinds``, as a read-only array.
+
+        Kept on the policy per kinds tuple (the policy is immutable; boards of one game, or of
+        one analysis, share a handful of kinds tuples), since every decision and every
+        scripted seat of an environment asks for it again.
+        """
+        table: dict[tuple[str, ...], npt.NDArray[np.float64]] = self.__dict__.setdefault("_kind_weights", {})
+        found = table.get(kinds)
+        if found is None:
+            found = np.array([self.weight(k) for k in kinds], dtype=np.float64)
+            found.flags.writeable = False
+            if len(table) < _KIND_TUPLES:
+                table[kinds] = found
+        return found
 
     def presence_only(self, kind: str) -> bool:
         return default_spec(kind).presence_only

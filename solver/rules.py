@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from itertools import repeat
 from types import MappingProxyType
 from typing import Protocol
@@ -444,9 +444,14 @@ def _per_counter(counts: IntArray, per_kind: IntArray) -> IntArray:
 
 def seats(board: Board) -> IntArray:
     """The unit that wins or loses, per player: the team in Two-Headed Giant (810.8a), else the player."""
-    if board.variant is Variant.TWO_HEADED_GIANT:
-        return board.team
-    return np.arange(board.n_players, dtype=np.int64)
+    return _seat_numbers(board.variant, board.team)
+
+
+def _seat_numbers(variant: Variant, team: IntArray) -> IntArray:
+    """:func:`seats` from the players' teams (numbered from 0 in order of first appearance)."""
+    if variant is Variant.TWO_HEADED_GIANT:
+        return team
+    return np.arange(len(team), dtype=np.int64)
 
 
 #: At most this many seats: events use three bits per seat in an int64 (see :func:`row_events`).
@@ -566,12 +571,8 @@ class SeatRules:
 
     @classmethod
     def of(cls, board: Board) -> SeatRules:
-        return cls.build(
-            n_seats=np.array([n_seats(board)], dtype=np.int64),
-            player_board=np.zeros(board.n_players, dtype=np.int64),
-            seat=seats(board),
-            team=board.team,
-        )
+        """One board's rules: they depend only on its variant and its players' teams, so they are shared."""
+        return _seat_rules_of(board.variant, tuple(board.team.tolist()))
 
     @classmethod
     def build(cls, *, n_seats: IntArray, player_board: IntArray, seat: IntArray, team: IntArray) -> SeatRules:
@@ -591,6 +592,25 @@ class SeatRules:
         beaten = np.bitwise_or.reduce(np.where(rival, bit[:, None, :], 0), axis=2)
         np.bitwise_or.at(rivals, (np.nonzero(present)[0], seat[at[present]]), beaten[present])
         return cls(n_seats=n_seats, rivals=rivals)
+
+
+@lru_cache(maxsize=256)
+def _seat_rules_of(variant: Variant, team: tuple[int, ...]) -> SeatRules:
+    """:meth:`SeatRules.of` for a board of this variant whose players have these teams (read-only arrays).
+
+    Every state-based check of a game asks who lost, and a game's seats never change, so the
+    rules are worked out once per seating rather than once per check.
+    """
+    teams = np.array(team, dtype=np.int64)
+    seat = _seat_numbers(variant, teams)
+    rules = SeatRules.build(
+        n_seats=np.array([int(seat.max(initial=-1)) + 1], dtype=np.int64),
+        player_board=np.zeros(len(team), dtype=np.int64),
+        seat=seat,
+        team=teams,
+    )
+    rules.n_seats.flags.writeable = rules.rivals.flags.writeable = False
+    return rules
 
 
 #: Below this many values ``ufunc.at`` is as quick as sorting out segments (one board's rows).

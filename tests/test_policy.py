@@ -180,3 +180,15 @@ def test_game_scores_too_close_together_are_refused(game: dict[str, float]) -> N
 @pytest.mark.parametrize("game", [{}, {"draw": 0.5}, {"draw": 0.0}, {"elimination": 0.01}])
 def test_reasonable_game_scores_are_accepted(game: dict[str, float]) -> None:
     assert Policy.from_dict({"game": game}).win == 1.0
+
+
+def test_kind_weights_are_the_weights_of_each_kind_kept_read_only() -> None:
+    policy = Policy.from_dict({"weights": {"loyalty": 2.5}})
+    kinds = ("loyalty", "+1/+1", "poison", "mystery kind")
+    weights = policy.kind_weights(kinds)
+    assert weights.tolist() == [policy.weight(k) for k in kinds]
+    assert weights[0] == 2.5
+    assert not weights.flags.writeable
+    assert policy.kind_weights(kinds) is weights
+    assert Policy().kind_weights(kinds)[0] == Policy().weight("loyalty") != 2.5
+    assert policy == Policy.from_dict(policy.to_dict())  # the kept table is not part of the policy

@@ -19,7 +19,9 @@ from solver.rules import (
     eligible_mask,
     events_of,
     lost_seats_of,
+    n_seats,
     row_events,
+    seats,
     settle,
 )
 
@@ -463,3 +465,20 @@ def test_104_2a_a_win_makes_every_rival_seat_lose_for_many_boards_at_once() -> N
     )
     events = np.array([[1 << 4, 0], [0, 1 << 1]], dtype=np.int64)
     assert lost_seats_of(rules, events).tolist() == [[0b1110, 0], [0, 0b10]]
+
+
+@settings(max_examples=40, deadline=None)
+@given(board=boards())
+def test_seat_rules_are_shared_per_seating_and_equal_to_a_fresh_build(board: Board) -> None:
+    """Who beats whom (104.2a, 810.8a) depends only on the variant and the teams: one shared, read-only table."""
+    shared = SeatRules.of(board)
+    fresh = SeatRules.build(
+        n_seats=np.array([n_seats(board)], dtype=np.int64),
+        player_board=np.zeros(board.n_players, dtype=np.int64),
+        seat=seats(board),
+        team=board.team,
+    )
+    assert np.array_equal(shared.n_seats, fresh.n_seats)
+    assert np.array_equal(shared.rivals, fresh.rivals)
+    assert SeatRules.of(board) is shared
+    assert not shared.rivals.flags.writeable and not shared.n_seats.flags.writeable
