@@ -621,8 +621,12 @@ def segment_reduce(ufunc: np.ufunc, out: IntArray, segment: IntArray, values: In
     """``ufunc.at(out, segment, values)`` for a ``segment`` sorted ascending, as one board's or a stack's rows are.
 
     On a stack ``ufunc.at`` is several times slower than one ``reduceat`` over the runs of
-    equal segments; on a few values it is quicker, so it stays.
+    equal segments; on a few values it is quicker, so it stays.  One board (one segment) is
+    one plain reduce, quicker than either (the ufuncs used are exact integer ones).
     """
+    if len(out) == 1:  # one board: every value goes to the one segment
+        out[0] = ufunc.reduce(values, initial=out[0])
+        return
     if len(values) < _SMALL_SEGMENTS:
         ufunc.at(out, segment, values)
         return
@@ -639,9 +643,10 @@ def lost_seats_of(rules: SeatRules, events: IntArray) -> IntArray:
     wins = (events >> total) & full & ~sba
     loses = (events >> (2 * total)) & full & ~wins
     lost = sba | loses
-    if wins.any():
-        for s in range(rules.rivals.shape[1]):
-            lost |= np.where((wins >> s) & 1 == 1, rules.rivals[:, s : s + 1], 0)
+    if wins.any():  # every winning seat's rivals lose: one OR over the seats, not a loop over them
+        seat = np.arange(rules.rivals.shape[1], dtype=np.int64)
+        won = ((wins[..., None] >> seat) & 1) == 1
+        lost |= np.bitwise_or.reduce(np.where(won, rules.rivals[:, None, :], 0), axis=-1)
     out: IntArray = lost
     return out
 
