@@ -47,7 +47,8 @@ from .rules import (
     events_of,
     lost_seats,
     lost_seats_of,
-    seats,
+    seat_numbers,
+    seat_rules_of,
     segment_reduce,
     settle,
     team_poison,
@@ -311,15 +312,11 @@ class GameRules:
 
     @classmethod
     def of(cls, board: Board, policy: Policy) -> GameRules:
-        seat_rules = SeatRules.of(board)
-        return cls.build(
-            policy,
-            seat_rules,
-            player_board=np.zeros(board.n_players, dtype=np.int64),
-            seat=seats(board),
-            team=board.team,
-            proliferator=np.array([board.proliferator], dtype=np.int64),
+        """One board's rules: its seating's (shared, see :func:`_seating_of`) with the policy's elimination score."""
+        seat_rules, our_seat, opponents, n_opponents = _seating_of(
+            board.variant, tuple(board.team.tolist()), board.proliferator
         )
+        return cls._scored(policy, seat_rules, our_seat, opponents, n_opponents)
 
     @classmethod
     def build(
@@ -338,14 +335,46 @@ class GameRules:
         opponents = np.zeros(n_boards, dtype=np.int64)
         segment_reduce(np.bitwise_or, opponents, player_board, np.where(rival, np.left_shift(np.int64(1), seat), 0))
         n_opponents = np.bitwise_count(opponents).astype(np.int64)
+        return cls._scored(policy, seat_rules, seat[proliferator], opponents, n_opponents)
+
+    @classmethod
+    def _scored(
+        cls, policy: Policy, seat_rules: SeatRules, our_seat: IntArray, opponents: IntArray, n_opponents: IntArray
+    ) -> GameRules:
         eliminations = {n: policy.elimination_score(n) for n in set(n_opponents.tolist())}
         return cls(
             seats=seat_rules,
-            our_seat=seat[proliferator],
+            our_seat=our_seat,
             opponents=opponents,
             n_opponents=n_opponents,
             elimination=np.array([eliminations[int(n)] for n in n_opponents], dtype=np.float64),
         )
+
+
+#: A seating's game rules without the policy: seat rules, our seat, opponents' seats, how many.
+Seating = tuple[SeatRules, IntArray, IntArray, IntArray]
+
+
+@lru_cache(maxsize=256)
+def _seating_of(variant: Variant, team: tuple[int, ...], proliferator: int) -> Seating:
+    """The policy-free part of :meth:`GameRules.of`: seat rules, our seat, opponents and their number (read-only).
+
+    It depends only on the variant, the players' teams and who proliferates, which a game
+    keeps for every decision, so it is worked out once per seating, by :meth:`GameRules.build`
+    itself (one board of one seating), with a neutral policy whose scores are not kept.
+    """
+    teams = np.array(team, dtype=np.int64)
+    board = GameRules.build(
+        DEFAULT_POLICY,
+        seat_rules_of(variant, team),
+        player_board=np.zeros(len(team), dtype=np.int64),
+        seat=seat_numbers(variant, teams),
+        team=teams,
+        proliferator=np.array([proliferator], dtype=np.int64),
+    )
+    for array in (board.our_seat, board.opponents, board.n_opponents):
+        array.flags.writeable = False
+    return board.seats, board.our_seat, board.opponents, board.n_opponents
 
 
 def game_scores(policy: Policy, rules: GameRules, events: IntArray) -> FloatArray:
