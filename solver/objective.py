@@ -518,11 +518,23 @@ class Objective:
     # ------------------------------------------------------------------ scoring choices
     def state_value(self, settled: Settled) -> int:
         """Value of a settled board, in milli-points (not yet relative to choosing nothing)."""
-        poison = team_poison(self.board, settled.counts)
+        poison = self._team_poison(settled.counts)
         return self._total(self.material_rows(settled), events_of(self.layout, self.board.thr_object, settled), poison)
 
+    def _team_poison(self, counts: IntArray) -> IntArray:
+        """:func:`team_poison`, where it counts: without shared poison (810.10) every team's is 0 anyway.
+
+        Outside 2HG nothing reads it (704.5c is per player), and a 2HG board without poison
+        counters has none to share.
+        """
+        if self._shared_poison:
+            return team_poison(self.board, counts)
+        return np.zeros(self.board.n_teams, dtype=np.int64)
+
     def _total(self, material: IntArray, events: IntArray, poison: IntArray) -> int:
-        value = int(material.sum()) + int(self.team_material(poison).sum())
+        value = int(material.sum())
+        if self._shared_poison:  # else no team holds any shared poison material
+            value += int(self.team_material(poison).sum())
         return value + self.game_milli(combine_events(self.board, events, poison))
 
     @cached_property
@@ -534,7 +546,7 @@ class Objective:
         """
         if "row_tables" in self.__dict__:
             material, events = self.row_tables
-            return self._total(material[0], events[0], team_poison(self.board, self.board.counts))
+            return self._total(material[0], events[0], self._team_poison(self.board.counts))
         return self.state_value(self.settled_nothing)
 
     @cached_property
