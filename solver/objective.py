@@ -601,7 +601,12 @@ class Objective:
         if self._shared_poison:
             head[: board.n_players] = True
         valid = np.ones(material.shape, dtype=bool)
-        return split_units(material, events, valid, eligible_mask(board), head, np.zeros(board.n_objects, np.int64), 1)
+        return split_units(material, events, valid, self._choosable, head, np.zeros(board.n_objects, np.int64), 1)
+
+    @cached_property
+    def _choosable(self) -> BoolArray:
+        """:func:`eligible_mask` of the board, which the unit split and the 2HG team units both read."""
+        return eligible_mask(self.board)
 
     @cached_property
     def units(self) -> Units:
@@ -613,7 +618,7 @@ class Objective:
         base_events = int(split.base_events[0])
         teams: list[TeamUnit] = []
         if self._shared_poison:
-            choosable = eligible_mask(board)
+            choosable = self._choosable
             p0 = team_poison(board, board.counts)
             for team in range(board.n_teams):
                 unit = self._team_unit(team, int(p0[team]), choosable)
