@@ -94,11 +94,19 @@ class _Shared:
     stack: Stack | None = None
     policy: Policy | None = None
     spans: IntArray | None = None
+    rows: _Rows | None = None
+    rows_policy: Policy | None = None
 
     def of(self) -> Stack:
         if self.stack is None:
             self.stack = Stack.of(self.boards)
         return self.stack
+
+    def rows_for(self, policy: Policy) -> _Rows:
+        """The stack's rows tabulated for ``policy`` (:func:`_rows`), once for both senses."""
+        if self.rows is None or self.rows_policy is not policy:
+            self.rows, self.rows_policy = _rows(self.of(), policy), policy
+        return self.rows
 
     def keep_spans(self, policy: Policy, spans: IntArray) -> None:
         self.policy, self.spans = policy, spans
@@ -231,13 +239,14 @@ def decide_many(boards: Iterable[BoardLike], policy: PolicyLike = None, *, sense
     items = as_boards(boards)
     shared = _shared(items)
     if shared is not None:  # one stack, in input order, for every call on these boards
-        decided, spans = _decide(shared.of(), policy, sense)
+        decided, spans = _decide(shared.of(), policy, sense, shared.rows_for(policy))
         shared.keep_spans(policy, spans)
         return decided
     # Boards with as many proliferates go together: a stack tabulates up to its most rounds.
     order = np.argsort(np.array([b.rounds for b in items], dtype=np.int64), kind="stable")
     ranked = list(map(items.__getitem__, order.tolist()))
-    parts = [_decide(Stack.of(ranked[i : i + CHUNK]), policy, sense)[0] for i in range(0, len(ranked), CHUNK)]
+    stacks = (Stack.of(ranked[i : i + CHUNK]) for i in range(0, len(ranked), CHUNK))
+    parts = [_decide(st, policy, sense, _rows(st, policy))[0] for st in stacks]
     if not parts:
         empty = np.zeros(0, dtype=np.int64)
         return BatchDecisions(
@@ -313,7 +322,45 @@ class _Units:
     team: IntArray
 
 
-def _decide(st: Stack, policy: Policy, sense: int) -> tuple[BatchDecisions, IntArray]:
+@dataclass(frozen=True, eq=False)
+class _Rows:
+    """Every row of a stack settled as if chosen in c = 0..rounds rounds, valued and its events found.
+
+    What a decision reads whichever its sense (axis 0: rounds chosen; 2HG team poison
+    apart), so a review deciding the same boards best and worst settles them once.
+    """
+
+    material: IntArray
+    events: IntArray
+    player_pos: IntArray
+    game_rules: GameRules
+
+
+def _rows(st: Stack, policy: Policy) -> _Rows:
+    rounds = st.rounds
+    rounds_of = rounds[st.board_of]
+    most = int(rounds.max())
+    pcol = st.kind_column("poison")
+    heads = np.flatnonzero(st.is_player & (st.two_headed & st.has_poison)[st.board_of])
+    gain = st.gain
+    if len(heads):
+        gain = gain.copy()
+        gain[heads, pcol] = 0
+    counts = np.empty((most + 1, *st.counts.shape), dtype=np.int64)
+    counts[0] = st.counts
+    for c in range(1, most + 1):  # chosen in c rounds: once more than c - 1, up to the board's rounds
+        np.add(counts[c - 1], gain if c <= int(rounds.min()) else gain * (rounds_of >= c)[:, None], out=counts[c])
+    settled = settle(st, counts, consume=True)
+    player_pos = _player_pos(st)
+    return _Rows(
+        material=material_of(MaterialTables.build(st, policy, st.player_rows, heads), settled),
+        events=events_of(_event_layout(st, player_pos), st.thr_object, settled),
+        player_pos=player_pos,
+        game_rules=_game_rules(policy, st, player_pos),
+    )
+
+
+def _decide(st: Stack, policy: Policy, sense: int, tabulated: _Rows) -> tuple[BatchDecisions, IntArray]:
     """The decisions of a stack, and each board's material range (:func:`material_spans`, found on the way)."""
     n_boards = st.n_boards
     board_of, rounds = st.board_of, st.rounds
@@ -322,24 +369,9 @@ def _decide(st: Stack, policy: Policy, sense: int) -> tuple[BatchDecisions, IntA
     pcol = st.kind_column("poison")
     shared = st.two_headed & st.has_poison
     head = st.is_player & shared[board_of]
-    heads = np.flatnonzero(head)
-
-    # Every object settled as if chosen in c = 0..rounds rounds (2HG team poison apart), at once.
-    gain = st.gain
-    if len(heads):
-        gain = gain.copy()
-        gain[heads, pcol] = 0
     times_axis = np.arange(most + 1, dtype=np.int64)[:, None]
-    counts = np.empty((most + 1, *st.counts.shape), dtype=np.int64)
-    counts[0] = st.counts
-    for c in range(1, most + 1):  # chosen in c rounds: once more than c - 1, up to the board's rounds
-        np.add(counts[c - 1], gain if c <= int(rounds.min()) else gain * (rounds_of >= c)[:, None], out=counts[c])
-    settled = settle(st, counts, consume=True)
-    material = material_of(MaterialTables.build(st, policy, st.player_rows, heads), settled)
-    player_pos = _player_pos(st)
-    layout = _event_layout(st, player_pos)
-    events = events_of(layout, st.thr_object, settled)
-    game_rules = _game_rules(policy, st, player_pos)
+    material, events = tabulated.material, tabulated.events
+    player_pos, game_rules = tabulated.player_pos, tabulated.game_rules
 
     # Units: what each object may do, split as Objective.units splits them.
     choosable = eligible_mask(st)
