@@ -94,11 +94,27 @@ class _Shared:
     stack: Stack | None = None
     policy: Policy | None = None
     spans: IntArray | None = None
+    kernels: _Kernels | None = None
+    kernels_policy: Policy | None = None
+    rows: _Rows | None = None
 
     def of(self) -> Stack:
         if self.stack is None:
             self.stack = Stack.of(self.boards)
         return self.stack
+
+    def kernels_for(self, policy: Policy) -> _Kernels:
+        """The stack's kernels for ``policy`` (:func:`_kernels`), built once for every call."""
+        if self.kernels is None or self.kernels_policy is not policy:
+            self.kernels, self.kernels_policy, self.rows = _kernels(self.of(), policy), policy, None
+        return self.kernels
+
+    def rows_for(self, policy: Policy) -> _Rows:
+        """The stack's rows tabulated for ``policy`` (:func:`_rows`), once for both senses."""
+        kernels = self.kernels_for(policy)
+        if self.rows is None:
+            self.rows = _rows(self.of(), kernels)
+        return self.rows
 
     def keep_spans(self, policy: Policy, spans: IntArray) -> None:
         self.policy, self.spans = policy, spans
@@ -231,13 +247,14 @@ def decide_many(boards: Iterable[BoardLike], policy: PolicyLike = None, *, sense
     items = as_boards(boards)
     shared = _shared(items)
     if shared is not None:  # one stack, in input order, for every call on these boards
-        decided, spans = _decide(shared.of(), policy, sense)
+        decided, spans = _decide(shared.of(), policy, sense, shared.rows_for(policy))
         shared.keep_spans(policy, spans)
         return decided
     # Boards with as many proliferates go together: a stack tabulates up to its most rounds.
     order = np.argsort(np.array([b.rounds for b in items], dtype=np.int64), kind="stable")
     ranked = list(map(items.__getitem__, order.tolist()))
-    parts = [_decide(Stack.of(ranked[i : i + CHUNK]), policy, sense)[0] for i in range(0, len(ranked), CHUNK)]
+    stacks = (Stack.of(ranked[i : i + CHUNK]) for i in range(0, len(ranked), CHUNK))
+    parts = [_decide(st, policy, sense, _rows(st, _kernels(st, policy)))[0] for st in stacks]
     if not parts:
         empty = np.zeros(0, dtype=np.int64)
         return BatchDecisions(
@@ -313,7 +330,68 @@ class _Units:
     team: IntArray
 
 
-def _decide(st: Stack, policy: Policy, sense: int) -> tuple[BatchDecisions, IntArray]:
+@dataclass(frozen=True, eq=False)
+class _Kernels:
+    """What a stack's rows are valued and judged by under one policy, built once per shared stack.
+
+    ``tables`` (:class:`solver.objective.MaterialTables`, 2HG heads' poison counted per team),
+    the event ``layout`` and the ``game_rules``: a review decides the boards twice and then
+    scores choices on them, all with the same three.
+    """
+
+    tables: MaterialTables
+    layout: EventLayout
+    player_pos: IntArray
+    game_rules: GameRules
+
+
+def _kernels(st: Stack, policy: Policy) -> _Kernels:
+    heads = st.player_rows[(st.two_headed & st.has_poison)[st.player_board]]
+    player_pos = _player_pos(st)
+    return _Kernels(
+        tables=MaterialTables.build(st, policy, st.player_rows, heads),
+        layout=_event_layout(st, player_pos),
+        player_pos=player_pos,
+        game_rules=_game_rules(policy, st, player_pos),
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class _Rows:
+    """Every row of a stack settled as if chosen in c = 0..rounds rounds, valued and its events found.
+
+    What a decision reads whichever its sense (axis 0: rounds chosen; 2HG team poison
+    apart), so a review deciding the same boards best and worst settles them once.
+    """
+
+    material: IntArray
+    events: IntArray
+    kernels: _Kernels
+
+
+def _rows(st: Stack, kernels: _Kernels) -> _Rows:
+    rounds = st.rounds
+    rounds_of = rounds[st.board_of]
+    most = int(rounds.max())
+    pcol = st.kind_column("poison")
+    heads = st.player_rows[(st.two_headed & st.has_poison)[st.player_board]]
+    gain = st.gain
+    if len(heads):
+        gain = gain.copy()
+        gain[heads, pcol] = 0
+    counts = np.empty((most + 1, *st.counts.shape), dtype=np.int64)
+    counts[0] = st.counts
+    for c in range(1, most + 1):  # chosen in c rounds: once more than c - 1, up to the board's rounds
+        np.add(counts[c - 1], gain if c <= int(rounds.min()) else gain * (rounds_of >= c)[:, None], out=counts[c])
+    settled = settle(st, counts, consume=True)
+    return _Rows(
+        material=material_of(kernels.tables, settled),
+        events=events_of(kernels.layout, st.thr_object, settled),
+        kernels=kernels,
+    )
+
+
+def _decide(st: Stack, policy: Policy, sense: int, tabulated: _Rows) -> tuple[BatchDecisions, IntArray]:
     """The decisions of a stack, and each board's material range (:func:`material_spans`, found on the way)."""
     n_boards = st.n_boards
     board_of, rounds = st.board_of, st.rounds
@@ -322,24 +400,9 @@ def _decide(st: Stack, policy: Policy, sense: int) -> tuple[BatchDecisions, IntA
     pcol = st.kind_column("poison")
     shared = st.two_headed & st.has_poison
     head = st.is_player & shared[board_of]
-    heads = np.flatnonzero(head)
-
-    # Every object settled as if chosen in c = 0..rounds rounds (2HG team poison apart), at once.
-    gain = st.gain
-    if len(heads):
-        gain = gain.copy()
-        gain[heads, pcol] = 0
     times_axis = np.arange(most + 1, dtype=np.int64)[:, None]
-    counts = np.empty((most + 1, *st.counts.shape), dtype=np.int64)
-    counts[0] = st.counts
-    for c in range(1, most + 1):  # chosen in c rounds: once more than c - 1, up to the board's rounds
-        np.add(counts[c - 1], gain if c <= int(rounds.min()) else gain * (rounds_of >= c)[:, None], out=counts[c])
-    settled = settle(st, counts, consume=True)
-    material = material_of(MaterialTables.build(st, policy, st.player_rows, heads), settled)
-    player_pos = _player_pos(st)
-    layout = _event_layout(st, player_pos)
-    events = events_of(layout, st.thr_object, settled)
-    game_rules = _game_rules(policy, st, player_pos)
+    material, events = tabulated.material, tabulated.events
+    player_pos, game_rules = tabulated.kernels.player_pos, tabulated.kernels.game_rules
 
     # Units: what each object may do, split as Objective.units splits them.
     choosable = eligible_mask(st)
@@ -796,15 +859,17 @@ def score_choices(
         raise ValueError("every alternative needs one choice per board")
     shared = _shared(boards)
     if shared is not None:
-        return _score(shared.of(), policy, alternatives, spans)
+        return _score(shared.of(), policy, alternatives, spans, shared.kernels_for(policy))
     parts = [
         _score(
-            Stack.of(boards[i : i + CHUNK]),
+            st,
             policy,
             [alt[i : i + CHUNK] for alt in alternatives],
             None if spans is None else spans[i : i + CHUNK],
+            _kernels(st, policy),
         )
         for i in range(0, len(boards), CHUNK)
+        for st in (Stack.of(boards[i : i + CHUNK]),)
     ]
     if not parts:
         empty = np.zeros((n_alt, 0), dtype=np.int64)
@@ -819,12 +884,16 @@ def score_choices(
 
 
 def _score(
-    st: Stack, policy: Policy, alternatives: Sequence[Sequence[tuple[BoolArray, IntArray]]], spans: IntArray | None
+    st: Stack,
+    policy: Policy,
+    alternatives: Sequence[Sequence[tuple[BoolArray, IntArray]]],
+    spans: IntArray | None,
+    kernels: _Kernels,
 ) -> ScoredChoices:
     n_boards = st.n_boards
     pcol = st.kind_column("poison")
     shared = st.two_headed & st.has_poison
-    player_pos = _player_pos(st)
+    player_pos = kernels.player_pos
     heads = st.player_rows[shared[st.player_board]]
     head_team = st.team[player_pos[heads]]
     n_teams = int(st.team_offsets[-1])
@@ -845,16 +914,13 @@ def _score(
 
     # Material per board, 2HG team poison counted once per team.
     starts = st.offsets[:-1]
-    material = np.add.reduceat(
-        material_of(MaterialTables.build(st, policy, st.player_rows, heads), settled), starts, axis=1
-    )
+    material = np.add.reduceat(material_of(kernels.tables, settled), starts, axis=1)
     team_poison = np.zeros((len(counts), n_teams), dtype=np.int64)
     if pcol >= 0:
         np.maximum.at(team_poison, (alt_axis, st.team[None, :]), settled.counts[:, st.player_rows, pcol])
     team_board = np.repeat(np.arange(n_boards), np.diff(st.team_offsets))
     shared_teams = np.flatnonzero(shared[team_board])
-    layout = _event_layout(st, player_pos)
-    events = np.bitwise_or.reduceat(events_of(layout, st.thr_object, settled), starts, axis=1)
+    events = np.bitwise_or.reduceat(events_of(kernels.layout, st.thr_object, settled), starts, axis=1)
     if len(shared_teams):
         our_team = st.team[player_pos[st.proliferator]]
         side = np.where(shared_teams == our_team[team_board[shared_teams]], 1.0, -1.0)
@@ -870,7 +936,7 @@ def _score(
         np.bitwise_or.at(events, (alt_axis, team_board[shared_teams][None, :]), bits)
 
     # The game result, weighted above the board's material range where it scores at all.
-    rules = _game_rules(policy, st, player_pos)
+    rules = kernels.game_rules
     scores = game_scores(policy, rules, events.T)  # boards x alternatives
     if spans is None:
         scoring = np.flatnonzero((scores != 0).any(axis=1))

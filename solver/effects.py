@@ -114,13 +114,12 @@ def gains(board: Board) -> IntArray:
         return out
     if len(scopes) >= 1 << _KEY_BITS:
         raise ValueError(f"at most {(1 << _KEY_BITS) - 1} replacement effects can apply to one board")
-    key = np.zeros(has.shape, dtype=np.int64)
-    for scope, controller in scopes:
-        rows = scope.objects(board, controller)
-        cols = np.array([scope.kinds(kind) for kind in board.kinds], dtype=bool)
-        step = np.int64(1) << (_KEY_BITS * _OPS.index(scope.op))
-        key += np.where(rows[:, None] & cols[None, :], step, np.int64(0))
-    key = np.where(has, key, 0)
+    # Scopes x objects, scopes x kinds, and each scope's step in the key: one product sums the
+    # steps of every scope covering a cell (exact in int64: fewer than 2**_KEY_BITS scopes).
+    rows = np.array([scope.objects(board, controller) for scope, controller in scopes], dtype=np.int64)
+    cols = np.array([[scope.kinds(kind) for kind in board.kinds] for scope, _ in scopes], dtype=np.int64)
+    steps = np.array([1 << (_KEY_BITS * _OPS.index(scope.op)) for scope, _ in scopes], dtype=np.int64)
+    key = np.where(has, (rows.T * steps) @ cols, 0)
     cells = np.flatnonzero(key)
     if cells.size == 0:
         return out
