@@ -15,12 +15,13 @@ The agent trains on ``--env`` (default ``proliferate/Duel-v0``) through
 With the env's default reward instead (``"delta"``, ``gamma`` 0.99, normalised reward) runs
 peaked after 2-4 minutes and then fell below random; this set-up learns within a minute and
 stays.  Every ``--eval-every`` seconds of training it plays ``--eval-games`` evaluation
-games (fixed seeds, masked deterministic policy) with ``reward_mode="regret"``: the learning curve is the win rate against the
-env's opponents (the rule-based per-object filter by default) and the mean regret per
-decision against the oracle, against env steps and training wall time (evaluation time
-excluded).  The same games are played by :class:`env.RandomAgent`-style random legal
-actions, the rule-based agent and the oracle, for reference.  Writes JSON and, with the
-``plot`` extra, a PNG next to it.  Needs the ``rl`` extra (sb3-contrib, torch).
+games (fixed seeds, masked deterministic policy) with ``reward_mode="regret"``: the learning
+curve is the win rate against the env's opponents (the rule-based per-object filter by
+default) and the mean regret per decision against the oracle, against env steps and training
+wall time (evaluation time excluded).  The same games are played by
+:class:`env.RandomAgent`-style random legal actions, the rule-based agent and the oracle, for
+reference.  Writes JSON and, with the ``plot`` extra, a PNG next to it.  Needs the ``rl``
+extra (sb3-contrib, torch).
 """
 
 from __future__ import annotations
