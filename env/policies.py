@@ -1,9 +1,10 @@
 """Board policies: how the scripted seats of a game decide their proliferates.
 
 A board policy takes a :class:`solver.Board` (the proliferate about to happen) and the
-game's generator, and returns solver matrices.  Every choice goes through
-:meth:`solver.rules.ChoiceMatrix.from_choice`, so the solver checks its legality and fills in the
-implicit Two-Headed Giant poison recipients (701.34b).  The agents users act with live in
+game's generator, and returns solver matrices.  Every choice is checked against the
+solver (:func:`matrices`): its rows against :func:`solver.rules.eligible_mask`, and a Two-Headed
+Giant choice through :meth:`solver.rules.ChoiceMatrix.from_choice`, which also fills in the
+implicit poison recipients (701.34b).  The agents users act with live in
 :mod:`env.agents`.
 """
 
@@ -26,6 +27,7 @@ from solver.core import (
     Variant,
     eligible_mask,
 )
+from solver.errors import IllegalChoice
 
 from .decide import decide_boards
 
@@ -47,8 +49,29 @@ BoardPolicy = Callable[[Board, np.random.Generator], tuple[BoolArray, IntArray]]
 def matrices(
     board: Board, rows: list[list[int]], recipients: list[dict[int, int]] | None = None
 ) -> tuple[BoolArray, IntArray]:
-    """Per-round chosen rows (and named 2HG recipients, team -> head row) as checked solver matrices."""
+    """Per-round chosen rows (and named 2HG recipients, team -> head row) as checked solver matrices.
+
+    Without a shared team poison (duel, free-for-all) a choice is legal when every chosen
+    row is eligible (701.34a, :func:`solver.rules.eligible_mask`) and no recipient is named,
+    so the matrices are set from the rows directly, with no round trip through ids.  A
+    Two-Headed Giant choice goes through :meth:`solver.rules.ChoiceMatrix.from_choice`,
+    which also fills in the implicit poison recipients (701.34b).
+    """
     named = recipients or [{} for _ in rows]
+    if board.variant is Variant.TWO_HEADED_GIANT or any(named):
+        return _checked(board, rows, named)
+    if len(rows) != board.rounds:
+        raise IllegalChoice(f"this resolution proliferates {board.rounds} time(s); the choice has {len(rows)} round(s)")
+    chosen = np.zeros((board.rounds, board.n_objects), dtype=bool)
+    for r, picked in enumerate(rows):
+        chosen[r, picked] = True
+    if (chosen & ~eligible_mask(board)).any():
+        return _checked(board, rows, named)  # raises IllegalChoice, naming the object
+    return chosen, np.full((board.rounds, board.n_teams), -1, dtype=np.int64)
+
+
+def _checked(board: Board, rows: list[list[int]], named: list[dict[int, int]]) -> tuple[BoolArray, IntArray]:
+    """The rows and named recipients through the solver's :meth:`~solver.rules.ChoiceMatrix.from_choice`."""
     choice = Choice(
         tuple(
             Round(
