@@ -13,10 +13,12 @@ by the solver for proliferate only.  State-based actions are not applied here: t
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
 from solver.core import SUPPORTED_CARDS, Board, CardType, Effect, IntArray
+from solver.kinds import pt_delta
 
 from .boardops import add_counters, lose_lives, remove, with_counts
 from .opportunities import PERMANENT_SOURCES
@@ -74,16 +76,23 @@ class _Sides:
         chapters = board.chapters.tolist()
         team = board.team.tolist()
         my_team = team[row]
-        present = [i for i in range(board.n_players, board.n_objects) if not phased[i]]
-        mine = [i for i in present if controller[i] == row]
-        return cls(
-            sagas=[i for i in mine if chapters[i] > 0],
-            planeswalkers=[i for i in mine if types[i] & _PLANESWALKER],
-            attackers=[i for i in mine if types[i] & _CREATURE],
-            battles=[i for i in mine if types[i] & _BATTLE],
-            theirs=[i for i in present if types[i] & _CREATURE and team[controller[i]] != my_team],
-            opponents=[p for p in range(board.n_players) if team[p] != my_team],
-        )
+        sides = cls([], [], [], [], [], [p for p in range(board.n_players) if team[p] != my_team])
+        for i in range(board.n_players, board.n_objects):  # one pass, rows ascending
+            if phased[i]:
+                continue
+            kind = types[i]
+            if controller[i] == row:
+                if chapters[i] > 0:
+                    sides.sagas.append(i)
+                if kind & _PLANESWALKER:
+                    sides.planeswalkers.append(i)
+                if kind & _CREATURE:
+                    sides.attackers.append(i)
+                if kind & _BATTLE:
+                    sides.battles.append(i)
+            if kind & _CREATURE and team[controller[i]] != my_team:
+                sides.theirs.append(i)
+        return sides
 
 
 _CREATURE = int(CardType.CREATURE)
@@ -172,7 +181,7 @@ def _attack(
         return life_lost
     names = board.names
     opponents = sides.opponents
-    power = _power(board, counts).tolist()
+    power = _power(board, counts, sides.attackers)
     for i in sides.attackers:
         if power[i] <= 0 or rng.random() >= params.attack:
             continue
@@ -191,10 +200,20 @@ def _attack(
     return life_lost
 
 
-def _power(board: Board, counts: np.ndarray) -> np.ndarray:
-    """Power with P/T counters (122.1a)."""
-    out: np.ndarray = board.power + counts @ board.power_per_counter
-    return out
+def _power(board: Board, counts: IntArray, rows: list[int]) -> dict[int, int]:
+    """Power with P/T counters (122.1a) of ``rows``, in plain ints: a turn looks at a few attackers."""
+    base, columns = board.power.tolist(), _power_columns(board.kinds)
+    return {i: base[i] + sum(int(counts[i, col]) * per for col, per in columns) for i in rows}
+
+
+@lru_cache(maxsize=256)
+def _power_columns(kinds: tuple[str, ...]) -> tuple[tuple[int, int], ...]:
+    """(column, power one counter adds) of the kinds that change power, by the solver's :func:`pt_delta`.
+
+    A pure function of the kinds, so a game's boards share it, where a new board (a
+    permanent entered or left) derives its per-counter table again.
+    """
+    return tuple((col, delta[0]) for col, kind in enumerate(kinds) if (delta := pt_delta(kind)) and delta[0])
 
 
 def _enter(

@@ -186,11 +186,11 @@ def _layout(board: Board, order: tuple[str, ...], n_seats: int, slots: int) -> t
     for player, rank in enumerate(seat_rank):
         placed[rank] = player
     placed[n_seats : n_seats + len(perm_order)] = perm_order
-    row_of_slot = np.array(placed, dtype=np.int64)
-    filled = row_of_slot >= 0
-    slot_of_row = np.empty(board.n_objects, dtype=np.int64)
-    slot_of_row[row_of_slot[filled]] = np.flatnonzero(filled)
-    return row_of_slot, slot_of_row
+    slot_of = [0] * board.n_objects
+    for slot, row in enumerate(placed):
+        if row >= 0:
+            slot_of[row] = slot
+    return np.array(placed, dtype=np.int64), np.array(slot_of, dtype=np.int64)
 
 
 def _clip(values: npt.NDArray[Any], low: int, high: int) -> npt.NDArray[Any]:
