@@ -27,7 +27,6 @@ from solver.core import (
     Variant,
     eligible_mask,
 )
-from solver.errors import IllegalChoice
 
 from .decide import decide_boards
 
@@ -51,23 +50,31 @@ def matrices(
 ) -> tuple[BoolArray, IntArray]:
     """Per-round chosen rows (and named 2HG recipients, team -> head row) as checked solver matrices.
 
-    Without a shared team poison (duel, free-for-all) a choice is legal when every chosen
-    row is eligible (701.34a, :func:`solver.rules.eligible_mask`) and no recipient is named,
-    so the matrices are set from the rows directly, with no round trip through ids.  A
-    Two-Headed Giant choice goes through :meth:`solver.rules.ChoiceMatrix.from_choice`,
-    which also fills in the implicit poison recipients (701.34b).
+    While no team's poison is shared out (no recipient named and no poisoned 2HG head
+    chosen, 810.10d), a choice is legal when every chosen row is eligible (701.34a,
+    :func:`solver.rules.eligible_mask`), so the matrices are set from the rows directly,
+    with no round trip through ids.  Any other choice goes through
+    :meth:`solver.rules.ChoiceMatrix.from_choice`, which checks the recipients and fills in
+    the implicit ones (701.34b).
     """
     named = recipients or [{} for _ in rows]
-    if board.variant is Variant.TWO_HEADED_GIANT or any(named):
-        return _checked(board, rows, named)
-    if len(rows) != board.rounds:
-        raise IllegalChoice(f"this resolution proliferates {board.rounds} time(s); the choice has {len(rows)} round(s)")
+    if any(named) or len(rows) != board.rounds:
+        return _checked(board, rows, named)  # raises IllegalChoice for a wrong number of rounds
     chosen = np.zeros((board.rounds, board.n_objects), dtype=bool)
     for r, picked in enumerate(rows):
         chosen[r, picked] = True
-    if (chosen & ~eligible_mask(board)).any():
-        return _checked(board, rows, named)  # raises IllegalChoice, naming the object
+    if (chosen & ~eligible_mask(board)).any() or _shares_poison(board, chosen):
+        return _checked(board, rows, named)
     return chosen, np.full((board.rounds, board.n_teams), -1, dtype=np.int64)
+
+
+def _shares_poison(board: Board, chosen: BoolArray) -> bool:
+    """Whether a chosen 2HG head has the team's poison, so a recipient is due (701.34b)."""
+    col = board.kind_column("poison")
+    if board.variant is not Variant.TWO_HEADED_GIANT or col < 0:
+        return False
+    players = board.n_players
+    return bool((chosen[:, :players] & (board.counts[:players, col] > 0)).any())
 
 
 def _checked(board: Board, rows: list[list[int]], named: list[dict[int, int]]) -> tuple[BoolArray, IntArray]:
