@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
-from functools import cached_property
+from functools import cached_property, lru_cache
 from types import MappingProxyType
 from typing import Any
 
@@ -218,8 +218,8 @@ class Board:
                 p.toughness,
                 p.damage,
                 p.counters,
-                p.keywords,
-                p.subtypes,
+                tuple(p.keywords),
+                tuple(p.subtypes),
                 p.chapters,
                 p.protector,
                 p.phased_out,
@@ -425,12 +425,10 @@ class Board:
         is_player = np.arange(self.n_objects) < self.n_players
         return SbaMasks.build(is_player, self.phased_out, self.types, self.indestructible, self.chapters)
 
-    @cached_property
+    @property
     def _pt_per_counter(self) -> IntArray:
         """Power (column 0) and toughness (column 1) one counter of each kind adds (122.1a)."""
-        out = np.array([pt_delta(k) or (0, 0) for k in self.kinds], dtype=np.int64).reshape(len(self.kinds), 2)
-        out.flags.writeable = False
-        return out
+        return _pt_table(self.kinds)
 
     @property
     def power_per_counter(self) -> IntArray:
@@ -625,9 +623,7 @@ _PER_OBJECT = (
     "keywords",
 )
 #: Derived values that depend only on the objects (not on counts, life, effects or the proliferator).
-_OBJECT_CACHES = frozenset(
-    {"index", "_columns", "_pt_per_counter", "_type_masks", "sba_masks", "object_team", "owner_side", "team_size"}
-)
+_OBJECT_CACHES = frozenset({"index", "_columns", "_type_masks", "sba_masks", "object_team", "owner_side", "team_size"})
 #: What :meth:`Board.with_counts` keeps: :attr:`Board.gain` too while each object keeps the same kinds.
 _KEEP_WITH_COUNTS = _OBJECT_CACHES | {"rounds", "is_ally"}
 #: What :meth:`Board.with_permanent` and :meth:`Board.without` keep: nothing, the objects change.
@@ -697,6 +693,18 @@ def _permanent_key(p: Permanent) -> tuple[Any, ...]:
 def _objects(items: Sequence[Any]) -> ObjArray:
     """A 1-D object array holding ``items`` as they are (``np.array`` would turn tuples into a 2-D array)."""
     return np.fromiter(items, dtype=object, count=len(items))
+
+
+@lru_cache(maxsize=1024)
+def _pt_table(kinds: tuple[str, ...]) -> IntArray:
+    """:attr:`Board._pt_per_counter` of a board with these kinds (read-only).
+
+    The boards of a game share a handful of kinds tuples (each kind is parsed once anyway,
+    see :func:`solver.kinds.pt_delta`), so each tuple's table is built once.
+    """
+    out = np.array([pt_delta(k) or (0, 0) for k in kinds], dtype=np.int64).reshape(len(kinds), 2)
+    out.flags.writeable = False
+    return out
 
 
 #: One permanent as :func:`assemble` reads it: the fields of :class:`Permanent`, in their order.
@@ -824,9 +832,9 @@ def assemble(
         value=np.array([np.nan] * n_players + [np.nan if v is None else v for v in value], dtype=np.float64),
         effects=effects,
         names=_objects([""] * n_players + list(names)),
-        type_names=_objects(nothing + [tuple(t) for t in types_c]),
-        subtypes=_objects(nothing + [tuple(s) for s in subtypes]),
-        keywords=_objects(nothing + [tuple(k) for k in keywords]),
+        type_names=_objects(nothing + list(types_c)),  # rows hold tuples already (see PermanentRow)
+        subtypes=_objects(nothing + list(subtypes)),
+        keywords=_objects(nothing + list(keywords)),
         thr_object=np.array([t[0] for t in thr_rows], dtype=np.int64),
         thr_kind=np.array([t[1] for t in thr_rows], dtype=np.int64),
         thr_at=np.array([t[2] for t in thr_rows], dtype=np.int64),

@@ -98,8 +98,12 @@ def _signed(text: str) -> str:
     return f"{left}/{right}"
 
 
+@lru_cache(maxsize=4096)
 def pt_delta(kind: str) -> tuple[int, int] | None:
-    """Power and toughness one counter of a canonical P/T kind adds (122.1a), else None."""
+    """Power and toughness one counter of a canonical P/T kind adds (122.1a), else None.
+
+    Memoised per kind: every new board asks it of each of its kinds, and boards share kinds.
+    """
     match = _PT.match(kind)
     if match is None:
         return None

@@ -47,7 +47,8 @@ from .rules import (
     events_of,
     lost_seats,
     lost_seats_of,
-    seats,
+    seat_numbers,
+    seat_rules_of,
     segment_reduce,
     settle,
     team_poison,
@@ -311,15 +312,11 @@ class GameRules:
 
     @classmethod
     def of(cls, board: Board, policy: Policy) -> GameRules:
-        seat_rules = SeatRules.of(board)
-        return cls.build(
-            policy,
-            seat_rules,
-            player_board=np.zeros(board.n_players, dtype=np.int64),
-            seat=seats(board),
-            team=board.team,
-            proliferator=np.array([board.proliferator], dtype=np.int64),
+        """One board's rules: its seating's (shared, see :func:`_seating_of`) with the policy's elimination score."""
+        seat_rules, our_seat, opponents, n_opponents = _seating_of(
+            board.variant, tuple(board.team.tolist()), board.proliferator
         )
+        return cls._scored(policy, seat_rules, our_seat, opponents, n_opponents)
 
     @classmethod
     def build(
@@ -338,14 +335,46 @@ class GameRules:
         opponents = np.zeros(n_boards, dtype=np.int64)
         segment_reduce(np.bitwise_or, opponents, player_board, np.where(rival, np.left_shift(np.int64(1), seat), 0))
         n_opponents = np.bitwise_count(opponents).astype(np.int64)
+        return cls._scored(policy, seat_rules, seat[proliferator], opponents, n_opponents)
+
+    @classmethod
+    def _scored(
+        cls, policy: Policy, seat_rules: SeatRules, our_seat: IntArray, opponents: IntArray, n_opponents: IntArray
+    ) -> GameRules:
         eliminations = {n: policy.elimination_score(n) for n in set(n_opponents.tolist())}
         return cls(
             seats=seat_rules,
-            our_seat=seat[proliferator],
+            our_seat=our_seat,
             opponents=opponents,
             n_opponents=n_opponents,
             elimination=np.array([eliminations[int(n)] for n in n_opponents], dtype=np.float64),
         )
+
+
+#: A seating's game rules without the policy: seat rules, our seat, opponents' seats, how many.
+Seating = tuple[SeatRules, IntArray, IntArray, IntArray]
+
+
+@lru_cache(maxsize=256)
+def _seating_of(variant: Variant, team: tuple[int, ...], proliferator: int) -> Seating:
+    """The policy-free part of :meth:`GameRules.of`: seat rules, our seat, opponents and their number (read-only).
+
+    It depends only on the variant, the players' teams and who proliferates, which a game
+    keeps for every decision, so it is worked out once per seating, by :meth:`GameRules.build`
+    itself (one board of one seating), with a neutral policy whose scores are not kept.
+    """
+    teams = np.array(team, dtype=np.int64)
+    board = GameRules.build(
+        DEFAULT_POLICY,
+        seat_rules_of(variant, team),
+        player_board=np.zeros(len(team), dtype=np.int64),
+        seat=seat_numbers(variant, teams),
+        team=teams,
+        proliferator=np.array([proliferator], dtype=np.int64),
+    )
+    for array in (board.our_seat, board.opponents, board.n_opponents):
+        array.flags.writeable = False
+    return board.seats, board.our_seat, board.opponents, board.n_opponents
 
 
 def game_scores(policy: Policy, rules: GameRules, events: IntArray) -> FloatArray:
@@ -489,11 +518,23 @@ class Objective:
     # ------------------------------------------------------------------ scoring choices
     def state_value(self, settled: Settled) -> int:
         """Value of a settled board, in milli-points (not yet relative to choosing nothing)."""
-        poison = team_poison(self.board, settled.counts)
+        poison = self._team_poison(settled.counts)
         return self._total(self.material_rows(settled), events_of(self.layout, self.board.thr_object, settled), poison)
 
+    def _team_poison(self, counts: IntArray) -> IntArray:
+        """:func:`team_poison`, where it counts: without shared poison (810.10) every team's is 0 anyway.
+
+        Outside 2HG nothing reads it (704.5c is per player), and a 2HG board without poison
+        counters has none to share.
+        """
+        if self._shared_poison:
+            return team_poison(self.board, counts)
+        return np.zeros(self.board.n_teams, dtype=np.int64)
+
     def _total(self, material: IntArray, events: IntArray, poison: IntArray) -> int:
-        value = int(material.sum()) + int(self.team_material(poison).sum())
+        value = int(material.sum())
+        if self._shared_poison:  # else no team holds any shared poison material
+            value += int(self.team_material(poison).sum())
         return value + self.game_milli(combine_events(self.board, events, poison))
 
     @cached_property
@@ -505,7 +546,7 @@ class Objective:
         """
         if "row_tables" in self.__dict__:
             material, events = self.row_tables
-            return self._total(material[0], events[0], team_poison(self.board, self.board.counts))
+            return self._total(material[0], events[0], self._team_poison(self.board.counts))
         return self.state_value(self.settled_nothing)
 
     @cached_property
@@ -560,7 +601,12 @@ class Objective:
         if self._shared_poison:
             head[: board.n_players] = True
         valid = np.ones(material.shape, dtype=bool)
-        return split_units(material, events, valid, eligible_mask(board), head, np.zeros(board.n_objects, np.int64), 1)
+        return split_units(material, events, valid, self._choosable, head, np.zeros(board.n_objects, np.int64), 1)
+
+    @cached_property
+    def _choosable(self) -> BoolArray:
+        """:func:`eligible_mask` of the board, which the unit split and the 2HG team units both read."""
+        return eligible_mask(self.board)
 
     @cached_property
     def units(self) -> Units:
@@ -572,7 +618,7 @@ class Objective:
         base_events = int(split.base_events[0])
         teams: list[TeamUnit] = []
         if self._shared_poison:
-            choosable = eligible_mask(board)
+            choosable = self._choosable
             p0 = team_poison(board, board.counts)
             for team in range(board.n_teams):
                 unit = self._team_unit(team, int(p0[team]), choosable)

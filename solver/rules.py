@@ -39,6 +39,8 @@ __all__ = [
     "losers",
     "lost_seats",
     "row_events",
+    "seat_numbers",
+    "seat_rules_of",
     "seats",
     "segment_reduce",
     "settle",
@@ -444,10 +446,10 @@ def _per_counter(counts: IntArray, per_kind: IntArray) -> IntArray:
 
 def seats(board: Board) -> IntArray:
     """The unit that wins or loses, per player: the team in Two-Headed Giant (810.8a), else the player."""
-    return _seat_numbers(board.variant, board.team)
+    return seat_numbers(board.variant, board.team)
 
 
-def _seat_numbers(variant: Variant, team: IntArray) -> IntArray:
+def seat_numbers(variant: Variant, team: IntArray) -> IntArray:
     """:func:`seats` from the players' teams (numbered from 0 in order of first appearance)."""
     if variant is Variant.TWO_HEADED_GIANT:
         return team
@@ -572,7 +574,7 @@ class SeatRules:
     @classmethod
     def of(cls, board: Board) -> SeatRules:
         """One board's rules: they depend only on its variant and its players' teams, so they are shared."""
-        return _seat_rules_of(board.variant, tuple(board.team.tolist()))
+        return seat_rules_of(board.variant, tuple(board.team.tolist()))
 
     @classmethod
     def build(cls, *, n_seats: IntArray, player_board: IntArray, seat: IntArray, team: IntArray) -> SeatRules:
@@ -595,14 +597,14 @@ class SeatRules:
 
 
 @lru_cache(maxsize=256)
-def _seat_rules_of(variant: Variant, team: tuple[int, ...]) -> SeatRules:
+def seat_rules_of(variant: Variant, team: tuple[int, ...]) -> SeatRules:
     """:meth:`SeatRules.of` for a board of this variant whose players have these teams (read-only arrays).
 
     Every state-based check of a game asks who lost, and a game's seats never change, so the
     rules are worked out once per seating rather than once per check.
     """
     teams = np.array(team, dtype=np.int64)
-    seat = _seat_numbers(variant, teams)
+    seat = seat_numbers(variant, teams)
     rules = SeatRules.build(
         n_seats=np.array([int(seat.max(initial=-1)) + 1], dtype=np.int64),
         player_board=np.zeros(len(team), dtype=np.int64),
@@ -621,8 +623,12 @@ def segment_reduce(ufunc: np.ufunc, out: IntArray, segment: IntArray, values: In
     """``ufunc.at(out, segment, values)`` for a ``segment`` sorted ascending, as one board's or a stack's rows are.
 
     On a stack ``ufunc.at`` is several times slower than one ``reduceat`` over the runs of
-    equal segments; on a few values it is quicker, so it stays.
+    equal segments; on a few values it is quicker, so it stays.  One board (one segment) is
+    one plain reduce, quicker than either (the ufuncs used are exact integer ones).
     """
+    if len(out) == 1:  # one board: every value goes to the one segment
+        out[0] = ufunc.reduce(values, initial=out[0])
+        return
     if len(values) < _SMALL_SEGMENTS:
         ufunc.at(out, segment, values)
         return
@@ -639,9 +645,10 @@ def lost_seats_of(rules: SeatRules, events: IntArray) -> IntArray:
     wins = (events >> total) & full & ~sba
     loses = (events >> (2 * total)) & full & ~wins
     lost = sba | loses
-    if wins.any():
-        for s in range(rules.rivals.shape[1]):
-            lost |= np.where((wins >> s) & 1 == 1, rules.rivals[:, s : s + 1], 0)
+    if wins.any():  # every winning seat's rivals lose: one OR over the seats, not a loop over them
+        seat = np.arange(rules.rivals.shape[1], dtype=np.int64)
+        won = ((wins[..., None] >> seat) & 1) == 1
+        lost |= np.bitwise_or.reduce(np.where(won, rules.rivals[:, None, :], 0), axis=-1)
     out: IntArray = lost
     return out
 

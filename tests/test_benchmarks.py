@@ -83,11 +83,11 @@ def test_train_maskable_trains_a_few_steps_and_writes_its_curve(tmp_path: Path) 
     printed = run(
         "benchmarks.train_maskable",
         *("--steps", "64", "--envs", "2", "--eval-games", "2", "--eval-every", "1000", "--json", str(out)),
-        *("--reward", "regret", "--symlog"),
+        *("--reward", "delta", "--no-symlog", "--gamma", "0.99"),
     )
     assert "## MaskablePPO on proliferate/Duel-v0" in printed
     data = json.loads(out.read_text())
-    assert data["reward"] == "regret" and data["symlog"] is True
+    assert (data["reward"], data["symlog"], data["gamma"]) == ("delta", False, 0.99)
     assert data["train_steps"] >= 64
     assert len(data["curve"]) == 2  # before training and at the end
     assert set(data["baselines"]) == {"random", "rule-based", "oracle"}
