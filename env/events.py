@@ -13,12 +13,10 @@ by the solver for proliferate only.  State-based actions are not applied here: t
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 
 from solver.core import SUPPORTED_CARDS, Board, CardType, Effect, IntArray
-from solver.kinds import pt_delta
 
 from .boardops import add_counters, lose_lives, remove, with_counts
 from .opportunities import PERMANENT_SOURCES
@@ -202,18 +200,9 @@ def _attack(
 
 def _power(board: Board, counts: IntArray, rows: list[int]) -> dict[int, int]:
     """Power with P/T counters (122.1a) of ``rows``, in plain ints: a turn looks at a few attackers."""
-    base, columns = board.power.tolist(), _power_columns(board.kinds)
+    base = board.power.tolist()
+    columns = [(col, per) for col, per in enumerate(board.power_per_counter.tolist()) if per]
     return {i: base[i] + sum(int(counts[i, col]) * per for col, per in columns) for i in rows}
-
-
-@lru_cache(maxsize=256)
-def _power_columns(kinds: tuple[str, ...]) -> tuple[tuple[int, int], ...]:
-    """(column, power one counter adds) of the kinds that change power, by the solver's :func:`pt_delta`.
-
-    A pure function of the kinds, so a game's boards share it, where a new board (a
-    permanent entered or left) derives its per-counter table again.
-    """
-    return tuple((col, delta[0]) for col, kind in enumerate(kinds) if (delta := pt_delta(kind)) and delta[0])
 
 
 def _enter(
