@@ -102,6 +102,8 @@ def lose_lives(board: Board, lost: IntArray) -> Board:
     """Every player loses ``lost[player]`` life at once (one new board, however many players)."""
     if not np.count_nonzero(lost):
         return board
+    if board.variant is not Variant.TWO_HEADED_GIANT:  # every player's own life: one subtraction
+        return with_life(board, board.life - lost)
     life = board.life.copy()
     for player in np.flatnonzero(lost):
         life[_heads(board, int(player))] -= lost[player]

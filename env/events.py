@@ -74,16 +74,23 @@ class _Sides:
         chapters = board.chapters.tolist()
         team = board.team.tolist()
         my_team = team[row]
-        present = [i for i in range(board.n_players, board.n_objects) if not phased[i]]
-        mine = [i for i in present if controller[i] == row]
-        return cls(
-            sagas=[i for i in mine if chapters[i] > 0],
-            planeswalkers=[i for i in mine if types[i] & _PLANESWALKER],
-            attackers=[i for i in mine if types[i] & _CREATURE],
-            battles=[i for i in mine if types[i] & _BATTLE],
-            theirs=[i for i in present if types[i] & _CREATURE and team[controller[i]] != my_team],
-            opponents=[p for p in range(board.n_players) if team[p] != my_team],
-        )
+        sides = cls([], [], [], [], [], [p for p in range(board.n_players) if team[p] != my_team])
+        for i in range(board.n_players, board.n_objects):  # one pass, rows ascending
+            if phased[i]:
+                continue
+            kind = types[i]
+            if controller[i] == row:
+                if chapters[i] > 0:
+                    sides.sagas.append(i)
+                if kind & _PLANESWALKER:
+                    sides.planeswalkers.append(i)
+                if kind & _CREATURE:
+                    sides.attackers.append(i)
+                if kind & _BATTLE:
+                    sides.battles.append(i)
+            if kind & _CREATURE and team[controller[i]] != my_team:
+                sides.theirs.append(i)
+        return sides
 
 
 _CREATURE = int(CardType.CREATURE)
@@ -172,7 +179,7 @@ def _attack(
         return life_lost
     names = board.names
     opponents = sides.opponents
-    power = _power(board, counts).tolist()
+    power = _power(board, counts, sides.attackers)
     for i in sides.attackers:
         if power[i] <= 0 or rng.random() >= params.attack:
             continue
@@ -191,10 +198,11 @@ def _attack(
     return life_lost
 
 
-def _power(board: Board, counts: np.ndarray) -> np.ndarray:
-    """Power with P/T counters (122.1a)."""
-    out: np.ndarray = board.power + counts @ board.power_per_counter
-    return out
+def _power(board: Board, counts: IntArray, rows: list[int]) -> dict[int, int]:
+    """Power with P/T counters (122.1a) of ``rows``, in plain ints: a turn looks at a few attackers."""
+    base = board.power.tolist()
+    columns = [(col, per) for col, per in enumerate(board.power_per_counter.tolist()) if per]
+    return {i: base[i] + sum(int(counts[i, col]) * per for col, per in columns) for i in rows}
 
 
 def _enter(

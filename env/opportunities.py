@@ -144,10 +144,10 @@ def turn_opportunities(
     """
     out: list[Opportunity] = []
     row = board.index[seat]
-    controller, phased = board.controller.tolist(), board.phased_out.tolist()
+    controller, phased, all_names = board.controller.tolist(), board.phased_out.tolist(), board.names.tolist()
     # Plain lists: a seat has a handful of permanents, fewer than numpy calls would cost.
     mine = [i for i in range(board.n_players, board.n_objects) if controller[i] == row and not phased[i]]
-    names = [str(board.names[i]) for i in mine]
+    names = [all_names[i] for i in mine]
     if _LANDFALL in names and rng.random() < 0.6:
         out.append(Opportunity(PERMANENT_SOURCES[_LANDFALL], seat))
     for i, name in zip(mine, names, strict=True):
@@ -157,7 +157,7 @@ def turn_opportunities(
         sacrifice = None
         if "sacrifice an artifact" in source.cost or "sacrifice a creature" in source.cost:
             wanted = CardType.ARTIFACT if "artifact" in source.cost else CardType.CREATURE
-            types = board.types
+            types = board.types.tolist()
             fodder = [j for j in mine if j != i and types[j] & int(wanted)]
             if not fodder:
                 continue

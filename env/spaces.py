@@ -186,11 +186,11 @@ def _layout(board: Board, order: tuple[str, ...], n_seats: int, slots: int) -> t
     for player, rank in enumerate(seat_rank):
         placed[rank] = player
     placed[n_seats : n_seats + len(perm_order)] = perm_order
-    row_of_slot = np.array(placed, dtype=np.int64)
-    filled = row_of_slot >= 0
-    slot_of_row = np.empty(board.n_objects, dtype=np.int64)
-    slot_of_row[row_of_slot[filled]] = np.flatnonzero(filled)
-    return row_of_slot, slot_of_row
+    slot_of = [0] * board.n_objects
+    for slot, row in enumerate(placed):
+        if row >= 0:
+            slot_of[row] = slot
+    return np.array(placed, dtype=np.int64), np.array(slot_of, dtype=np.int64)
 
 
 def _clip(values: npt.NDArray[Any], low: int, high: int) -> npt.NDArray[Any]:
@@ -214,6 +214,32 @@ def _seat_globals(board: Board, order: tuple[str, ...], start_life: int) -> Floa
         out[3 * rank + 1] = min(max(life[row] / (2.0 * start_life), 0.0), 1.0)
         out[3 * rank + 2] = min(poison[row] / thresholds[team[row]], 1.0)
     return out
+
+
+#: Columns of :func:`_laid_out`: counters, stats, then type code, relation and eligibility.
+_KIND_AT = N_KINDS + N_STATS
+
+
+def _laid_out(
+    board: Board, mapping: npt.NDArray[np.float64], actor_row: int, ok: Bool, filled: Bool, rows: Int64
+) -> Int64:
+    """Every per-object column of a view in one table, laid out in slots with one fancy index (zero rows empty).
+
+    The columns are unclipped: counters in the vocabulary (``counts @ mapping``, exact for
+    counts), printed power and toughness, damage, chapters, type code, relation, eligibility.
+    """
+    table = np.empty((board.n_objects, _KIND_AT + 3), dtype=np.int64)
+    table[:, :N_KINDS] = board.counts @ mapping
+    table[:, N_KINDS] = board.power
+    table[:, N_KINDS + 1] = board.toughness
+    table[:, N_KINDS + 2] = board.damage
+    table[:, N_KINDS + 3] = board.chapters
+    table[:, _KIND_AT] = _type_codes(board)
+    table[:, _KIND_AT + 1] = relation_codes(board, actor_row)
+    table[:, _KIND_AT + 2] = ok
+    laid = np.zeros((len(filled), _KIND_AT + 3), dtype=np.int64)
+    laid[filled] = table[rows]
+    return laid
 
 
 @dataclass(frozen=True)
@@ -270,19 +296,15 @@ class View:
                 col = KIND_VOCABULARY.index(name) if name in KIND_VOCABULARY else N_KINDS - 1
                 mapping[k, col] = 1.0
             kind_map[board.kinds] = mapping
-        counters = np.zeros((slots, N_KINDS), dtype=np.int16)
-        counters[filled] = _clip(board.counts[rows] @ mapping, 0, c_max).astype(np.int16)
-        kind = np.zeros(slots, dtype=np.int64)
-        kind[filled] = _type_codes(board)[rows]
-        relation = np.zeros(slots, dtype=np.int64)
-        relation[filled] = relation_codes(board, actor_row)[rows]
-        stats_rows = np.stack([board.power[rows], board.toughness[rows], board.damage[rows], board.chapters[rows]], 1)
-        stats = np.zeros((slots, N_STATS), dtype=np.int16)
-        stats[filled] = _clip(stats_rows, -c_max, c_max).astype(np.int16)
-        present = filled.astype(np.int8)
         ok = eligible_mask(board)
-        eligible = np.zeros(slots, dtype=np.int8)
-        eligible[filled] = ok[rows]
+        laid = _laid_out(board, mapping, actor_row, ok, filled, rows)
+        stats_at = slice(N_KINDS, N_KINDS + N_STATS)
+        counters = _clip(laid[:, :N_KINDS], 0, c_max).astype(np.int16)
+        stats = _clip(laid[:, stats_at], -c_max, c_max).astype(np.int16)
+        kind = laid[:, _KIND_AT].copy()
+        relation = laid[:, _KIND_AT + 1].copy()
+        eligible = laid[:, _KIND_AT + 2].astype(np.int8)
+        present = filled.astype(np.int8)
 
         heads: list[tuple[int, int]] = []
         open_bits: list[int] = []
