@@ -1,10 +1,9 @@
 """Board policies: how the scripted seats of a game decide their proliferates.
 
 A board policy takes a :class:`solver.Board` (the proliferate about to happen) and the
-game's generator, and returns solver matrices.  Every choice is checked against the
-solver (:func:`matrices`): its rows against :func:`solver.rules.eligible_mask`, and a Two-Headed
-Giant choice through :meth:`solver.rules.ChoiceMatrix.from_choice`, which also fills in the
-implicit poison recipients (701.34b).  The agents users act with live in
+game's generator, and returns solver matrices.  Every choice goes through
+:meth:`solver.rules.ChoiceMatrix.from_rows`, so the solver checks its legality and fills in the
+implicit Two-Headed Giant poison recipients (701.34b).  The agents users act with live in
 :mod:`env.agents`.
 """
 
@@ -19,11 +18,9 @@ from solver.core import (
     Board,
     BoolArray,
     CardType,
-    Choice,
     ChoiceMatrix,
     IntArray,
     Policy,
-    Round,
     Variant,
     eligible_mask,
 )
@@ -48,47 +45,8 @@ BoardPolicy = Callable[[Board, np.random.Generator], tuple[BoolArray, IntArray]]
 def matrices(
     board: Board, rows: list[list[int]], recipients: list[dict[int, int]] | None = None
 ) -> tuple[BoolArray, IntArray]:
-    """Per-round chosen rows (and named 2HG recipients, team -> head row) as checked solver matrices.
-
-    While no team's poison is shared out (no recipient named and no poisoned 2HG head
-    chosen, 810.10d), a choice is legal when every chosen row is eligible (701.34a,
-    :func:`solver.rules.eligible_mask`), so the matrices are set from the rows directly,
-    with no round trip through ids.  Any other choice goes through
-    :meth:`solver.rules.ChoiceMatrix.from_choice`, which checks the recipients and fills in
-    the implicit ones (701.34b).
-    """
-    named = recipients or [{} for _ in rows]
-    if any(named) or len(rows) != board.rounds:
-        return _checked(board, rows, named)  # raises IllegalChoice for a wrong number of rounds
-    chosen = np.zeros((board.rounds, board.n_objects), dtype=bool)
-    for r, picked in enumerate(rows):
-        chosen[r, picked] = True
-    if (chosen & ~eligible_mask(board)).any() or _shares_poison(board, chosen):
-        return _checked(board, rows, named)
-    return chosen, np.full((board.rounds, board.n_teams), -1, dtype=np.int64)
-
-
-def _shares_poison(board: Board, chosen: BoolArray) -> bool:
-    """Whether a chosen 2HG head has the team's poison, so a recipient is due (701.34b)."""
-    col = board.kind_column("poison")
-    if board.variant is not Variant.TWO_HEADED_GIANT or col < 0:
-        return False
-    players = board.n_players
-    return bool((chosen[:, :players] & (board.counts[:players, col] > 0)).any())
-
-
-def _checked(board: Board, rows: list[list[int]], named: list[dict[int, int]]) -> tuple[BoolArray, IntArray]:
-    """The rows and named recipients through the solver's :meth:`~solver.rules.ChoiceMatrix.from_choice`."""
-    choice = Choice(
-        tuple(
-            Round(
-                tuple(board.ids[i] for i in chosen),
-                {board.team_names[t]: board.ids[h] for t, h in per_team.items()},
-            )
-            for chosen, per_team in zip(rows, named, strict=True)
-        )
-    )
-    matrix = ChoiceMatrix.from_choice(board, choice)
+    """Per-round chosen rows (and named 2HG recipients, team -> head row) as checked solver matrices."""
+    matrix = ChoiceMatrix.from_rows(board, rows, recipients)
     return matrix.chosen, matrix.recipients
 
 

@@ -17,7 +17,7 @@ from .cards import SUPPORTED_CARDS
 from .errors import BoardError
 from .objective import MILLI, Objective
 from .policy import DEFAULT_POLICY, Policy
-from .rules import Choice, ChoiceMatrix, Round, Settled, counters_after, eligible_mask
+from .rules import ChoiceMatrix, Settled, counters_after, eligible_mask
 
 __all__ = [
     "DEFAULT_POLICY",
@@ -27,7 +27,6 @@ __all__ = [
     "BoardError",
     "BoolArray",
     "CardType",
-    "Choice",
     "ChoiceMatrix",
     "Effect",
     "IntArray",
@@ -35,7 +34,6 @@ __all__ = [
     "Permanent",
     "Player",
     "Policy",
-    "Round",
     "Settled",
     "Variant",
     "counters_after",

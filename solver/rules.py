@@ -9,7 +9,7 @@ so the rules exist in exactly one place.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from itertools import repeat
@@ -277,6 +277,40 @@ class ChoiceMatrix:
             recipients[r] = _recipients(board, chosen[r], rnd.poison_recipients, r)
         return cls(board, chosen, recipients)
 
+    @classmethod
+    def from_rows(
+        cls,
+        board: Board,
+        rows: Sequence[Sequence[int]],
+        recipients: Sequence[Mapping[int, int]] | None = None,
+    ) -> ChoiceMatrix:
+        """:meth:`from_choice` for board rows per round (and 2HG recipients as team -> head row): same checks.
+
+        Simulations choose rows, not ids.  While no team's poison is shared out (no recipient
+        named and no poisoned 2HG head chosen, 810.10d), a choice is legal exactly when every
+        chosen row is eligible (701.34a), so the matrices are set from the rows; any other
+        choice goes through :meth:`from_choice` by ids, which checks the recipients, fills in
+        the implicit ones (701.34b) and words every error.
+        """
+        named = list(recipients) if recipients is not None else [{} for _ in rows]
+        n = board.n_objects
+        if any(not 0 <= row < n for picked in rows for row in picked):
+            raise IllegalChoice(f"a chosen row is not a row of this board (0..{n - 1})")
+        if not any(named) and len(rows) == board.rounds:
+            chosen = np.zeros((board.rounds, n), dtype=bool)
+            for r, picked in enumerate(rows):
+                chosen[r, list(picked)] = True
+            if not (chosen & ~eligible_mask(board)).any() and not _shares_poison(board, chosen):
+                return cls(board, chosen, np.full((board.rounds, board.n_teams), -1, dtype=np.int64))
+        ids, team_names = board.ids, board.team_names
+        choice = Choice(
+            tuple(
+                Round(tuple(ids[i] for i in picked), {team_names[t]: ids[h] for t, h in per_team.items()})
+                for picked, per_team in zip(rows, named, strict=True)
+            )
+        )
+        return cls.from_choice(board, choice)
+
     def to_choice(self) -> Choice:
         """The :class:`Choice` these matrices stand for (ids in board order per round)."""
         board = self.board
@@ -292,6 +326,15 @@ def choice_matrix(board: Board, choice: Choice) -> tuple[BoolArray, IntArray]:
     """``ChoiceMatrix.from_choice(board, choice)`` as a pair of arrays (rounds x objects, rounds x teams)."""
     matrix = ChoiceMatrix.from_choice(board, choice)
     return matrix.chosen, matrix.recipients
+
+
+def _shares_poison(board: Board, chosen: BoolArray) -> bool:
+    """Whether a chosen 2HG head has the team's poison, so a recipient is due (701.34b)."""
+    col = board.kind_column("poison")
+    if board.variant is not Variant.TWO_HEADED_GIANT or col < 0:
+        return False
+    players = board.n_players
+    return bool((chosen[:, :players] & (board.counts[:players, col] > 0)).any())
 
 
 def _recipients(board: Board, chosen: BoolArray, named: Mapping[str, str], r: int) -> IntArray:

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import boards
 
-from solver import Board, Choice, IllegalChoice, Round, apply_proliferate, eligible, load_board
+from solver import Board, Choice, IllegalChoice, Round, Variant, apply_proliferate, eligible, load_board
 from solver.rules import (
     ChoiceMatrix,
     EventLayout,
@@ -482,3 +482,41 @@ def test_seat_rules_are_shared_per_seating_and_equal_to_a_fresh_build(board: Boa
     assert np.array_equal(shared.rivals, fresh.rivals)
     assert SeatRules.of(board) is shared
     assert not shared.rivals.flags.writeable and not shared.n_seats.flags.writeable
+
+
+@settings(max_examples=60, deadline=None)
+@given(board=boards(), data=st.data())
+def test_choice_from_rows_is_the_choice_from_ids(board: Board, data: st.DataObject) -> None:
+    """Rows, with or without named 2HG recipients, give what the ids give: the same matrices or the same refusal."""
+    rows = [
+        data.draw(st.lists(st.integers(0, board.n_objects - 1), unique=True, max_size=4)) for _ in range(board.rounds)
+    ]
+    named: list[dict[int, int]] = [{} for _ in rows]
+    if board.variant is Variant.TWO_HEADED_GIANT and data.draw(st.booleans()):
+        team = data.draw(st.integers(0, board.n_teams - 1))
+        heads = [i for i in range(board.n_players) if board.team[i] == team]
+        named[0] = {team: data.draw(st.sampled_from(heads))}
+    choice = Choice(
+        tuple(
+            Round(tuple(board.ids[i] for i in picked), {board.team_names[t]: board.ids[h] for t, h in per.items()})
+            for picked, per in zip(rows, named, strict=True)
+        )
+    )
+    try:
+        expected = ChoiceMatrix.from_choice(board, choice)
+    except IllegalChoice as refused:
+        with pytest.raises(IllegalChoice) as caught:
+            ChoiceMatrix.from_rows(board, rows, named)
+        assert str(caught.value) == str(refused)
+        return
+    got = ChoiceMatrix.from_rows(board, rows, named)
+    assert np.array_equal(got.chosen, expected.chosen)
+    assert np.array_equal(got.recipients, expected.recipients)
+
+
+def test_choice_from_rows_refuses_a_row_the_board_does_not_have() -> None:
+    board = load_board("solver/examples/classic.json")
+    with pytest.raises(IllegalChoice, match="not a row of this board"):
+        ChoiceMatrix.from_rows(board, [[board.n_objects]])
+    with pytest.raises(IllegalChoice, match="not a row of this board"):
+        ChoiceMatrix.from_rows(board, [[-1]])
