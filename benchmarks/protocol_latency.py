@@ -3,9 +3,11 @@
 One server process (stdio, as engines run it), a handshake and warm-up solves, then, per board,
 the median round trip of: a ``solve`` with the full reply (the baseline, as before ``fields``),
 a ``solve`` with ``"fields": ["chosen", "poison_recipients", "value", "status"]``, and a ``ping``
-(the transport's floor); plus, in process for reference, loading and solving (what the server
-must do per request) and solving a loaded board.  Ratios are against
-the full reply measured in the same run, since the machine is shared.
+(the transport's floor); the same short solve without the ``fast`` extra (a second server, and
+this client, with orjson made unimportable: the standard library's JSON on both sides); plus,
+in process for reference, loading and solving (what the server must do per request) and
+solving a loaded board.  Ratios are against the full reply measured in the same run, since the
+machine is shared.
 
     python -m benchmarks.protocol_latency [--sizes 50 200 2000] [--repeats 200]
 """
@@ -13,24 +15,45 @@ the full reply measured in the same run, since the machine is shared.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import solver
 from benchmarks.boards import BoardSpec, generate
 from benchmarks.common import Timing, markdown_table, ratio, time_it, write_json
+from solver import jsoncodec
 from solver.protocol.client import EngineClient
 
 ANSWER_ONLY = ("chosen", "poison_recipients", "value", "status")
 #: The target of issue 11: a 200-object round trip with only the answer.
 TARGET_S = 0.003
+#: ``proliferate serve`` as installed without the fast extra: orjson cannot be imported.
+STDLIB_SERVE = [
+    sys.executable,
+    "-c",
+    "import sys; sys.modules['orjson'] = None; from solver.cli import main; raise SystemExit(main(['serve']))",
+]
+
+
+@contextmanager
+def stdlib_json() -> Iterator[None]:
+    """This process's JSON as without the fast extra (what :data:`STDLIB_SERVE` is for the server)."""
+    installed = jsoncodec.orjson
+    jsoncodec.orjson = None  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        jsoncodec.orjson = installed
 
 
 def measure(sizes: Sequence[int], repeats: int) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
-    with EngineClient() as engine:
+    with EngineClient() as engine, EngineClient(STDLIB_SERVE) as plain:
         engine.hello()
+        plain.hello()
         ping, _ = time_it(engine.ping, repeats, warmup=20)
         for size in sizes:
             data = generate(BoardSpec(size=size, extras=True, seed=1))
@@ -42,17 +65,23 @@ def measure(sizes: Sequence[int], repeats: int) -> list[dict[str, Any]]:
             def answer(data: dict[str, Any] = data) -> dict[str, Any]:
                 return engine.submit_solve(data, fields=ANSWER_ONLY).result()
 
+            def answer_stdlib(data: dict[str, Any] = data) -> dict[str, Any]:
+                with stdlib_json():
+                    return plain.submit_solve(data, fields=ANSWER_ONLY).result()
+
             baseline, reply = time_it(full, repeats, warmup=5)
             short, short_reply = time_it(answer, repeats, warmup=5)
+            short_stdlib, stdlib_reply = time_it(answer_stdlib, repeats, warmup=5)
             local, decision = time_it(lambda board=board: solver.solve(board), repeats, warmup=5)
             loaded, _ = time_it(lambda data=data: solver.solve(solver.load_board(data)), repeats, warmup=5)
-            if not reply["value"] == short_reply["value"] == decision.value:
+            if not reply["value"] == short_reply["value"] == stdlib_reply["value"] == decision.value:
                 raise AssertionError("the replies and the in-process solve disagree")
             rows.append(
                 {
                     "size": size,
                     "full": baseline,
                     "answer": short,
+                    "answer_stdlib": short_stdlib,
                     "in_process": local,
                     "load_solve": loaded,
                     "ping": ping,
@@ -65,11 +94,12 @@ def table(rows: list[dict[str, Any]]) -> str:
     out = []
     for row in rows:
         full: Timing = row["full"]
-        for what in ("full", "answer", "ping", "load_solve", "in_process"):
+        for what in ("full", "answer", "answer_stdlib", "ping", "load_solve", "in_process"):
             timing: Timing = row[what]
             label = {
                 "full": "solve, full reply (baseline)",
                 "answer": f"solve, fields={list(ANSWER_ONLY)}",
+                "answer_stdlib": "the same, standard library's JSON (no fast extra)",
                 "ping": "ping",
                 "load_solve": "load_board + solve in process (the server's floor)",
                 "in_process": "solver.solve in process, board loaded",
@@ -85,16 +115,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="where to write the results (default benchmarks/results/)")
     args = parser.parse_args(argv)
     rows = measure(args.sizes, args.repeats)
-    print("## Protocol round trips (stdio, warm)\n")
+    print(f"## Protocol round trips (stdio, warm; JSON: {jsoncodec.name()})\n")
     print(table(rows))
     at_200 = [row for row in rows if row["size"] == 200]
     if at_200:
-        median = at_200[0]["answer"].median
-        verdict = "met" if median <= TARGET_S else "missed"
-        print(f"\nTarget: a 200-object round trip with only the answer <= 3 ms: {median * 1000:.2f} ms, {verdict}.")
+        for what, how in (("answer", jsoncodec.name()), ("answer_stdlib", "json (stdlib)")):
+            median = at_200[0][what].median
+            verdict = "met" if median <= TARGET_S else "missed"
+            ms = median * 1000
+            print(f"\nTarget: a 200-object round trip, only the answer, <= 3 ms ({how}): {ms:.2f} ms, {verdict}.")
     payload = {
         "rows": [{k: (v.to_json() if isinstance(v, Timing) else v) for k, v in row.items()} for row in rows],
         "fields": list(ANSWER_ONLY),
+        "json": jsoncodec.name(),
     }
     write_json("protocol_latency", payload, args.json)
     return 0

@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from . import limits
+from . import jsoncodec, limits
 from .board import CARD_TYPE_NAMES, Board, Effect, PermanentRow, Player, Threshold, Variant, assemble
 from .cards import CARDS, SUPPORTED_CARDS, canonical_card
 from .errors import BoardError, Problem
@@ -206,7 +206,7 @@ def _parse(source: str | os.PathLike[str] | Mapping[str, Any]) -> Any:
         except UnicodeDecodeError as exc:
             raise BoardError([Problem("", f"cannot read board file {str(name)!r}: not UTF-8 ({exc.reason})")]) from None
     try:
-        return json.loads(text)
+        return jsoncodec.loads(text)
     except json.JSONDecodeError as exc:
         raise BoardError([Problem("", f"not valid JSON: line {exc.lineno} column {exc.colno}: {exc.msg}")]) from None
     except (ValueError, RecursionError) as exc:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, BinaryIO, TextIO, TypeVar, cast
 
+from .. import jsoncodec
 from ..board import Board, BoolArray, IntArray
 from ..boardjson import load_board
 from ..errors import BoardError, IllegalChoice, Problem
@@ -310,7 +311,7 @@ def _open_binary(source: str) -> BinaryIO:
 def parse_line(text: str) -> Record:
     """One JSON line as a record; raises :class:`RecordError`."""
     try:
-        data = json.loads(text)
+        data = jsoncodec.loads(text)
     except json.JSONDecodeError as exc:
         raise RecordError([Problem("", f"not valid JSON: column {exc.colno}: {exc.msg}")]) from None
     except RecursionError:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import collections
 import contextlib
 import itertools
-import json
 import socket
 import subprocess
 import sys
@@ -29,6 +28,7 @@ from types import MappingProxyType, TracebackType
 from typing import IO, Any
 
 import solver
+from solver import jsoncodec
 from solver.decision import choice_from_json
 from solver.inputs import BoardLike, as_board
 
@@ -163,7 +163,7 @@ class EngineClient:
         """Send a request with a fresh integer id; does not wait for the reply."""
         rid = next(self._ids)
         message = {"type": type_, "id": rid, **fields}
-        return self.send_raw(json.dumps(message, separators=(",", ":")).encode(), rid)
+        return self.send_raw(jsoncodec.dumps(message), rid)
 
     def request(self, type_: str, timeout: float | None = None, **fields: Any) -> dict[str, Any]:
         return self.submit(type_, **fields).result(timeout)
@@ -269,7 +269,7 @@ class EngineClient:
     def _read_replies(self) -> None:
         try:
             for line in self._reader:
-                reply = json.loads(line)
+                reply = jsoncodec.loads(line)
                 with self._lock:
                     queue = self._waiting.get(reply.get("id"))
                     future = queue.popleft() if queue else None

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal, get_args
 
+from solver import jsoncodec
 from solver.decision import JSON_FIELDS
 from solver.errors import Problem
 from solver.policy import Policy, PolicyError
@@ -205,7 +206,7 @@ def _id_problem(raw: object, path: str = "id") -> Problem:
 
 
 #: JSON escapes of UTF-16 surrogates; only a line holding one needs the full surrogate check.
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 
 def decode(line: bytes) -> dict[str, Any]:
@@ -217,20 +218,18 @@ def decode(line: bytes) -> dict[str, Any]:
     too long to convert; both are ``invalid_request`` naming the field.
     """
     try:
-        text = line.decode("utf-8")
+        value = jsoncodec.loads(line)
     except UnicodeDecodeError as exc:
         raise ProtocolError("parse_error", f"line is not UTF-8 (byte {exc.start})") from exc
-    try:
-        value = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ProtocolError("parse_error", f"not JSON: {exc.msg} at column {exc.colno}", {"column": exc.colno}) from exc
     except RecursionError as exc:
         raise ProtocolError("too_large", "JSON nested too deeply") from exc
     except ValueError:  # an integer with more digits than Python converts (sys.get_int_max_str_digits)
-        value = json.loads(text, parse_int=_bounded_int)
+        value = json.loads(line.decode("utf-8"), parse_int=_bounded_int)
     if not isinstance(value, dict):
         raise invalid([Problem("", f"a message must be a JSON object, not {json_type(value)}")])
-    if _SURROGATE_ESCAPE.search(text):
+    if _SURROGATE_ESCAPE.search(line):
         bad = lone_surrogate_path(value)
         if bad is not None:
             raise invalid([Problem(bad, "contains a lone UTF-16 surrogate escape, which is not a character")])
