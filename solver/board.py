@@ -766,6 +766,8 @@ def assemble(
     thr_rows: list[tuple[int, int, int, str | float, str]] = []
     cv_rows: list[tuple[int, int, float]] = []
     for row, (thrs, cvs) in enumerate(zip(thresholds, values, strict=True), start=n_players):
+        if not (thrs or cvs):  # most permanents: the loops below would only cost their setup
+            continue
         for t in thrs:
             thr_rows.append((row, kinds.setdefault(t.kind, len(kinds)), t.at, t.effect, t.label))
         for k, v in cvs.items():
