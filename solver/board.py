@@ -775,12 +775,14 @@ def assemble(
 
     counts = np.zeros((n, len(kinds)), dtype=np.int64)
     counts[cell_rows, cell_cols] = cell_counts
-    team_of = np.array([team_index[p.team] for p in players], dtype=np.int64)
+    teams = [team_index[p.team] for p in players]
+    team_of = np.array(teams, dtype=np.int64)
     if variant is Variant.TWO_HEADED_GIANT and "poison" in kinds:
         col = kinds["poison"]
-        shared = np.zeros(len(team_names), dtype=np.int64)
-        np.maximum.at(shared, team_of, counts[:n_players, col])
-        counts[:n_players, col] = shared[team_of]
+        shared = [0] * len(team_names)  # a few players: plain Python beats ``np.maximum.at``
+        for team, count in zip(teams, counts[:n_players, col].tolist(), strict=True):
+            shared[team] = max(shared[team], count)
+        counts[:n_players, col] = [shared[team] for team in teams]
 
     bits_of: dict[tuple[str, ...], int] = {}
     for names_of_types in types_c:
