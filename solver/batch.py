@@ -386,7 +386,7 @@ def _rows(st: Stack, kernels: _Kernels) -> _Rows:
     settled = settle(st, counts, consume=True)
     return _Rows(
         material=material_of(kernels.tables, settled),
-        events=events_of(kernels.layout, st.thr_object, settled),
+        events=events_of(kernels.layout, settled),
         kernels=kernels,
     )
 
@@ -407,7 +407,7 @@ def _decide(st: Stack, policy: Policy, sense: int, tabulated: _Rows) -> tuple[Ba
     # Units: what each object may do, split as Objective.units splits them.
     choosable = eligible_mask(st)
     valid = times_axis <= rounds_of
-    split = split_units(material, events, valid, choosable, head, board_of, n_boards)
+    split = split_units(material, events, choosable, head, valid=valid, board_of=board_of, n_boards=n_boards)
     single, span = split.single, split.span
     base_material, base_events = split.base_material, split.base_events
     coupled = single & split.varies
@@ -920,7 +920,7 @@ def _score(
         np.maximum.at(team_poison, (alt_axis, st.team[None, :]), settled.counts[:, st.player_rows, pcol])
     team_board = np.repeat(np.arange(n_boards), np.diff(st.team_offsets))
     shared_teams = np.flatnonzero(shared[team_board])
-    events = np.bitwise_or.reduceat(events_of(kernels.layout, st.thr_object, settled), starts, axis=1)
+    events = np.bitwise_or.reduceat(events_of(kernels.layout, settled), starts, axis=1)
     if len(shared_teams):
         our_team = st.team[player_pos[st.proliferator]]
         side = np.where(shared_teams == our_team[team_board[shared_teams]], 1.0, -1.0)
@@ -1117,6 +1117,7 @@ def _event_layout(st: Stack, player_pos: IntArray) -> EventLayout:
         life=st.life,
         two_headed=st.two_headed[st.player_board],
         poison_column=st.kind_column("poison"),
+        thr_object=st.thr_object,
         thr_owner=player_pos[st.controller[st.thr_object]],
         thr_effect=st.thr_effect,
     )
@@ -1157,7 +1158,7 @@ def _board_events(st: Stack, settled: Settled, poison: IntArray | None) -> IntAr
     """Every game event of each board (the last axis), as :func:`solver.rules.event_mask` gives one board's."""
     player_pos = _player_pos(st)
     layout = _event_layout(st, player_pos)
-    rows = events_of(layout, st.thr_object, settled)
+    rows = events_of(layout, settled)
     lead = rows.shape[:-1]
     flat = rows.reshape(-1, st.n_objects)
     events = np.zeros((len(flat), st.n_boards), dtype=np.int64)

@@ -55,25 +55,28 @@ def best_options(keys: IntArray, events: IntArray, game: IntArray) -> tuple[IntA
     """
     n_boards, n_units, n_options = keys.shape
     n_states = game.shape[1]
+    if n_states == 1:  # no seat's loss is at stake: every unit takes its best option, the first of equals
+        return np.argmax(keys, axis=2), np.zeros(n_boards, dtype=np.int64)
     states = np.arange(n_states, dtype=np.int64)
     boards = np.arange(n_boards)
     rows = boards[:, None]
-    value_to_go = [game]
+    # Backwards: from each state, the first option that is optimal for the rest (argmax takes the
+    # first); the values to go of a unit are only needed by the unit before it.
+    value_to_go = game
+    first_best: list[IntArray] = []
     for u in range(n_units - 1, -1, -1):
-        nxt = value_to_go[-1]
         reach = (states[None, :, None] | events[:, u, None, :]).reshape(n_boards, -1)
-        gathered = nxt[rows, reach].reshape(n_boards, n_states, n_options)
-        value_to_go.append((keys[:, u, None, :] + gathered).max(axis=2))
-    value_to_go.reverse()
+        total = keys[:, u, None, :] + value_to_go[rows, reach].reshape(n_boards, n_states, n_options)
+        first_best.append(np.argmax(total, axis=2))
+        value_to_go = total.max(axis=2)
+    first_best.reverse()
 
     state = np.zeros(n_boards, dtype=np.int64)
-    chosen = np.zeros((n_boards, n_units), dtype=np.int64)
+    chosen = np.empty((n_boards, n_units), dtype=np.int64)
     for u in range(n_units):
-        reach = state[:, None] | events[:, u, :]
-        total = keys[:, u, :] + value_to_go[u + 1][rows, reach]
-        first = np.argmax(total == value_to_go[u][boards, state][:, None], axis=1)
+        first = first_best[u][boards, state]
         chosen[:, u] = first
-        state = reach[boards, first]
+        state = state | events[boards, u, first]
     return chosen, state
 
 
@@ -83,7 +86,7 @@ def solve_fast(objective: Objective, sense: int = 1) -> FastSolution:
     rounds = objective.board.rounds
     mat = sense * units.single_material
     ev = units.single_events
-    coupled = np.flatnonzero((ev != ev[:, :1]).any(axis=1)) if ev.size else np.zeros(0, dtype=np.int64)
+    coupled = units.coupled
     base_events = units.base_events
 
     # Independent single units: most material, then fewest rounds (argmax takes the first).
@@ -143,7 +146,7 @@ def _coupled(
     keys = [[m * max_picks - p for m, p, _ in opts] + [NO_OPTION] * (width - len(opts)) for opts in options]
     events = [[_compact(e, free_bits) for _, _, e in opts] + [0] * (width - len(opts)) for opts in options]
     millis = objective.game_millis(expanded)
-    game = sense * millis * max_picks
+    game = millis * (sense * max_picks)
     chosen, state = best_options(np.array([keys], dtype=np.int64), np.array([events], dtype=np.int64), game[None, :])
     end = int(state[0])
     return chosen[0].tolist(), int(expanded[end]), int(millis[end])

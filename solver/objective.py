@@ -34,12 +34,14 @@ from typing import NamedTuple, Protocol
 import numpy as np
 
 from .board import Board, BoolArray, CardType, FloatArray, IntArray, Variant
+from .catalogue import default_spec
 from .policy import DEFAULT_POLICY, Policy
 from .rules import (
     Choice,
     EventLayout,
     SeatRules,
     Settled,
+    accumulate_at_rows,
     choice_matrix,
     combine_events,
     counters_after,
@@ -52,7 +54,7 @@ from .rules import (
     segment_reduce,
     settle,
     team_poison,
-    team_poison_events,
+    team_poison_lost,
 )
 
 __all__ = [
@@ -102,9 +104,12 @@ class Assignment:
     team_options: tuple[int, ...]
 
 
-@dataclass(frozen=True)
-class TeamOption:
-    """One way to choose among a 2HG team's heads over all rounds: per round, (heads, recipient)."""
+class TeamOption(NamedTuple):
+    """One way to choose among a 2HG team's heads over all rounds: per round, (heads, recipient).
+
+    A named tuple, as a decision builds every option of every team afresh (a handful each) and
+    a tuple is built several times faster than a frozen dataclass.
+    """
 
     pattern: tuple[tuple[tuple[int, ...], int], ...]
     times: tuple[int, ...]
@@ -128,12 +133,14 @@ class Units:
     ``single_rows[u]`` is the board row of single unit ``u``; ``single_material[u, c]`` and
     ``single_events[u, c]`` are its material and seat-loss bitmask when chosen in ``c`` rounds.
     ``base_material`` holds the material no unit can change and ``base_events`` the seats that
-    lose whatever is chosen (including those of units whose events never vary).
+    lose whatever is chosen (including those of units whose events never vary); ``coupled`` are
+    the single units whose events do vary, which the fast path's programme decides.
     """
 
     single_rows: IntArray
     single_material: IntArray
     single_events: IntArray
+    coupled: IntArray
     teams: tuple[TeamUnit, ...]
     base_material: int
     base_events: int
@@ -160,25 +167,46 @@ class UnitSplit:
 def split_units(
     material: IntArray,
     events: IntArray,
-    valid: BoolArray,
     choosable: BoolArray,
     head: BoolArray,
-    board_of: IntArray,
-    n_boards: int,
+    *,
+    valid: BoolArray | None = None,
+    board_of: IntArray | None = None,
+    n_boards: int = 1,
 ) -> UnitSplit:
-    """The unit split from the row tables (axis 0: rounds chosen, ``valid`` where a board has them)."""
+    """The unit split from the row tables (axis 0: rounds chosen).
+
+    A stack gives ``board_of`` (its rows' boards, ``n_boards`` of them) and ``valid`` (where a
+    board has that many rounds); one board has every number of rounds and needs neither.
+    """
     single = choosable & ~head
-    fixed = ~choosable & ~head
-    varies = ((events != events[:1]) & valid).any(axis=0)
-    base_material = np.zeros(n_boards, dtype=np.int64)
-    segment_reduce(np.add, base_material, board_of[fixed], material[0, fixed])
-    base_events = np.zeros(n_boards, dtype=np.int64)
+    fixed = ~(choosable | head)
+    changed = events != events[:1]
+    varies = (changed if valid is None else changed & valid).any(axis=0)
     constant = fixed | (single & ~varies)
-    segment_reduce(np.bitwise_or, base_events, board_of[constant], events[0, constant])
-    reachable = np.where(valid, material, material[:1])
-    span = np.zeros(n_boards, dtype=np.int64)
-    segment_reduce(np.add, span, board_of[single], (reachable.max(axis=0) - reachable.min(axis=0))[single])
-    return UnitSplit(single, varies, base_material, base_events, span)
+    reachable = material if valid is None else np.where(valid, material, material[:1])
+    return UnitSplit(
+        single,
+        varies,
+        base_material=_per_board(np.add, material[0], fixed, board_of, n_boards),
+        base_events=_per_board(np.bitwise_or, events[0], constant, board_of, n_boards),
+        span=_per_board(np.add, reachable.max(axis=0) - reachable.min(axis=0), single, board_of, n_boards),
+    )
+
+
+def _per_board(
+    ufunc: np.ufunc, values: IntArray, where: BoolArray, board_of: IntArray | None, n_boards: int
+) -> IntArray:
+    """``ufunc`` over the ``values`` of each board's rows ``where`` is set (one board: no ``board_of``).
+
+    One board's rows reduce in one masked call; a stack's go through :func:`segment_reduce`.
+    """
+    if board_of is None:
+        one: IntArray = ufunc.reduce(values, where=where, initial=0, keepdims=True)
+        return one
+    out = np.zeros(n_boards, dtype=np.int64)
+    segment_reduce(ufunc, out, board_of[where], values[where])
+    return out
 
 
 class MaterialSource(Protocol):
@@ -188,8 +216,6 @@ class MaterialSource(Protocol):
     def kinds(self) -> tuple[str, ...]: ...
     @property
     def counts(self) -> IntArray: ...
-    @property
-    def types(self) -> IntArray: ...
     @property
     def power(self) -> IntArray: ...
     @property
@@ -210,6 +236,7 @@ class MaterialSource(Protocol):
     def thr_object(self) -> IntArray: ...
     @property
     def thr_effect(self) -> tuple[str | float, ...]: ...
+    def has_type(self, card_type: CardType) -> BoolArray: ...
 
 
 @dataclass(frozen=True)
@@ -218,11 +245,14 @@ class MaterialTables:
 
     ``weights[i, k]`` is one counter of kind ``k`` on row ``i`` (policy weight or the
     permanent's ``counter_values``; 0 for 2HG poison, counted per team instead), ``worth[i]``
-    the object itself, ``side[i]`` +1 for the proliferator's side and -1 for opponents'.
+    the object itself, ``side[i]`` +1 for the proliferator's side and -1 for opponents' (in
+    milli-points per point: +-:data:`MILLI`).  ``presence`` are the columns of the
+    ``presence_only`` kinds.
     """
 
     weights: FloatArray
     presence_only: BoolArray
+    presence: IntArray
     worth: FloatArray
     side: FloatArray
     saga_chapter: float
@@ -243,55 +273,65 @@ class MaterialTables:
             weights[objs.cv_object, objs.cv_kind] = objs.cv_value
         if len(poison_heads):
             weights[poison_heads, kinds.index("poison")] = 0.0
-        creature = (objs.types & int(CardType.CREATURE)) != 0
         default = np.where(
-            creature,
+            objs.has_type(CardType.CREATURE),
             policy.creature_base + (objs.power + objs.toughness) / 2,
             np.where(objs.chapters > 0, policy.saga_value, 0.0),
         )
         worth = np.where(np.isnan(objs.value), default, objs.value)
         worth[player_rows] = 0.0
         effects = objs.thr_effect
-        numeric = np.flatnonzero(~np.fromiter(map(isinstance, effects, itertools.repeat(str)), bool, len(effects)))
-        amount = np.array([float(effects[j]) for j in numeric.tolist()], dtype=np.float64)
+        numeric = [j for j, effect in enumerate(effects) if not isinstance(effect, str)]
+        presence_only, presence = _presence_of(kinds)
         tables = cls(
             weights=weights,
-            presence_only=np.array([policy.presence_only(k) for k in kinds], dtype=bool),
+            presence_only=presence_only,
+            presence=presence,
             worth=worth,
-            side=np.where(objs.is_ally, 1.0, -1.0),
+            side=np.where(objs.is_ally, float(MILLI), -float(MILLI)),
             saga_chapter=policy.saga_chapter,
             thr_object=objs.thr_object[numeric],
-            thr_index=numeric,
-            thr_amount=amount,
+            thr_index=np.array(numeric, dtype=np.int64),
+            thr_amount=np.array([float(effects[j]) for j in numeric], dtype=np.float64),
         )
-        for table in (tables.weights, tables.presence_only, tables.worth, tables.side):
+        for table in (tables.weights, tables.worth, tables.side):
             table.flags.writeable = False
         return tables
+
+
+@lru_cache(maxsize=1024)
+def _presence_of(kinds: tuple[str, ...]) -> tuple[BoolArray, IntArray]:
+    """Which of ``kinds`` count once however many counters there are: as a mask and as columns (read-only).
+
+    Presence is the catalogue's, not a policy's, and a game's boards share a handful of kinds
+    tuples, so each tuple's is worked out once.
+    """
+    mask = np.array([default_spec(k).presence_only for k in kinds], dtype=bool)
+    columns = np.flatnonzero(mask)
+    mask.flags.writeable = columns.flags.writeable = False
+    return mask, columns
 
 
 def material_of(tables: MaterialTables, settled: Settled) -> IntArray:
     """Material of every row after the state-based actions, in milli-points (any leading axes)."""
     counts = settled.counts
     counters = np.einsum("...k,...k->...", counts, tables.weights)
-    presence = np.flatnonzero(tables.presence_only)
+    presence = tables.presence
     if len(presence):  # one counter of a presence-only kind is as good as many: take back the extra ones
         held = counts[..., presence]
         # Only rows holding two or more of such a kind take anything back (elsewhere it is 0.0, a no-op).
-        over = np.nonzero((held > 1).any(axis=-1))
-        if len(over[0]):
+        if held.max(initial=0) > 1:
+            over = np.nonzero((held > 1).any(axis=-1))
             extra = held[over]
             taken = np.einsum("ik,ik->i", extra - np.minimum(extra, 1), tables.weights[over[-1]][:, presence])
             counters[over] -= taken
-    alive = ~(settled.dies | settled.sacrificed)
-    value = np.where(alive, tables.worth + counters, 0.0)
-    value = value + tables.saga_chapter * (settled.chapters_after - settled.chapters_before)
+    value = np.where(settled.dies | settled.sacrificed, 0.0, tables.worth + counters)
+    value += tables.saga_chapter * (settled.chapters_after - settled.chapters_before)
     if len(tables.thr_index):
         paid = np.where(settled.thr_crossed[..., tables.thr_index], tables.thr_amount, 0.0)
-        flat = value.reshape(-1)
-        width = int(value.shape[-1])
-        at = (np.arange(len(flat) // width) * width)[:, None] + tables.thr_object[None, :]
-        np.add.at(flat, at.ravel(), paid.ravel())
-    out: IntArray = np.rint(MILLI * tables.side * value).astype(np.int64)
+        accumulate_at_rows(np.add, value, tables.thr_object, paid)
+    value *= tables.side
+    out: IntArray = np.rint(value, out=value).astype(np.int64)
     return out
 
 
@@ -313,10 +353,9 @@ class GameRules:
     @classmethod
     def of(cls, board: Board, policy: Policy) -> GameRules:
         """One board's rules: its seating's (shared, see :func:`_seating_of`) with the policy's elimination score."""
-        seat_rules, our_seat, opponents, n_opponents = _seating_of(
-            board.variant, tuple(board.team.tolist()), board.proliferator
-        )
-        return cls._scored(policy, seat_rules, our_seat, opponents, n_opponents)
+        team = tuple(board.team.tolist())
+        n_opponents = _seating_of(board.variant, team, board.proliferator)[3]
+        return _seated_rules(board.variant, team, board.proliferator, policy.elimination_score(int(n_opponents[0])))
 
     @classmethod
     def build(
@@ -341,13 +380,14 @@ class GameRules:
     def _scored(
         cls, policy: Policy, seat_rules: SeatRules, our_seat: IntArray, opponents: IntArray, n_opponents: IntArray
     ) -> GameRules:
-        eliminations = {n: policy.elimination_score(n) for n in set(n_opponents.tolist())}
+        counts = n_opponents.tolist()  # Python ints: quicker to look up than numpy scalars
+        eliminations = {n: policy.elimination_score(n) for n in set(counts)}
         return cls(
             seats=seat_rules,
             our_seat=our_seat,
             opponents=opponents,
             n_opponents=n_opponents,
-            elimination=np.array([eliminations[int(n)] for n in n_opponents], dtype=np.float64),
+            elimination=np.array([eliminations[n] for n in counts], dtype=np.float64),
         )
 
 
@@ -377,10 +417,22 @@ def _seating_of(variant: Variant, team: tuple[int, ...], proliferator: int) -> S
     return board.seats, board.our_seat, board.opponents, board.n_opponents
 
 
+@lru_cache(maxsize=256)
+def _seated_rules(variant: Variant, team: tuple[int, ...], proliferator: int, elimination: float) -> GameRules:
+    """:meth:`GameRules.of` for a seating and the policy's score of one elimination there, all it reads of the policy.
+
+    A game asks for the same seating at every decision, so its rules are built once per seating and score.
+    """
+    seat_rules, our_seat, opponents, n_opponents = _seating_of(variant, team, proliferator)
+    rules = GameRules(seat_rules, our_seat, opponents, n_opponents, np.array([elimination], dtype=np.float64))
+    rules.elimination.flags.writeable = False
+    return rules
+
+
 def game_scores(policy: Policy, rules: GameRules, events: IntArray) -> FloatArray:
     """The policy's score of game events, per board (axis 0) and events mask (axis 1)."""
     lost = lost_seats_of(rules.seats, events)
-    lost_opponents = np.bitwise_count(lost & rules.opponents[:, None]).astype(np.int64)
+    lost_opponents = np.bitwise_count(lost & rules.opponents[:, None])  # small counts: uint8 is exact
     all_lost = (lost_opponents == rules.n_opponents[:, None]) & (lost_opponents > 0)
     ours = ((lost >> rules.our_seat[:, None]) & 1) == 1
     out: FloatArray = np.where(
@@ -405,10 +457,15 @@ def game_milli_of(weight: FloatArray, scores: FloatArray) -> IntArray:
 
 def game_weight_of(policy: Policy, span: IntArray, n_opponents: IntArray) -> FloatArray:
     """Points per unit of game score: the policy's, raised above each board's material ``span``."""
-    gaps = {n: policy.score_gap(n) for n in set(n_opponents.tolist())}
-    gap = np.array([gaps[int(n)] for n in n_opponents], dtype=np.float64)
+    counts = n_opponents.tolist()  # Python ints: quicker to look up than numpy scalars
+    gaps = {n: policy.score_gap(n) for n in set(counts)}
+    gap = np.array([gaps[n] for n in counts], dtype=np.float64)
     out: FloatArray = np.maximum(policy.game_weight, (span / MILLI + 1.0) / gap)
     return out
+
+
+#: At most this many event masks scored at once are kept for :meth:`Objective.game_milli`.
+_REMEMBERED_MASKS = 64
 
 
 class Objective:
@@ -492,6 +549,8 @@ class Objective:
         if not scores.any():
             return np.zeros(len(events), dtype=np.int64)
         out: IntArray = game_milli_of(np.array([self.game_weight]), scores)[0]
+        if len(out) <= _REMEMBERED_MASKS:  # the same numbers as game_milli's: the baseline's mask is often among them
+            self._game_cache.update(zip(events.tolist(), out.tolist(), strict=True))
         return out
 
     def game_result(self, events: int) -> str:
@@ -519,7 +578,7 @@ class Objective:
     def state_value(self, settled: Settled) -> int:
         """Value of a settled board, in milli-points (not yet relative to choosing nothing)."""
         poison = self._team_poison(settled.counts)
-        return self._total(self.material_rows(settled), events_of(self.layout, self.board.thr_object, settled), poison)
+        return self._total(self.material_rows(settled), events_of(self.layout, settled), poison)
 
     def _team_poison(self, counts: IntArray) -> IntArray:
         """:func:`team_poison`, where it counts: without shared poison (810.10) every team's is 0 anyway.
@@ -531,6 +590,11 @@ class Objective:
             return team_poison(self.board, counts)
         return np.zeros(self.board.n_teams, dtype=np.int64)
 
+    @cached_property
+    def _start_poison(self) -> IntArray:
+        """:meth:`_team_poison` of the board as it stands, which the baseline and the team units both read."""
+        return self._team_poison(self.board.counts)
+
     def _total(self, material: IntArray, events: IntArray, poison: IntArray) -> int:
         value = int(material.sum())
         if self._shared_poison:  # else no team holds any shared poison material
@@ -541,12 +605,22 @@ class Objective:
     def baseline(self) -> int:
         """Value of choosing nothing (the board settles all the same).
 
-        Read from the per-unit tables when a solver has built them; scoring a single choice
-        (the environment's reward) only needs the board settled once.
+        Read from the per-unit tables when a solver has built them (every unit chosen in no
+        round: a 2HG team's option without picks), else from the row tables; scoring a single
+        choice (the environment's reward) only needs the board settled once.
         """
+        if "units" in self.__dict__:
+            units = self.units
+            value = units.base_material + int(units.single_material[:, 0].sum())
+            mask = units.base_events | int(np.bitwise_or.reduce(units.single_events[:, 0], initial=np.int64(0)))
+            for team in units.teams:
+                nothing = next(o for o in team.options if not o.picks)
+                value += nothing.material
+                mask |= nothing.events
+            return value + self.game_milli(mask)
         if "row_tables" in self.__dict__:
             material, events = self.row_tables
-            return self._total(material[0], events[0], self._team_poison(self.board.counts))
+            return self._total(material[0], events[0], self._start_poison)
         return self.state_value(self.settled_nothing)
 
     @cached_property
@@ -578,8 +652,13 @@ class Objective:
         if self._shared_poison:
             gain = gain.copy()
             gain[: board.n_players, board.kind_column("poison")] = 0
-        times = np.arange(board.rounds + 1, dtype=np.int64)[:, None, None]
-        return settle(board, board.counts + times * gain, consume=True)
+        # One add per round into a fresh array: a broadcast product over a (rounds, 1, 1) axis is
+        # many times slower, its inner loops being one row of kinds long.
+        counts = np.empty((board.rounds + 1, *board.counts.shape), dtype=np.int64)
+        counts[0] = board.counts
+        for c in range(1, board.rounds + 1):  # chosen in c rounds: once more than in c - 1
+            np.add(counts[c - 1], gain, out=counts[c])
+        return settle(board, counts, consume=True)
 
     @cached_property
     def settled_by_rounds(self) -> tuple[Settled, ...]:
@@ -591,7 +670,7 @@ class Objective:
     def row_tables(self) -> tuple[IntArray, IntArray]:
         """Material and loss events of every row when chosen in c = 0..rounds rounds."""
         settled = self.settled_rounds
-        return material_of(self.tables, settled), events_of(self.layout, self.board.thr_object, settled)
+        return material_of(self.tables, settled), events_of(self.layout, settled)
 
     @cached_property
     def unit_split(self) -> UnitSplit:
@@ -600,8 +679,7 @@ class Objective:
         head = np.zeros(board.n_objects, dtype=bool)
         if self._shared_poison:
             head[: board.n_players] = True
-        valid = np.ones(material.shape, dtype=bool)
-        return split_units(material, events, valid, self._choosable, head, np.zeros(board.n_objects, np.int64), 1)
+        return split_units(material, events, self._choosable, head)
 
     @cached_property
     def _choosable(self) -> BoolArray:
@@ -610,29 +688,21 @@ class Objective:
 
     @cached_property
     def units(self) -> Units:
-        board = self.board
         material, events = self.row_tables
         split = self.unit_split
-        singles = np.flatnonzero(split.single)
+        singles = split.single.nonzero()[0]  # 1-D: no flattening
         base_material = int(split.base_material[0])
         base_events = int(split.base_events[0])
         teams: list[TeamUnit] = []
         if self._shared_poison:
-            choosable = self._choosable
-            p0 = team_poison(board, board.counts)
-            for team in range(board.n_teams):
-                unit = self._team_unit(team, int(p0[team]), choosable)
-                if unit is None:
-                    rows = np.flatnonzero(board.team == team)
-                    base_material += int(material[0, rows].sum()) + int(self._team_milli(team, int(p0[team])))
-                    base_events |= int(np.bitwise_or.reduce(events[0, rows], initial=np.int64(0)))
-                    base_events |= self._team_events(team, int(p0[team]))
-                else:
-                    teams.append(unit)
+            teams, fixed_material, fixed_events = self._team_units(material, events)
+            base_material += fixed_material
+            base_events |= fixed_events
         return Units(
             single_rows=singles,
-            single_material=material[:, singles].T.copy(),
-            single_events=events[:, singles].T.copy(),
+            single_material=material.T[singles],  # a fresh C-ordered copy, one row per unit
+            single_events=events.T[singles],
+            coupled=split.varies[singles].nonzero()[0],
             teams=tuple(teams),
             base_material=base_material,
             base_events=base_events,
@@ -698,42 +768,75 @@ class Objective:
                 bits += [j == team_options[u] for j in range(len(self.units.teams[u].options))]
         return tuple(bits)
 
-    def _team_milli(self, team: int, poison: int) -> int:
-        vec = np.zeros(self.board.n_teams, dtype=np.int64)
-        vec[team] = poison
-        return int(self.team_material(vec)[team])
+    def _team_units(self, material: IntArray, events: IntArray) -> tuple[list[TeamUnit], int, int]:
+        """The 2HG team units, and the material and events of the teams no head of which can be chosen.
 
-    def _team_events(self, team: int, poison: int) -> int:
-        vec = np.zeros(self.board.n_teams, dtype=np.int64)
-        vec[team] = poison
-        return team_poison_events(self.board, vec) & (1 << team)
-
-    def _team_unit(self, team: int, p0: int, choosable: np.ndarray) -> TeamUnit | None:
+        A team has two or three heads and a handful of options, so its heads' rows of the tables
+        are read as Python lists once, and the shared poison of every team is valued for all the
+        totals its options reach in one call.
+        """
         board = self.board
-        rows = tuple(int(r) for r in np.flatnonzero(board.team == team))
-        col = board.kind_column("poison")
-        patterns = team_patterns(
-            board.rounds,
-            tuple(bool(choosable[r]) for r in rows),
-            p0 > 0,
-            tuple(int(board.gain[r, col]) for r in rows),
-        )
-        if not patterns:
-            return None
-        material, events = (table[:, list(rows)].T.tolist() for table in self.row_tables)  # per head, rounds chosen
-        # Options share few poison totals: the team's material and loss for each total, once.
-        totals = {p0 + poison for _, _, poison, _ in patterns}
-        milli = {total: self._team_milli(team, total) for total in totals}
-        lost = {total: self._team_events(team, total) for total in totals}
-        found: list[TeamOption] = []
-        for pattern, times, poison, picks in patterns:
-            mat = sum(material[i][t] for i, t in enumerate(times)) + milli[p0 + poison]
-            ev = lost[p0 + poison]
-            for i, t in enumerate(times):
-                ev |= events[i][t]
-            rowed = tuple((tuple(rows[i] for i in heads), rows[r] if r >= 0 else -1) for heads, r in pattern)
-            found.append(TeamOption(rowed, times, poison, picks, mat, ev))
-        return TeamUnit(team=team, heads=rows, options=tuple(found))
+        n_players = board.n_players
+        team_of = board.team.tolist()
+        p0 = self._start_poison.tolist()
+        ok = self._choosable[:n_players].tolist()
+        gains = board.gain[:n_players, board.kind_column("poison")].tolist()
+        head_material, head_events = material[:, :n_players].T.tolist(), events[:, :n_players].T.tolist()
+        members: list[list[int]] = [[] for _ in range(board.n_teams)]
+        for row, team in enumerate(team_of):
+            members[team].append(row)
+        heads = [tuple(rows) for rows in members]
+        options = [
+            _team_options(board.rounds, tuple(ok[r] for r in rows), start > 0, tuple(gains[r] for r in rows), rows)
+            for rows, start in zip(heads, p0, strict=True)
+        ]
+        # Options share few poison totals: each team's material and loss for each total, once.
+        totals = [sorted({p, *(p + o[2] for o in patterns)}) for (patterns, _), p in zip(options, p0, strict=True)]
+        outcome = self._team_poison_outcomes(totals)
+        units: list[TeamUnit] = []
+        fixed_material = fixed_events = 0
+        for team, (rows, start, (patterns, rowed)) in enumerate(zip(heads, p0, options, strict=True)):
+            if not patterns:  # fixed: its heads and its poison as they stand
+                mat, ev = outcome[team, start]
+                fixed_material += mat + sum(head_material[r][0] for r in rows)
+                for r in rows:
+                    ev |= head_events[r][0]
+                fixed_events |= ev
+                continue
+            found: list[TeamOption] = []
+            for (_, times, poison, picks), pattern in zip(patterns, rowed, strict=True):
+                mat, ev = outcome[team, start + poison]
+                for r, t in zip(rows, times, strict=True):
+                    mat += head_material[r][t]
+                    ev |= head_events[r][t]
+                found.append(TeamOption(pattern, times, poison, picks, mat, ev))
+            units.append(TeamUnit(team=team, heads=rows, options=tuple(found)))
+        return units, fixed_material, fixed_events
+
+    def _team_poison_outcomes(self, totals: list[list[int]]) -> dict[tuple[int, int], tuple[int, int]]:
+        """Per team and total of shared poison on it (``totals[team]``): its material and loss event (704.6b)."""
+        keys = [(team, total) for team, team_totals in enumerate(totals) for total in team_totals]
+        team = np.array([t for t, _ in keys], dtype=np.int64)
+        poison = np.array([p for _, p in keys], dtype=np.int64)
+        milli = team_poison_milli(self._team_poison_weight[team], poison).tolist()
+        lost = team_poison_lost(self.board, poison, team).tolist()
+        return {key: (m, (1 << key[0]) if loses else 0) for key, m, loses in zip(keys, milli, lost, strict=True)}
+
+
+@lru_cache(maxsize=4096)
+def _team_options(
+    rounds: int, choosable: tuple[bool, ...], poisoned: bool, gains: tuple[int, ...], rows: tuple[int, ...]
+) -> tuple[tuple[TeamPattern, ...], tuple[tuple[tuple[tuple[int, ...], int], ...], ...]]:
+    """:func:`team_patterns` of a team, and each pattern with the heads' positions turned into their board rows.
+
+    A game's teams keep their heads' rows, so the rows of each pattern are worked out once.
+    """
+    patterns = team_patterns(rounds, choosable, poisoned, gains)
+    rowed = tuple(
+        tuple((tuple(rows[i] for i in heads), rows[r] if r >= 0 else -1) for heads, r in pattern)
+        for pattern, _, _, _ in patterns
+    )
+    return patterns, rowed
 
 
 TeamPattern = tuple[tuple[tuple[tuple[int, ...], int], ...], tuple[int, ...], int, int]

@@ -227,9 +227,13 @@ class Policy:
         rounding (3 x 0.1 is not 0.3): scores within :data:`SCORE_TOLERANCE` are the same score,
         or the game weight the objective derives from the gap would be astronomically large.
         """
-        one = self.elimination_score(n_opponents)
-        scores = sorted({self.win, self.draw, self.loss, 0.0} | {one * k for k in range(1, n_opponents)})
-        return min(b - a for a, b in itertools.pairwise(scores) if b - a > SCORE_TOLERANCE)
+        gaps: dict[int, float] = self.__dict__.setdefault("_score_gaps", {})  # the policy is immutable: kept per count
+        found = gaps.get(n_opponents)
+        if found is None:
+            one = self.elimination_score(n_opponents)
+            scores = sorted({self.win, self.draw, self.loss, 0.0} | {one * k for k in range(1, n_opponents)})
+            found = gaps[n_opponents] = min(b - a for a, b in itertools.pairwise(scores) if b - a > SCORE_TOLERANCE)
+        return found
 
     def score_ratio(self) -> float:
         """The largest game score over the smallest gap between two, at any number of opponents.

@@ -20,6 +20,7 @@ import numpy as np
 
 from .board import Board, BoolArray, IntArray, SbaMasks, Variant
 from .errors import IllegalChoice
+from .kinds import pt_delta
 
 __all__ = [
     "Choice",
@@ -28,6 +29,7 @@ __all__ = [
     "Round",
     "Settled",
     "ThresholdHit",
+    "accumulate_at_rows",
     "apply_matrix",
     "apply_proliferate",
     "choice_matrix",
@@ -47,6 +49,7 @@ __all__ = [
     "shared_poison_threshold",
     "team_poison",
     "team_poison_events",
+    "team_poison_lost",
 ]
 
 
@@ -391,6 +394,8 @@ class ObjectArrays(Protocol):
     @property
     def n_objects(self) -> int: ...
     @property
+    def kinds(self) -> tuple[str, ...]: ...
+    @property
     def counts(self) -> IntArray: ...
     @property
     def toughness(self) -> IntArray: ...
@@ -408,8 +413,6 @@ class ObjectArrays(Protocol):
     def thr_at(self) -> IntArray: ...
     @property
     def sba_masks(self) -> SbaMasks: ...
-    @property
-    def toughness_per_counter(self) -> IntArray: ...
     def kind_column(self, kind: str) -> int: ...
 
 
@@ -435,7 +438,15 @@ def settle(board: ObjectArrays, counts: IntArray, *, consume: bool = False) -> S
         counts[..., plus] -= annihilated
         counts[..., minus] -= annihilated
 
-    toughness = board.toughness + _per_counter(counts, board.toughness_per_counter)
+    toughness = board.toughness
+    for col, delta in _toughness_terms(board.kinds):  # 122.1a, the few kinds that change toughness
+        column = counts[..., col]
+        if delta == 1:
+            toughness = toughness + column
+        elif delta == -1:
+            toughness = toughness - column
+        else:
+            toughness = toughness + delta * column
     zero_toughness = masks.creature & (toughness <= 0)  # 704.5f: indestructible doesn't help
     lethal = masks.destructible & (toughness > 0) & (board.damage >= toughness)  # 704.5g
     shield = board.kind_column("shield")
@@ -459,7 +470,7 @@ def settle(board: ObjectArrays, counts: IntArray, *, consume: bool = False) -> S
         sacrificed = masks.saga & (lore_after >= board.chapters)  # 714.4, after the chapter ability resolves
 
     counts[dies] = 0  # 122.2: counters cease to exist when the object leaves
-    alive = ~dies & ~board.phased_out
+    alive = ~(dies | board.phased_out)
     at_now = counts[..., board.thr_object, board.thr_kind]
     at_start = board.counts[board.thr_object, board.thr_kind]
     reached = alive[..., board.thr_object] & (at_now >= board.thr_at)
@@ -477,14 +488,15 @@ def settle(board: ObjectArrays, counts: IntArray, *, consume: bool = False) -> S
     )
 
 
-def _per_counter(counts: IntArray, per_kind: IntArray) -> IntArray:
-    """``counts @ per_kind`` over the few kinds that change the result (most kinds add no toughness)."""
-    cols = np.flatnonzero(per_kind)
-    if len(cols) == 1:
-        out: IntArray = counts[..., cols[0]] * per_kind[cols[0]]
-        return out
-    out = counts[..., cols] @ per_kind[cols]
-    return out
+@lru_cache(maxsize=1024)
+def _toughness_terms(kinds: tuple[str, ...]) -> tuple[tuple[int, int], ...]:
+    """The columns of ``kinds`` whose counters change toughness, with the toughness one adds (122.1a).
+
+    Most kinds add none, so settling adds up these few columns rather than multiplying every
+    count by a mostly zero table; a board's (or a stack's) kinds tuple is worked out once.
+    """
+    deltas = [(col, pt_delta(kind)) for col, kind in enumerate(kinds)]
+    return tuple((col, delta[1]) for col, delta in deltas if delta is not None and delta[1])
 
 
 def seats(board: Board) -> IntArray:
@@ -513,8 +525,10 @@ class EventLayout:
 
     ``player_rows`` are the players' rows, ``player_bit`` each one's seat bit, ``life_lost``
     whether its life is 0 or less (704.5a/704.6a), ``poison_loses`` whether ten poison
-    counters make it lose (704.5c; not in 2HG, 704.6b), ``poison_column`` the poison column
-    (-1 if none) and ``thr_bits`` the bits each threshold sets once reached (0 for numeric).
+    counters make it lose (704.5c; not in 2HG, 704.6b) and ``poison_column`` the poison column
+    (-1 if none, or if no player can lose by it: nothing to look at).  The thresholds that set
+    an event once reached (``win`` and ``lose``; numeric ones set none) are ``thr_index``, on
+    rows ``thr_rows``, setting bits ``thr_bits``.
     """
 
     player_rows: IntArray
@@ -522,20 +536,41 @@ class EventLayout:
     life_lost: BoolArray
     poison_loses: BoolArray
     poison_column: int
+    thr_index: IntArray
+    thr_rows: IntArray
     thr_bits: IntArray
 
     @classmethod
     def of(cls, board: Board) -> EventLayout:
-        players = np.arange(board.n_players, dtype=np.int64)
-        return cls.build(
-            player_rows=players,
-            seat=seats(board),
-            seats_per_player=np.full(board.n_players, n_seats(board), dtype=np.int64),
-            life=board.life,
-            two_headed=np.full(board.n_players, board.variant is Variant.TWO_HEADED_GIANT),
-            poison_column=board.kind_column("poison"),
-            thr_owner=board.controller[board.thr_object],
-            thr_effect=board.thr_effect,
+        """One board's layout; all but the players' lives depend only on its seating and thresholds, shared."""
+        if len(board.thr_object) > _SHARED_THRESHOLDS:  # a larger key is not worth keeping
+            return _layout_of(
+                board.variant,
+                board.team,
+                n_seats(board),
+                board.life,
+                board.kind_column("poison"),
+                board.thr_object,
+                board.controller[board.thr_object],
+                board.thr_effect,
+            )
+        seated = _seated_layout(
+            board.variant,
+            tuple(board.team.tolist()),
+            n_seats(board),
+            tuple(board.thr_object.tolist()),
+            tuple(board.controller[board.thr_object].tolist()),
+            board.thr_effect,
+        )
+        return cls(
+            player_rows=seated.player_rows,
+            player_bit=seated.player_bit,
+            life_lost=board.life <= 0,
+            poison_loses=seated.poison_loses,
+            poison_column=board.kind_column("poison") if board.variant is not Variant.TWO_HEADED_GIANT else -1,
+            thr_index=seated.thr_index,
+            thr_rows=seated.thr_rows,
+            thr_bits=seated.thr_bits,
         )
 
     @classmethod
@@ -548,6 +583,7 @@ class EventLayout:
         life: IntArray,
         two_headed: BoolArray,
         poison_column: int,
+        thr_object: IntArray,
         thr_owner: IntArray,
         thr_effect: tuple[str | float, ...],
     ) -> EventLayout:
@@ -556,24 +592,84 @@ class EventLayout:
             raise ValueError(f"at most {MAX_SEATS} players (or 2HG teams) are supported")
         bit = np.left_shift(np.int64(1), seat)
         shift = np.fromiter(map(_THRESHOLD_SHIFT.get, thr_effect, repeat(-1)), np.int64, len(thr_effect))
-        thr_bits = np.where(
-            shift >= 0, np.left_shift(bit[thr_owner], np.maximum(shift, 0) * seats_per_player[thr_owner]), 0
-        )
+        index = np.flatnonzero(shift >= 0)
+        owner = thr_owner[index]
         return cls(
             player_rows=player_rows,
             player_bit=bit,
             life_lost=life <= 0,
             poison_loses=~two_headed,
-            poison_column=poison_column,
-            thr_bits=thr_bits.astype(np.int64),
+            poison_column=poison_column if not two_headed.all() else -1,
+            thr_index=index,
+            thr_rows=thr_object[index],
+            thr_bits=np.left_shift(bit[owner], shift[index] * seats_per_player[owner]).astype(np.int64),
         )
+
+
+#: Boards with more thresholds than this have their layout worked out afresh, not kept.
+_SHARED_THRESHOLDS = 64
+
+
+@lru_cache(maxsize=256)
+def _seated_layout(
+    variant: Variant,
+    team: tuple[int, ...],
+    seat_count: int,
+    thr_object: tuple[int, ...],
+    thr_owner: tuple[int, ...],
+    thr_effect: tuple[str | float, ...],
+) -> EventLayout:
+    """:meth:`EventLayout.of` but the players' lives (all alive) and the poison column (none), read-only.
+
+    Seats and thresholds stay the same over a game's decisions, so this is worked out once per
+    seating and set of thresholds rather than once per decision.
+    """
+    layout = _layout_of(
+        variant,
+        np.array(team, dtype=np.int64),
+        seat_count,
+        np.ones(len(team), dtype=np.int64),
+        -1,
+        np.array(thr_object, dtype=np.int64),
+        np.array(thr_owner, dtype=np.int64),
+        thr_effect,
+    )
+    for value in vars(layout).values():
+        if isinstance(value, np.ndarray):
+            value.flags.writeable = False
+    return layout
+
+
+def _layout_of(
+    variant: Variant,
+    team: IntArray,
+    seat_count: int,
+    life: IntArray,
+    poison_column: int,
+    thr_object: IntArray,
+    thr_owner: IntArray,
+    thr_effect: tuple[str | float, ...],
+) -> EventLayout:
+    """:meth:`EventLayout.build` for one board whose players have these teams and lives."""
+    n_players = len(team)
+    return EventLayout.build(
+        player_rows=np.arange(n_players, dtype=np.int64),
+        seat=seat_numbers(variant, team),
+        seats_per_player=np.full(n_players, seat_count, dtype=np.int64),
+        life=life,
+        two_headed=np.full(n_players, variant is Variant.TWO_HEADED_GIANT),
+        poison_column=poison_column,
+        thr_object=thr_object,
+        thr_owner=thr_owner,
+        thr_effect=thr_effect,
+    )
 
 
 #: Which multiple of the seat count a threshold's bit is shifted by (see :func:`row_events`).
 _THRESHOLD_SHIFT: dict[str | float, int] = {"win": 1, "lose": 2}
 
 
-def events_of(layout: EventLayout, thr_object: IntArray, settled: Settled) -> IntArray:
+def events_of(layout: EventLayout, settled: Settled) -> IntArray:
     """:func:`row_events` from a layout: one board's rows, or a stack's, with any leading axes."""
     counts = settled.counts
     events: IntArray = np.zeros(counts.shape[:-1], dtype=np.int64)
@@ -581,13 +677,29 @@ def events_of(layout: EventLayout, thr_object: IntArray, settled: Settled) -> In
     if layout.poison_column >= 0:
         lost = lost | (layout.poison_loses & (counts[..., layout.player_rows, layout.poison_column] >= 10))
     events[..., layout.player_rows] = np.where(lost, layout.player_bit, 0)
-    if len(thr_object):
-        bits = np.where(settled.thr_reached, layout.thr_bits, 0)
-        flat = events.reshape(-1)
-        width = int(events.shape[-1])
-        at = (np.arange(len(flat) // width) * width)[:, None] + thr_object[None, :]
-        np.bitwise_or.at(flat, at.ravel(), bits.ravel())
+    if len(layout.thr_index):
+        bits = np.where(settled.thr_reached[..., layout.thr_index], layout.thr_bits, 0)
+        accumulate_at_rows(np.bitwise_or, events, layout.thr_rows, bits)
     return events
+
+
+#: Up to this many values, ``ufunc.at`` indexes the rows directly; beyond, flat positions are quicker.
+_SMALL_AT = 256
+
+
+def accumulate_at_rows(ufunc: np.ufunc, out: np.ndarray, rows: IntArray, values: np.ndarray) -> None:
+    """``ufunc.at(out, (..., rows), values)``: ``values[..., j]`` into ``out[..., rows[j]]``, any leading axes.
+
+    Rows may repeat (several thresholds on one object).  On one board's few values the direct
+    form is quickest; on a stack's many, ``ufunc.at`` over flat positions is several times quicker.
+    """
+    if values.size <= _SMALL_AT:
+        ufunc.at(out, (..., rows), values)  # type: ignore[arg-type]  # numpy's stubs omit tuple indices
+        return
+    flat = out.reshape(-1)
+    width = int(out.shape[-1])
+    at = (np.arange(len(flat) // width) * width)[:, None] + rows[None, :]
+    ufunc.at(flat, at.ravel(), values.ravel())
 
 
 def row_events(board: Board, settled: Settled) -> IntArray:
@@ -600,7 +712,7 @@ def row_events(board: Board, settled: Settled) -> IntArray:
     they resolve only after those (704.3, 603.3) and only for a player still in the game.
     2HG poison is a team matter: :func:`team_poison_events`.
     """
-    return events_of(EventLayout.of(board), board.thr_object, settled)
+    return events_of(EventLayout.of(board), settled)
 
 
 @dataclass(frozen=True)
@@ -685,8 +797,9 @@ def lost_seats_of(rules: SeatRules, events: IntArray) -> IntArray:
     total = rules.n_seats[:, None]
     full = (np.int64(1) << total) - 1
     sba = events & full
-    wins = (events >> total) & full & ~sba
-    loses = (events >> (2 * total)) & full & ~wins
+    above = events >> total  # win bits, then lose bits above them
+    wins = above & full & ~sba
+    loses = (above >> total) & full & ~wins
     lost = sba | loses
     if wins.any():  # every winning seat's rivals lose: one OR over the seats, not a loop over them
         seat = np.arange(rules.rivals.shape[1], dtype=np.int64)
@@ -712,9 +825,19 @@ def shared_poison_threshold(team_size: IntArray) -> IntArray:
     return out
 
 
+def team_poison_lost(board: Board, team_poison: IntArray, team: IntArray | None = None) -> BoolArray:
+    """Whether 2HG teams' shared poison is at their threshold or more (704.6b, 810.11).
+
+    ``team_poison`` is every team's (last axis), or that of the teams ``team`` elementwise.
+    """
+    threshold = board.poison_threshold()
+    out: BoolArray = team_poison >= (threshold if team is None else threshold[team])
+    return out
+
+
 def team_poison_events(board: Board, team_poison: IntArray) -> int:
     """Bitmask of the 2HG teams whose shared poison is at their threshold or more (704.6b, 810.11)."""
-    lost = np.flatnonzero(team_poison >= board.poison_threshold())
+    lost = np.flatnonzero(team_poison_lost(board, team_poison))
     return int(np.bitwise_or.reduce(np.left_shift(np.int64(1), lost), initial=np.int64(0)))
 
 

@@ -21,8 +21,7 @@ from typing import cast
 
 import numpy as np
 
-from .board import Board, BoolArray, FloatArray, IntArray, SbaMasks, Variant
-from .kinds import pt_delta
+from .board import Board, BoolArray, CardType, FloatArray, IntArray, SbaMasks, Variant
 
 __all__ = ["Stack"]
 
@@ -242,15 +241,15 @@ class Stack:
         out[self.player_rows] = True
         return out
 
+    def has_type(self, card_type: CardType) -> BoolArray:
+        """Rows with any of the given card types, as :meth:`Board.has_type` for one board."""
+        out: BoolArray = (self.types & int(card_type)) != 0
+        return out
+
     @cached_property
     def sba_masks(self) -> SbaMasks:
         """Which objects each state-based action can concern, as :attr:`Board.sba_masks` for one board."""
         return SbaMasks.build(self.is_player, self.phased_out, self.types, self.indestructible, self.chapters)
-
-    @cached_property
-    def toughness_per_counter(self) -> IntArray:
-        """Toughness one counter of each kind adds (122.1a)."""
-        return np.array([(pt_delta(k) or (0, 0))[1] for k in self.kinds], dtype=np.int64)
 
     @cached_property
     def n_seats(self) -> IntArray:

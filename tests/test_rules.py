@@ -16,6 +16,7 @@ from solver.rules import (
     ChoiceMatrix,
     EventLayout,
     SeatRules,
+    accumulate_at_rows,
     eligible_mask,
     events_of,
     lost_seats_of,
@@ -452,7 +453,22 @@ def test_704_3_settling_many_counts_at_once_equals_one_at_a_time(board: Board) -
         one = settle(board, counts[c])
         for name in ("counts", "annihilated", "dies", "chapters_after", "sacrificed", "shield_used", "thr_reached"):
             assert np.array_equal(getattr(many, name)[c], getattr(one, name)), name
-        assert np.array_equal(row_events(board, one), events_of(EventLayout.of(board), board.thr_object, many)[c])
+        assert np.array_equal(row_events(board, one), events_of(EventLayout.of(board), many)[c])
+
+
+@pytest.mark.parametrize("n_rows", [3, 400])
+@pytest.mark.parametrize("ufunc", [np.add, np.bitwise_or])
+def test_accumulating_at_rows_is_ufunc_at_with_repeated_rows(n_rows: int, ufunc: np.ufunc) -> None:
+    """Both ways (a board's few values, a stack's many) put every value in, repeats included."""
+    rng = np.random.default_rng(n_rows)
+    rows = np.sort(rng.integers(0, n_rows, size=n_rows))  # repeats, as several thresholds on one object
+    values = rng.integers(0, 8, size=(3, n_rows))
+    out = np.zeros((3, n_rows), dtype=np.int64)
+    expected = out.copy()
+    for lead in range(3):
+        ufunc.at(expected[lead], rows, values[lead])
+    accumulate_at_rows(ufunc, out, rows, values)
+    assert np.array_equal(out, expected)
 
 
 def test_104_2a_a_win_makes_every_rival_seat_lose_for_many_boards_at_once() -> None:
