@@ -54,6 +54,11 @@ class SbaMasks:
     planeswalker: BoolArray
     battle: BoolArray
     saga: BoolArray
+    #: Whether any row is a planeswalker, a battle or a Saga: most boards have none of some, and
+    #: every settle would otherwise ask the masks again.
+    any_planeswalker: bool
+    any_battle: bool
+    any_saga: bool
 
     @classmethod
     def build(
@@ -62,17 +67,30 @@ class SbaMasks:
         """The masks of any rows (one board's or a stack's): permanents that are phased in, by type."""
         present = ~phased_out & ~is_player
         creature = present & ((types & int(CardType.CREATURE)) != 0)
+        planeswalker = present & ((types & int(CardType.PLANESWALKER)) != 0)
+        battle = present & ((types & int(CardType.BATTLE)) != 0)
+        saga = present & (chapters > 0)
         masks = cls(
             present=present,
             creature=creature,
             destructible=creature & ~indestructible,
-            planeswalker=present & ((types & int(CardType.PLANESWALKER)) != 0),
-            battle=present & ((types & int(CardType.BATTLE)) != 0),
-            saga=present & (chapters > 0),
+            planeswalker=planeswalker,
+            battle=battle,
+            saga=saga,
+            any_planeswalker=bool(planeswalker.any()),
+            any_battle=bool(battle.any()),
+            any_saga=bool(saga.any()),
         )
         for mask in vars(masks).values():
-            mask.flags.writeable = False
+            if isinstance(mask, np.ndarray):
+                mask.flags.writeable = False
         return masks
+
+
+def shared_poison_threshold(team_size: IntArray) -> IntArray:
+    """Shared poison that makes a 2HG team lose: 15 for two heads, 5 more per extra head (704.6b, 810.11)."""
+    out: IntArray = 15 + 5 * np.maximum(team_size - 2, 0)
+    return out
 
 
 @dataclass(frozen=True)
@@ -469,9 +487,16 @@ class Board:
 
     def poison_threshold(self) -> IntArray:
         """Poison that makes each team lose: 10 per player, or 15 (+5 per extra head) in 2HG (704.6b, 810.11)."""
+        return self._poison_threshold
+
+    @cached_property
+    def _poison_threshold(self) -> IntArray:
         if self.variant is Variant.TWO_HEADED_GIANT:
-            return 15 + 5 * np.maximum(self.team_size - 2, 0)
-        return np.full(self.n_teams, 10, dtype=np.int64)
+            out = shared_poison_threshold(self.team_size)
+        else:
+            out = np.full(self.n_teams, 10, dtype=np.int64)
+        out.flags.writeable = False
+        return out
 
     def has_type(self, card_type: CardType) -> BoolArray:
         """Objects with any of the given card types (read-only; cached per single type)."""
@@ -623,7 +648,9 @@ _PER_OBJECT = (
     "keywords",
 )
 #: Derived values that depend only on the objects (not on counts, life, effects or the proliferator).
-_OBJECT_CACHES = frozenset({"index", "_columns", "_type_masks", "sba_masks", "object_team", "owner_side", "team_size"})
+_OBJECT_CACHES = frozenset(
+    {"index", "_columns", "_type_masks", "sba_masks", "object_team", "owner_side", "team_size", "_poison_threshold"}
+)
 #: What :meth:`Board.with_counts` keeps: :attr:`Board.gain` too while each object keeps the same kinds.
 _KEEP_WITH_COUNTS = _OBJECT_CACHES | {"rounds", "is_ally"}
 #: What :meth:`Board.with_permanent` and :meth:`Board.without` keep: nothing, the objects change.

@@ -18,7 +18,7 @@ from typing import Protocol
 
 import numpy as np
 
-from .board import Board, BoolArray, IntArray, SbaMasks, Variant
+from .board import Board, BoolArray, IntArray, SbaMasks, Variant, shared_poison_threshold
 from .errors import IllegalChoice
 from .kinds import pt_delta
 
@@ -454,14 +454,17 @@ def settle(board: ObjectArrays, counts: IntArray, *, consume: bool = False) -> S
     if shield >= 0:  # 122.1c: a shield counter is removed instead of the destruction
         counts[..., shield] -= shield_used
     dies = zero_toughness | (lethal & ~shield_used)
-    for kind, holders in (("loyalty", masks.planeswalker), ("defense", masks.battle)):
-        if holders.any():  # 704.5i, 704.5v/w
+    for kind, holders, any_held in (
+        ("loyalty", masks.planeswalker, masks.any_planeswalker),
+        ("defense", masks.battle, masks.any_battle),
+    ):
+        if any_held:  # 704.5i, 704.5v/w
             col = board.kind_column(kind)
             dies |= holders & ((counts[..., col] if col >= 0 else zeros) <= 0)
 
     chapters_before = chapters_after = zeros
     sacrificed = np.zeros(lead, dtype=bool)
-    if masks.saga.any():
+    if masks.any_saga:
         lore = board.kind_column("lore")
         lore_before = board.counts[:, lore] if lore >= 0 else zeros
         lore_after = counts[..., lore] if lore >= 0 else zeros
@@ -817,12 +820,6 @@ def lost_seats(board: Board, events: int) -> int:
     threshold costs it the game unless it wins first (it orders its own triggers, 603.3b).
     """
     return int(lost_seats_of(SeatRules.of(board), np.array([[events]], dtype=np.int64))[0, 0])
-
-
-def shared_poison_threshold(team_size: IntArray) -> IntArray:
-    """Shared poison that makes a 2HG team lose: 15 for two heads, 5 more per extra head (704.6b, 810.11)."""
-    out: IntArray = 15 + 5 * np.maximum(team_size - 2, 0)
-    return out
 
 
 def team_poison_lost(board: Board, team_poison: IntArray, team: IntArray | None = None) -> BoolArray:
