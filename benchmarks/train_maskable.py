@@ -19,9 +19,10 @@ one network for every slot:
   so what a counter is worth to the agent is learned once.  SB3's flat ``MultiInputPolicy``
   (``--policy mlp``, 64x64 or 256x256) got its mean regret below the rule-based agent's but
   chose the optimum in only 30% of the decisions against the rule-based agent's 90%, because
-  it learns each slot position on its own: after 200,000 steps it still added loyalty to
-  opponents' planeswalkers and left its own creatures' +1/+1 counters out, and it won 47%
-  of the games against the rule-based agent's 50%;
+  it learns each slot position on its own: after 70,000 steps it still added loyalty to
+  opponents' planeswalkers and left its own creatures' +1/+1 counters out, its share of
+  optimal choices did not move up to 200,000 steps, and it won 47-49% of the games against
+  the rule-based agent's 50%;
 * ``--lr 1e-3``: at 3e-4 the slot network was still at 48% wins and 52% optimal choices
   after 6 minutes; at 1e-3 it is optimal in over 90% of the decisions after 2 minutes;
 * ``--envs 64`` with ``--n-steps 32`` (2,048-step rollouts as 16 x 128 before): the vector
@@ -72,9 +73,10 @@ def slot_policy(slots: int, extra: int, width: int) -> type[Any]:
 
     Each slot's features (counters, stats, kind, relation, flags) and the globals go through
     the same MLP, then again with the mean over present slots as context; the logits of a
-    slot's bit are a shared linear read-out of its embedding, the ``extra`` 2HG bits and the
-    value are read from the pooled embedding.  What a counter is worth to the agent then is
-    learned once for all slots, not once per slot position as by a flat MLP.
+    slot's bit are a shared linear read-out of its embedding, those of the ``extra`` 2HG bits
+    a read-out of the pooled embedding.  What a counter is worth to the agent then is learned
+    once for all slots, not once per slot position as by a flat MLP.  The value is a 64x64 MLP
+    over its own such extractor: with one extractor for both the agent did not learn at all.
     """
     import torch
     from sb3_contrib.common.maskable.policies import MaskableMultiInputActorCriticPolicy
@@ -211,10 +213,10 @@ def plot(payload: dict[str, Any], path: Path) -> Path | None:
     except ImportError:
         return None
     curve = payload["curve"]
-    steps = [p["steps"] for p in curve]
+    steps = [p["steps"] / 1000 for p in curve]
     seconds = [p["train_seconds"] / 60 for p in curve]
     fig, axes = plt.subplots(2, 2, figsize=(10, 7), sharey="row")
-    for col, (xs, xlabel) in enumerate(((steps, "env steps"), (seconds, "training wall time (min)"))):
+    for col, (xs, xlabel) in enumerate(((steps, "env steps (thousands)"), (seconds, "training wall time (min)"))):
         for row, key, ylabel in (
             (0, "win_rate", "win rate vs rule-based opponents"),
             (1, "mean_regret", "mean regret"),
@@ -246,11 +248,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--minutes", type=float, default=15.0, help="training wall-clock budget (default 15)")
     parser.add_argument("--steps", type=int, default=None, help="train for exactly this many steps instead")
     parser.add_argument("--envs", type=int, default=64, help="games in the native vector env (default 64)")
-    parser.add_argument("--eval-every", type=float, default=60.0, help="seconds of training between evaluations")
+    parser.add_argument(
+        "--eval-every", type=float, default=60.0, help="seconds of training between evaluations (default 60)"
+    )
     parser.add_argument("--eval-games", type=int, default=500, help="games per evaluation (default 500)")
     parser.add_argument("--reward", choices=REWARDS, default="regret", help="training reward (default regret)")
-    parser.add_argument("--scale", type=float, default=1.0, help="reward compression scale c (default 1)")
-    parser.add_argument("--no-compress", action="store_true", help="the normalised reward, not compressed")
+    parser.add_argument("--scale", type=float, default=1.0, help="c of sign(r)*c*log1p(|r|/c) (default 1)")
+    parser.add_argument(
+        "--no-compress", action="store_true", help="the reward normalised by VecNormalize, not compressed"
+    )
     parser.add_argument("--gamma", type=float, default=0.0, help="discount (default 0: each decision on its own)")
     parser.add_argument("--n-steps", type=int, default=32, help="rollout steps per env per update (default 32)")
     parser.add_argument("--batch-size", type=int, default=256, help="minibatch size (default 256)")
