@@ -62,17 +62,42 @@ def test_quality_prints_table_and_writes_json(tmp_path: Path) -> None:
             assert summary["worst_regret"] >= summary["mean_regret"] >= 0
 
 
-def test_symlog_keeps_signs_and_compresses_game_results() -> None:
+def test_compress_keeps_signs_and_compresses_game_results() -> None:
     import numpy as np
 
-    from benchmarks.train_maskable import symlog
+    from benchmarks.train_maskable import compress
 
-    out = symlog(np.array([-1000.0, -1.0, 0.0, 1.0, 1000.0]))
+    out = compress(np.array([-1000.0, -1.0, 0.0, 1.0, 1000.0]), 1.0)
     assert out.dtype == np.float32
     assert out[2] == 0.0
     assert np.allclose(out, -out[::-1])
     assert np.isclose(out[3], np.log(2.0))
     assert 6.5 < out[4] < 7.5  # a game result weighs about ten counters, not a thousand
+    scaled = compress(np.array([1.0, 1000.0]), 100.0)
+    assert np.isclose(scaled[0], 100 * np.log1p(0.01))  # about linear below the scale
+    assert 230 < scaled[1] < 250
+
+
+def test_slot_policy_gives_two_logits_per_bit_including_the_2hg_extra_bits() -> None:
+    import gymnasium as gym
+    import numpy as np
+    import pytest
+
+    pytest.importorskip("sb3_contrib")
+    import torch
+
+    import env  # noqa: F401  (registers the ids)
+    from benchmarks.train_maskable import slot_policy
+
+    single = gym.make("proliferate/TwoHeadedGiant-v0")
+    space = single.observation_space
+    policy = slot_policy(48, 2, 16)(space, single.action_space, lambda _: 1e-3)
+    obs, _ = single.reset(seed=0)
+    batch, _ = policy.obs_to_tensor({k: np.asarray(v)[None] for k, v in obs.items()})
+    features, _ = policy.extract_features(batch)  # the policy's and the value's, not shared
+    logits = policy.action_net(features)
+    assert logits.shape == (1, 2 * 50)
+    assert isinstance(logits, torch.Tensor)
 
 
 def test_train_maskable_trains_a_few_steps_and_writes_its_curve(tmp_path: Path) -> None:
@@ -83,11 +108,11 @@ def test_train_maskable_trains_a_few_steps_and_writes_its_curve(tmp_path: Path) 
     printed = run(
         "benchmarks.train_maskable",
         *("--steps", "64", "--envs", "2", "--eval-games", "2", "--eval-every", "1000", "--json", str(out)),
-        *("--reward", "delta", "--no-symlog", "--gamma", "0.99"),
+        *("--reward", "delta", "--no-compress", "--gamma", "0.99"),
     )
     assert "## MaskablePPO on proliferate/Duel-v0" in printed
     data = json.loads(out.read_text())
-    assert (data["reward"], data["symlog"], data["gamma"]) == ("delta", False, 0.99)
+    assert (data["reward"], data["compress_scale"], data["gamma"], data["policy"]) == ("delta", None, 0.99, "slots")
     assert data["train_steps"] >= 64
     assert len(data["curve"]) == 2  # before training and at the end
     assert set(data["baselines"]) == {"random", "rule-based", "oracle"}
