@@ -262,6 +262,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch-size", type=int, default=256, help="minibatch size (default 256)")
     parser.add_argument("--epochs", type=int, default=4, help="epochs per update (default 4)")
     parser.add_argument("--lr", type=float, default=1e-3, help="learning rate (default 1e-3)")
+    parser.add_argument(
+        "--lr-final",
+        type=float,
+        default=None,
+        help="decay the learning rate linearly to this over the budget (default: constant --lr)",
+    )
     parser.add_argument("--policy", choices=("slots", "mlp"), default="slots", help="policy network (default slots)")
     parser.add_argument(
         "--net",
@@ -316,13 +322,26 @@ def main(argv: list[str] | None = None) -> int:
         policy_kwargs: dict[str, Any] = {}
     else:
         policy, policy_kwargs = "MultiInputPolicy", {"net_arch": [int(n) for n in args.net.split(",")]}
+    clock = {"train": 0.0, "since": time.perf_counter(), "next_eval": args.eval_every}
+    budget = 60.0 * args.minutes
+
+    def learning_rate(progress_remaining: float) -> float:
+        """``--lr`` to ``--lr-final`` linearly over the budget: the steps' one, or the wall-clock one."""
+        if args.lr_final is None:
+            return float(args.lr)
+        if args.steps is not None:
+            done = 1.0 - progress_remaining
+        else:
+            done = min(1.0, (clock["train"] + time.perf_counter() - clock["since"]) / budget)
+        return float(args.lr + (args.lr_final - args.lr) * done)
+
     model = MaskablePPO(
         policy,
         venv,
         n_steps=args.n_steps,
         batch_size=args.batch_size,
         n_epochs=args.epochs,
-        learning_rate=args.lr,
+        learning_rate=learning_rate,
         ent_coef=args.ent_coef,
         gamma=args.gamma,
         policy_kwargs=policy_kwargs,
@@ -337,7 +356,6 @@ def main(argv: list[str] | None = None) -> int:
         return np.asarray(action)
 
     curve: list[dict[str, Any]] = []
-    clock = {"train": 0.0, "since": time.perf_counter(), "next_eval": args.eval_every}
 
     def checkpoint() -> None:
         clock["train"] += time.perf_counter() - clock["since"]
@@ -349,8 +367,6 @@ def main(argv: list[str] | None = None) -> int:
             flush=True,
         )
         clock["since"] = time.perf_counter()
-
-    budget = 60.0 * args.minutes
 
     class Curve(BaseCallback):
         def _on_step(self) -> bool:
@@ -402,6 +418,8 @@ def main(argv: list[str] | None = None) -> int:
         "batch_size": args.batch_size,
         "epochs": args.epochs,
         "learning_rate": args.lr,
+        "learning_rate_final": args.lr_final,
+        "learning_rate_at_end": float(model.policy.optimizer.param_groups[0]["lr"]),
         "ent_coef": args.ent_coef,
         "policy": args.policy,
         "net": args.net,
