@@ -570,7 +570,7 @@ class EventLayout:
             player_bit=seated.player_bit,
             life_lost=board.life <= 0,
             poison_loses=seated.poison_loses,
-            poison_column=board.kind_column("poison") if board.variant is not Variant.TWO_HEADED_GIANT else -1,
+            poison_column=board.kind_column("poison") if seated.poison_loses.any() else -1,
             thr_index=seated.thr_index,
             thr_rows=seated.thr_rows,
             thr_bits=seated.thr_bits,
@@ -597,12 +597,13 @@ class EventLayout:
         shift = np.fromiter(map(_THRESHOLD_SHIFT.get, thr_effect, repeat(-1)), np.int64, len(thr_effect))
         index = np.flatnonzero(shift >= 0)
         owner = thr_owner[index]
+        poison_loses = ~two_headed  # 704.5c, but not in 2HG (704.6b): the one place this is decided
         return cls(
             player_rows=player_rows,
             player_bit=bit,
             life_lost=life <= 0,
-            poison_loses=~two_headed,
-            poison_column=poison_column if not two_headed.all() else -1,
+            poison_loses=poison_loses,
+            poison_column=poison_column if poison_loses.any() else -1,
             thr_index=index,
             thr_rows=thr_object[index],
             thr_bits=np.left_shift(bit[owner], shift[index] * seats_per_player[owner]).astype(np.int64),
