@@ -446,7 +446,7 @@ class Board:
     @property
     def _pt_per_counter(self) -> IntArray:
         """Power (column 0) and toughness (column 1) one counter of each kind adds (122.1a)."""
-        return _pt_table(self.kinds)
+        return pt_table(self.kinds)
 
     @property
     def power_per_counter(self) -> IntArray:
@@ -723,11 +723,12 @@ def _objects(items: Sequence[Any]) -> ObjArray:
 
 
 @lru_cache(maxsize=1024)
-def _pt_table(kinds: tuple[str, ...]) -> IntArray:
-    """:attr:`Board._pt_per_counter` of a board with these kinds (read-only).
+def pt_table(kinds: tuple[str, ...]) -> IntArray:
+    """Power (column 0) and toughness (column 1) one counter of each of ``kinds`` adds (122.1a), read-only.
 
-    The boards of a game share a handful of kinds tuples (each kind is parsed once anyway,
-    see :func:`solver.kinds.pt_delta`), so each tuple's table is built once.
+    The one table the state-based actions and the board's P/T views read.  The boards of a
+    game share a handful of kinds tuples (each kind is parsed once anyway, see
+    :func:`solver.kinds.pt_delta`), so each tuple's table is built once.
     """
     out = np.array([pt_delta(k) or (0, 0) for k in kinds], dtype=np.int64).reshape(len(kinds), 2)
     out.flags.writeable = False

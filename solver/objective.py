@@ -605,19 +605,10 @@ class Objective:
     def baseline(self) -> int:
         """Value of choosing nothing (the board settles all the same).
 
-        Read from the per-unit tables when a solver has built them (every unit chosen in no
-        round: a 2HG team's option without picks), else from the row tables; scoring a single
-        choice (the environment's reward) only needs the board settled once.
+        Read from the row tables when a solver has built them (row 0 is every object chosen
+        in no round), else from the board settled once: scoring a single choice (the
+        environment's reward) needs no tables.
         """
-        if "units" in self.__dict__:
-            units = self.units
-            value = units.base_material + int(units.single_material[:, 0].sum())
-            mask = units.base_events | int(np.bitwise_or.reduce(units.single_events[:, 0], initial=np.int64(0)))
-            for team in units.teams:
-                nothing = next(o for o in team.options if not o.picks)
-                value += nothing.material
-                mask |= nothing.events
-            return value + self.game_milli(mask)
         if "row_tables" in self.__dict__:
             material, events = self.row_tables
             return self._total(material[0], events[0], self._start_poison)

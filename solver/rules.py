@@ -18,9 +18,8 @@ from typing import Protocol
 
 import numpy as np
 
-from .board import Board, BoolArray, IntArray, SbaMasks, Variant, shared_poison_threshold
+from .board import Board, BoolArray, IntArray, SbaMasks, Variant, pt_table, shared_poison_threshold
 from .errors import IllegalChoice
-from .kinds import pt_delta
 
 __all__ = [
     "Choice",
@@ -495,11 +494,11 @@ def settle(board: ObjectArrays, counts: IntArray, *, consume: bool = False) -> S
 def _toughness_terms(kinds: tuple[str, ...]) -> tuple[tuple[int, int], ...]:
     """The columns of ``kinds`` whose counters change toughness, with the toughness one adds (122.1a).
 
-    Most kinds add none, so settling adds up these few columns rather than multiplying every
-    count by a mostly zero table; a board's (or a stack's) kinds tuple is worked out once.
+    Most kinds add none, so settling adds up these few columns of :func:`~solver.board.pt_table`
+    rather than multiplying every count by a mostly zero table; a board's (or a stack's)
+    kinds tuple is worked out once.
     """
-    deltas = [(col, pt_delta(kind)) for col, kind in enumerate(kinds)]
-    return tuple((col, delta[1]) for col, delta in deltas if delta is not None and delta[1])
+    return tuple((col, int(delta)) for col, delta in enumerate(pt_table(kinds)[:, 1].tolist()) if delta)
 
 
 def seats(board: Board) -> IntArray:
