@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -38,3 +41,21 @@ def test_protocol_latency_prints_its_table_and_writes_json(tmp_path: Path) -> No
     assert [row["size"] for row in rows] == [20, 200]
     assert all(row["answer"]["median_s"] > 0 and row["answer_stdlib"]["median_s"] > 0 for row in rows)
     assert "standard library's JSON (no fast extra)" in done.stdout
+    assert all(row["answer_collected"]["median_s"] > 0 for row in rows)
+    assert "a full collection forced before each" in done.stdout
+
+
+def test_time_it_collects_before_each_run_only_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    from benchmarks.common import time_it
+
+    collections: list[int] = []
+
+    def counted(*args: int) -> int:
+        collections.append(1)
+        return 0
+
+    monkeypatch.setattr(gc, "collect", counted)
+    timing, result = time_it(lambda: 7, 4, warmup=2, collect=False)
+    assert (len(timing.samples), result, collections) == (4, 7, [])
+    timing, _ = time_it(lambda: 7, 4, warmup=2)
+    assert len(timing.samples) == 4 and len(collections) == 4
