@@ -3,7 +3,10 @@
 ``python -m benchmarks.env_throughput`` measures, for every id: the single env made with
 ``gym.make`` (all default wrappers) and the native vector env of ``gym.make_vec(id,
 num_envs=N)`` (aggregate sub-env steps per second), with random legal actions drawn from
-the observation's mask; ``--rewards`` adds the other reward modes.  CartPole-v1 (``gym.make``)
+the observation's mask; ``--rewards`` adds the other reward modes; ``--shards K`` (default:
+the number of CPUs) adds each native vector env with its games split over K processes
+(:class:`env.sharded.ShardedVectorEnv`; the targets stay judged on one process, as CartPole
+runs on one).  CartPole-v1 (``gym.make``)
 is the baseline every ratio is against, and its own native vector env shows what the same
 N gives a simple numpy game.  Each figure is the median of ``--repeats`` timed windows with
 its min-max spread.  Then: the resident memory of an N-game Duel vector env (a fresh
@@ -75,7 +78,10 @@ def _single(env_id: str, kwargs: dict[str, Any]) -> Callable[[float], float]:
 
 
 def _vector(env_id: str, kwargs: dict[str, Any], n: int) -> Callable[[float], float]:
-    vec = gym.make_vec(env_id, num_envs=n, **kwargs)
+    return _stepper(gym.make_vec(env_id, num_envs=n, **kwargs), n)
+
+
+def _stepper(vec: gym.vector.VectorEnv[Any, Any, Any], n: int) -> Callable[[float], float]:
     rng = np.random.default_rng(0)
     obs, _ = vec.reset(seed=0)
     state = {"obs": obs}
@@ -217,6 +223,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=3, help="timed windows per figure (default 3)")
     parser.add_argument("--num-envs", type=int, default=256, help="games in each native vector env (default 256)")
     parser.add_argument("--rewards", action="store_true", help="also measure reward_mode terminal and regret")
+    parser.add_argument(
+        "--shards", type=int, default=os.cpu_count() or 1, help="processes of the sharded vector envs (1: none)"
+    )
     parser.add_argument("--json", type=Path, default=None, help="where to write the JSON (default benchmarks/results)")
     parser.add_argument("--baseline", type=Path, default=None, help="another checkout to compare with, same run")
     args = parser.parse_args(argv)
@@ -255,6 +264,16 @@ def main(argv: list[str] | None = None) -> int:
                 rows.append(
                     {"id": env_id, "reward_mode": reward, "mode": label, "steps_per_s": median, "min": low, "max": high}
                 )
+        if args.shards > 1:
+            sharded = gym.make_vec(env_id, num_envs=n, shards=args.shards, reward_mode="delta")
+            try:
+                median, low, high = measure(_stepper(sharded, n), args.seconds, args.repeats)
+            finally:
+                sharded.close()
+            label = f"vector x{n}, {args.shards} processes"
+            rows.append(
+                {"id": env_id, "reward_mode": "delta", "mode": label, "steps_per_s": median} | {"min": low, "max": high}
+            )
     table = [
         [
             r["id"],
@@ -283,6 +302,9 @@ def main(argv: list[str] | None = None) -> int:
         got = next(r for r in rows if r["id"] == env_id and r["mode"] == label and r["reward_mode"] == "delta")
         met = "met" if got["steps_per_s"] >= target else "NOT met"
         target_rows.append([env_id, label, f"{target:,}", f"{got['steps_per_s']:,.0f}", met])
+        split = next((r for r in rows if r["id"] == env_id and r["mode"] == f"{label}, {args.shards} processes"), None)
+        if split is not None:
+            target_rows.append([env_id, split["mode"], "(not judged)", f"{split['steps_per_s']:,.0f}", ""])
     target_rows.append(
         ["memory", f"x{n} Duel", f"< {MEMORY_TARGET_MB} MB", f"{after:,.0f} MB", "met" if after < 200 else "NOT met"]
     )

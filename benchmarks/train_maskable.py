@@ -27,7 +27,9 @@ one network for every slot:
   after 6 minutes; at 1e-3 it is optimal in over 90% of the decisions after 2 minutes;
 * ``--envs 64`` with ``--n-steps 32`` (2,048-step rollouts as 16 x 128 before): the vector
   env and the policy's forward pass cost less per step with more games (the flat MLP made
-  576 steps/s with 64 games, against 226 in the earlier run with 16).
+  576 steps/s with 64 games, against 226 in the earlier run with 16); ``--shards K`` splits
+  the games over K processes (:class:`env.sharded.ShardedVectorEnv`), which steps them in
+  parallel while the learner waits for the rollout.
 
 With the env's default reward instead (``"delta"``, ``gamma`` 0.99, normalised reward) runs
 peaked after 2-4 minutes and then fell below random.  Every ``--eval-every`` seconds of
@@ -249,6 +251,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=None, help="train for exactly this many steps instead")
     parser.add_argument("--envs", type=int, default=64, help="games in the native vector env (default 64)")
     parser.add_argument(
+        "--shards", type=int, default=1, help="processes the training games are split over (default 1; see env.sharded)"
+    )
+    parser.add_argument(
         "--eval-every", type=float, default=60.0, help="seconds of training between evaluations (default 60)"
     )
     parser.add_argument("--eval-games", type=int, default=500, help="games per evaluation (default 500)")
@@ -308,7 +313,7 @@ def main(argv: list[str] | None = None) -> int:
             obs, rewards, dones, infos = self.venv.step_wait()
             return obs, compress(rewards, args.scale), dones, infos
 
-    train_env = make_sb3_vec_env(args.env, args.envs, seed=args.seed, reward_mode=args.reward)
+    train_env = make_sb3_vec_env(args.env, args.envs, seed=args.seed, reward_mode=args.reward, shards=args.shards)
     venv = VecNormalize(
         train_env if args.no_compress else CompressedReward(train_env),
         norm_obs=True,
@@ -381,6 +386,7 @@ def main(argv: list[str] | None = None) -> int:
     clock["since"] = time.perf_counter()
     model.learn(total_timesteps=args.steps or 10**9, callback=Curve())
     checkpoint()
+    venv.close()  # the training games (and their processes, when sharded)
     steps, trained_for = int(model.num_timesteps), clock["train"]
 
     final = curve[-1]
@@ -408,6 +414,7 @@ def main(argv: list[str] | None = None) -> int:
     payload = {
         "env": args.env,
         "envs": args.envs,
+        "shards": args.shards,
         "train_steps": steps,
         "train_seconds": trained_for,
         "eval_games": args.eval_games,

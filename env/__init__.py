@@ -2,7 +2,8 @@
 
 Importing this package registers ``proliferate/Duel-v0``, ``proliferate/TwoHeadedGiant-v0``,
 ``proliferate/FreeForAll-v0`` and ``proliferate/Bandit-v0`` (``gymnasium.make("env:proliferate/Duel-v0")``
-imports it for you), each with a native vector env (``gymnasium.make_vec(id, num_envs=N)``).
+imports it for you), each with a native vector env (``gymnasium.make_vec(id, num_envs=N)``; add
+``shards=K`` to step its games in K processes).
 Every rule and value comes from :mod:`solver`; see ``docs/environments.md``.
 """
 
@@ -13,6 +14,7 @@ import gymnasium as gym
 from .agents import OracleAgent, RandomAgent, RuleBasedAgent
 from .core import ProliferateEnv
 from .events import EventParams
+from .sharded import ShardedVectorEnv
 from .vector import ProliferateVectorEnv
 from .wrappers import ScaledCounters, sample_legal
 
@@ -25,6 +27,7 @@ __all__ = [
     "RandomAgent",
     "RuleBasedAgent",
     "ScaledCounters",
+    "ShardedVectorEnv",
     "sample_legal",
 ]
 
@@ -41,7 +44,7 @@ for _id, (_kwargs, _steps) in IDS.items():
         gym.register(
             id=_id,
             entry_point="env.core:ProliferateEnv",
-            vector_entry_point="env.vector:ProliferateVectorEnv",
+            vector_entry_point="env.sharded:make_vector_env",
             kwargs=_kwargs,
             max_episode_steps=_steps,
         )

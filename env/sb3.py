@@ -3,10 +3,10 @@
 SB3 does not take a Gymnasium ``VectorEnv``: it has its own ``VecEnv`` API, resets a
 finished sub-env in the same step and puts the last observation in
 ``infos[i]["terminal_observation"]``.  :class:`SB3VecEnv` runs
-:class:`~env.vector.ProliferateVectorEnv` in its ``SAME_STEP`` autoreset mode and converts;
-sb3-contrib's ``get_action_masks`` calls ``env_method("action_masks")``, which returns every
-sub-env's mask in one batched call.  Needs the ``rl`` extra (``import env`` does not import
-this module).
+:class:`~env.vector.ProliferateVectorEnv` (or :class:`~env.sharded.ShardedVectorEnv`) in its
+``SAME_STEP`` autoreset mode and converts; sb3-contrib's ``get_action_masks`` calls
+``env_method("action_masks")``, which returns every sub-env's mask in one batched call.
+Needs the ``rl`` extra (``import env`` does not import this module).
 """
 
 from __future__ import annotations
@@ -19,17 +19,18 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvObs, VecEnvStepReturn
 
+from .sharded import ShardedVectorEnv
 from .vector import ProliferateVectorEnv
 
 __all__ = ["SB3VecEnv", "make_sb3_vec_env"]
 
 
 class SB3VecEnv(VecEnv):
-    """An SB3 ``VecEnv`` stepping a :class:`~env.vector.ProliferateVectorEnv` (same-step autoreset)."""
+    """An SB3 ``VecEnv`` stepping a native vector env (same-step autoreset), in one process or sharded."""
 
-    def __init__(self, venv: ProliferateVectorEnv) -> None:
+    def __init__(self, venv: ProliferateVectorEnv | ShardedVectorEnv) -> None:
         if venv.metadata["autoreset_mode"] is not AutoresetMode.SAME_STEP:
-            raise ValueError("SB3VecEnv needs a ProliferateVectorEnv made with autoreset_mode=AutoresetMode.SAME_STEP")
+            raise ValueError("SB3VecEnv needs a native vector env made with autoreset_mode=AutoresetMode.SAME_STEP")
         self.venv = venv
         self._actions: np.ndarray[Any, Any] | None = None
         super().__init__(venv.num_envs, venv.single_observation_space, venv.single_action_space)
@@ -98,10 +99,10 @@ class SB3VecEnv(VecEnv):
 
 
 def make_sb3_vec_env(env_id: str, num_envs: int, seed: int | None = None, **kwargs: Any) -> SB3VecEnv:
-    """``make_vec(env_id, num_envs)``'s native vector env as an SB3 ``VecEnv`` (``kwargs`` go to the env)."""
+    """``make_vec(env_id, num_envs)``'s native vector env as an SB3 ``VecEnv`` (``kwargs``, ``shards`` too, to it)."""
     venv = gym.make_vec(env_id, num_envs=num_envs, autoreset_mode=AutoresetMode.SAME_STEP, **kwargs)
     core = venv.unwrapped
-    if not isinstance(core, ProliferateVectorEnv):
+    if not isinstance(core, ProliferateVectorEnv | ShardedVectorEnv):
         raise ValueError(f"{env_id} has no native proliferate vector env")
     adapter = SB3VecEnv(core)
     if seed is not None:

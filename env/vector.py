@@ -133,6 +133,13 @@ class ProliferateVectorEnv(VectorEnv[dict[str, Any], Any, Any]):
     def reset(
         self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Obs, dict[str, Any]]:
+        obs, infos = self.reset_each(seed=seed, options=options)
+        return obs, batch_infos(infos)
+
+    def reset_each(
+        self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Obs, list[Info]]:
+        """:meth:`reset` with one info dict per sub-env (as a single env gives it) instead of batched infos."""
         super().reset(seed=seed if isinstance(seed, int) else None)  # the vector env's own np_random, for users
         seeds: list[int | None]
         if seed is None:
@@ -151,11 +158,11 @@ class ProliferateVectorEnv(VectorEnv[dict[str, Any], Any, Any]):
         obs, infos = self._core.reset(self._all, self._rngs, options)
         self._elapsed[:] = 0
         self._needs_reset[:] = False
-        return obs, self._batch_infos(infos)
+        return obs, infos
 
     def step(self, actions: Any) -> tuple[Obs, npt.NDArray[np.float64], BoolArray, BoolArray, dict[str, Any]]:
         obs, rewards, terminated, truncated, infos = self.step_each(actions)
-        return obs, rewards, terminated, truncated, self._batch_infos(infos)
+        return obs, rewards, terminated, truncated, batch_infos(infos)
 
     def step_each(self, actions: Any) -> Step:
         """:meth:`step` with one info dict per sub-env (as a single env gives it) instead of batched infos."""
@@ -204,13 +211,6 @@ class ProliferateVectorEnv(VectorEnv[dict[str, Any], Any, Any]):
             infos[i] = info
         return obs
 
-    def _batch_infos(self, infos: list[Info]) -> dict[str, Any]:
-        """The infos batched as :meth:`gymnasium.vector.VectorEnv._add_info` batches them (see :func:`_add_info`)."""
-        out: dict[str, Any] = {}
-        for i, info in enumerate(infos):
-            _add_info(out, info, i, self.num_envs)
-        return out
-
     # ------------------------------------------------------------------ masks
     def action_masks(self) -> BoolArray:
         """Every sub-env's mask in sb3-contrib's layout: ``(num_envs, 2 * n_bits)`` or ``(num_envs, n_bits)``."""
@@ -250,6 +250,14 @@ class ProliferateVectorEnv(VectorEnv[dict[str, Any], Any, Any]):
 
     def close_extras(self, **kwargs: Any) -> None:
         self._core.episodes = [None] * self.num_envs
+
+
+def batch_infos(infos: Sequence[Info]) -> dict[str, Any]:
+    """Per-sub-env infos batched as :meth:`gymnasium.vector.VectorEnv._add_info` batches them (:func:`_add_info`)."""
+    out: dict[str, Any] = {}
+    for i, info in enumerate(infos):
+        _add_info(out, info, i, len(infos))
+    return out
 
 
 def _add_info(batched: dict[str, Any], info: Info, i: int, n: int) -> dict[str, Any]:

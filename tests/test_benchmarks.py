@@ -107,12 +107,14 @@ def test_train_maskable_trains_a_few_steps_and_writes_its_curve(tmp_path: Path) 
     out = tmp_path / "train.json"
     printed = run(
         "benchmarks.train_maskable",
-        *("--steps", "64", "--envs", "2", "--eval-games", "2", "--eval-every", "1000", "--json", str(out)),
+        *("--steps", "64", "--envs", "2", "--shards", "2", "--eval-games", "2", "--eval-every", "1000"),
+        *("--json", str(out)),
         *("--reward", "delta", "--no-compress", "--gamma", "0.99", "--lr-final", "1e-4"),
     )
     assert "## MaskablePPO on proliferate/Duel-v0" in printed
     data = json.loads(out.read_text())
     assert (data["reward"], data["compress_scale"], data["gamma"], data["policy"]) == ("delta", None, 0.99, "slots")
+    assert data["shards"] == 2
     assert data["train_steps"] >= 64
     assert data["learning_rate_at_end"] == pytest.approx(1e-4)  # the one update came at the end of the steps
     assert len(data["curve"]) == 2  # before training and at the end

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import env
-from env.vector import ProliferateVectorEnv
+from env.vector import ProliferateVectorEnv, batch_infos
 
 IDS = tuple(env.IDS)
 MODES = ("subset", "sequential")
@@ -230,6 +230,6 @@ def test_batched_infos_are_gymnasiums(autoreset: AutoresetMode) -> None:
         expected: dict[str, Any] = {}
         for i, info in enumerate(infos):
             expected = vec._add_info(expected, info, i)
-        batched = vec._batch_infos(infos)
+        batched = batch_infos(infos)
         assert list(batched) == list(expected)
         assert data_equivalence(batched, expected)
