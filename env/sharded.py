@@ -37,6 +37,8 @@ __all__ = ["ShardedVectorEnv", "make_vector_env"]
 
 def make_vector_env(num_envs: int, *, shards: int = 1, **kwargs: Any) -> ProliferateVectorEnv | ShardedVectorEnv:
     """The registered ``vector_entry_point``: one process (``shards=1``, the default) or :class:`ShardedVectorEnv`."""
+    if type(shards) is not int or shards < 1:
+        raise ValueError(f"shards must be an integer of at least 1, not {shards!r}")
     if shards == 1:
         return ProliferateVectorEnv(num_envs, **kwargs)
     return ShardedVectorEnv(num_envs, shards, **kwargs)

@@ -71,6 +71,7 @@ def test_seed_lists_and_reseeding_reach_the_same_sub_envs() -> None:
 
 
 def test_bad_actions_and_bad_arguments_raise_as_the_one_process_env_does() -> None:
+    before = set(multiprocessing.active_children())
     sharded = ShardedVectorEnv(4, 2)
     try:
         sharded.reset(seed=0)
@@ -80,18 +81,22 @@ def test_bad_actions_and_bad_arguments_raise_as_the_one_process_env_does() -> No
             sharded.policy_actions(lambda board, decision: (decision.optimum.chosen, decision.optimum.recipients))
     finally:
         sharded.close()
+    with pytest.raises(ValueError, match="shards must be an integer of at least 1, not 0"):
+        gym.make_vec("proliferate/Duel-v0", num_envs=2, shards=0)
     with pytest.raises(ValueError, match="num_envs \\(1\\) must be at least shards \\(2\\)"):
         ShardedVectorEnv(1, 2)
     with pytest.raises(ValueError, match="variant"):  # raised in the workers, re-raised here
         ShardedVectorEnv(2, 2, variant="chess")
-    assert not multiprocessing.active_children()
+    assert set(multiprocessing.active_children()) <= before  # every worker of this test is gone
 
 
 def test_close_stops_the_workers() -> None:
+    before = set(multiprocessing.active_children())
     sharded = gym.make_vec("proliferate/Duel-v0", num_envs=3, shards=3)
-    assert len(multiprocessing.active_children()) == 3
+    workers = set(multiprocessing.active_children()) - before
+    assert len(workers) == 3 and all(w.is_alive() for w in workers)
     sharded.close()
-    assert not multiprocessing.active_children()
+    assert not any(w.is_alive() for w in workers)
 
 
 def test_maskable_ppo_trains_on_the_sharded_env() -> None:
