@@ -14,7 +14,7 @@ import platform
 import statistics
 import time
 import tracemalloc
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -101,6 +101,28 @@ def time_it(
             break
         result = run(fn, samples)
     return Timing(tuple(samples)), result
+
+
+def time_round_robin(
+    fns: Mapping[str, Callable[[], Any]], repeats: int, warmup: int = 0
+) -> dict[str, tuple[Timing, Any]]:
+    """Time several calls taking turns, one sample each per round, back to back (no forced collection).
+
+    On a shared machine the load drifts within seconds; timing each call in its own block of
+    ``repeats`` would give the calls different loads, so their ratios would measure the drift.
+    Taking turns gives every call the same share of it.  Returns each call's timing and last result.
+    """
+    if repeats < 1:
+        raise ValueError("repeats must be >= 1")
+    for fn in fns.values():
+        for _ in range(warmup):
+            fn()
+    samples: dict[str, list[float]] = {name: [] for name in fns}
+    results: dict[str, Any] = {}
+    for _ in range(repeats):
+        for name, fn in fns.items():
+            results[name] = _timed_warm(fn, samples[name])
+    return {name: (Timing(tuple(samples[name])), results[name]) for name in fns}
 
 
 def _timed(fn: Callable[[], T], samples: list[float]) -> T:

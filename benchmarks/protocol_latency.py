@@ -9,11 +9,13 @@ in process for reference, loading and solving (what the server must do per reque
 solving a loaded board.  Ratios are against the full reply measured in the same run, since the
 machine is shared.
 
-Calls are timed back to back (``time_it(collect=False)``), as an engine's loop makes them: a
-full collection before each call, as the benchmarks do for large boards, empties CPython's
-free lists and the caches of this (client) process, which adds a few tenths of a
-millisecond to every round trip that no engine pays.  The short solve is also timed that
-way, in the same run, for comparison with the figures measured so before 2026-12-01.
+Calls are timed back to back, as an engine's loop makes them, and taking turns (one sample
+of each per round, :func:`~benchmarks.common.time_round_robin`), so that every row sees the
+same drift of the machine's load.  A full collection before each call, as the benchmarks do
+for large boards, empties CPython's free lists and the caches of this (client) process,
+which adds a few tenths of a millisecond to every round trip that no engine pays; the short
+solve is also timed that way, in its own block, for comparison with the figures measured so
+before 2026-12-01.
 
     python -m benchmarks.protocol_latency [--sizes 50 200 2000] [--repeats 200]
 """
@@ -29,7 +31,7 @@ from typing import Any
 
 import solver
 from benchmarks.boards import BoardSpec, generate
-from benchmarks.common import Timing, markdown_table, ratio, time_it, write_json
+from benchmarks.common import Timing, markdown_table, ratio, time_it, time_round_robin, write_json
 from solver import jsoncodec
 from solver.protocol.client import EngineClient
 
@@ -60,7 +62,6 @@ def measure(sizes: Sequence[int], repeats: int) -> list[dict[str, Any]]:
     with EngineClient() as engine, EngineClient(STDLIB_SERVE) as plain:
         engine.hello()
         plain.hello()
-        ping, _ = time_it(engine.ping, repeats, warmup=20, collect=False)
         for size in sizes:
             data = generate(BoardSpec(size=size, extras=True, seed=1))
             board = solver.load_board(data)
@@ -75,27 +76,21 @@ def measure(sizes: Sequence[int], repeats: int) -> list[dict[str, Any]]:
                 with stdlib_json():
                     return plain.submit_solve(data, fields=ANSWER_ONLY).result()
 
-            baseline, reply = time_it(full, repeats, warmup=5, collect=False)
-            short, short_reply = time_it(answer, repeats, warmup=5, collect=False)
-            collected, _ = time_it(answer, repeats, warmup=5)
-            short_stdlib, stdlib_reply = time_it(answer_stdlib, repeats, warmup=5, collect=False)
-            local, decision = time_it(lambda board=board: solver.solve(board), repeats, warmup=5, collect=False)
-            loaded, _ = time_it(
-                lambda data=data: solver.solve(solver.load_board(data)), repeats, warmup=5, collect=False
-            )
+            def local(board: solver.Board = board) -> solver.Decision:
+                return solver.solve(board)
+
+            def loaded(data: dict[str, Any] = data) -> solver.Decision:
+                return solver.solve(solver.load_board(data))
+
+            calls = {"full": full, "answer": answer, "answer_stdlib": answer_stdlib, "ping": engine.ping}
+            timed = time_round_robin({**calls, "in_process": local, "load_solve": loaded}, repeats, warmup=5)
+            collected, _ = time_it(answer, repeats, warmup=5)  # the old method, in its own block
+            reply, short_reply, stdlib_reply = (timed[name][1] for name in ("full", "answer", "answer_stdlib"))
+            decision = timed["in_process"][1]
             if not reply["value"] == short_reply["value"] == stdlib_reply["value"] == decision.value:
                 raise AssertionError("the replies and the in-process solve disagree")
             rows.append(
-                {
-                    "size": size,
-                    "full": baseline,
-                    "answer": short,
-                    "answer_collected": collected,
-                    "answer_stdlib": short_stdlib,
-                    "in_process": local,
-                    "load_solve": loaded,
-                    "ping": ping,
-                }
+                {"size": size, "answer_collected": collected} | {name: timing for name, (timing, _) in timed.items()}
             )
     return rows
 

@@ -6,6 +6,7 @@ import gc
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -59,3 +60,20 @@ def test_time_it_collects_before_each_run_only_when_asked(monkeypatch: pytest.Mo
     assert (len(timing.samples), result, collections) == (4, 7, [])
     timing, _ = time_it(lambda: 7, 4, warmup=2)
     assert len(timing.samples) == 4 and len(collections) == 4
+
+
+def test_time_round_robin_takes_turns() -> None:
+    from benchmarks.common import time_round_robin
+
+    order: list[str] = []
+
+    def call(name: str, result: int) -> Callable[[], int]:
+        def run() -> int:
+            order.append(name)
+            return result
+
+        return run
+
+    timed = time_round_robin({"a": call("a", 1), "b": call("b", 2)}, 3, warmup=1)
+    assert order == ["a", "b", "a", "b", "a", "b", "a", "b"]  # the warm-ups, then one of each per round
+    assert {name: (len(t.samples), r) for name, (t, r) in timed.items()} == {"a": (3, 1), "b": (3, 2)}
