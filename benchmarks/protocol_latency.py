@@ -11,7 +11,9 @@ machine is shared.
 
 Calls are timed back to back, as an engine's loop makes them, and taking turns (one sample
 of each per round, :func:`~benchmarks.common.time_round_robin`), so that every row sees the
-same drift of the machine's load.  A full collection before each call, as the benchmarks do
+same drift of the machine's load (the in-process rows too: they run between round trips, so
+they start with caches as cold as the server's, and read higher than a loop of ``solve``
+alone, as in ``benchmarks.batch``).  A full collection before each call, as the benchmarks do
 for large boards, empties CPython's free lists and the caches of this (client) process,
 which adds a few tenths of a millisecond to every round trip that no engine pays; the short
 solve is also timed that way, in its own block, for comparison with the figures measured so
