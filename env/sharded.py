@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import pickle
+import signal
 import traceback
 from collections.abc import Callable, Sequence
 from multiprocessing.connection import Connection
@@ -76,12 +77,12 @@ class ShardedVectorEnv(VectorEnv[dict[str, Any], Any, Any]):
     metadata: dict[str, Any] = {"render_modes": [], "autoreset_mode": AutoresetMode.NEXT_STEP}  # noqa: RUF012
 
     def __init__(self, num_envs: int, shards: int = 2, *, context: str | None = None, **kwargs: Any) -> None:
-        if int(shards) < 2:
-            raise ValueError(f"shards must be at least 2 (use ProliferateVectorEnv for one process), not {shards!r}")
-        if int(num_envs) < int(shards):
-            raise ValueError(f"num_envs ({num_envs}) must be at least shards ({shards})")
-        self.num_envs = int(num_envs)
-        sizes = [len(part) for part in np.array_split(np.arange(self.num_envs), int(shards))]
+        if type(shards) is not int or shards < 2:
+            raise ValueError(f"shards must be an integer of at least 2 (1 is ProliferateVectorEnv), not {shards!r}")
+        if type(num_envs) is not int or num_envs < shards:
+            raise ValueError(f"num_envs ({num_envs!r}) must be an integer of at least shards ({shards})")
+        self.num_envs = num_envs
+        sizes = [len(part) for part in np.array_split(np.arange(num_envs), shards)]
         self._offsets = np.cumsum([0, *sizes]).tolist()
         ctx: Any = multiprocessing.get_context(context or "spawn")  # typeshed's BaseContext lists no Process
         self._conns: list[Connection] = []
@@ -222,7 +223,12 @@ class ShardedVectorEnv(VectorEnv[dict[str, Any], Any, Any]):
 
 
 def _serve(conn: Connection, num_envs: int, kwargs: dict[str, Any]) -> None:
-    """A worker: one ProliferateVectorEnv of ``num_envs`` games, its methods called from the parent until ``close``."""
+    """A worker: one ProliferateVectorEnv of ``num_envs`` games, its methods called from the parent until ``close``.
+
+    Ctrl-C reaches every process of the terminal's group: the workers ignore it, and the
+    parent, which gets it too, stops them (or they end with it, being daemons).
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         venv = ProliferateVectorEnv(num_envs, **kwargs)
         ready = {

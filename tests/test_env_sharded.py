@@ -83,7 +83,7 @@ def test_bad_actions_and_bad_arguments_raise_as_the_one_process_env_does() -> No
         sharded.close()
     with pytest.raises(ValueError, match="shards must be an integer of at least 1, not 0"):
         gym.make_vec("proliferate/Duel-v0", num_envs=2, shards=0)
-    with pytest.raises(ValueError, match="num_envs \\(1\\) must be at least shards \\(2\\)"):
+    with pytest.raises(ValueError, match="num_envs \\(1\\) must be an integer of at least shards \\(2\\)"):
         ShardedVectorEnv(1, 2)
     with pytest.raises(ValueError, match="variant"):  # raised in the workers, re-raised here
         ShardedVectorEnv(2, 2, variant="chess")
