@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 from gymnasium.spaces import Space
-from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from solver.core import Board, BoolArray, IntArray
@@ -31,7 +31,7 @@ from .actions import check_actions
 from .config import AgentConfig, EnvConfig
 from .game import PendingDecision
 from .lockstep import Info, Obs
-from .vector import ProliferateVectorEnv, Step, batch_infos
+from .vector import PerGameInfosVectorEnv, ProliferateVectorEnv, Step
 
 __all__ = ["ShardedVectorEnv", "make_vector_env"]
 
@@ -45,7 +45,7 @@ def make_vector_env(num_envs: int, *, shards: int = 1, **kwargs: Any) -> Prolife
     return ShardedVectorEnv(num_envs, shards, **kwargs)
 
 
-class ShardedVectorEnv(VectorEnv[dict[str, Any], Any, Any]):
+class ShardedVectorEnv(PerGameInfosVectorEnv):
     """:class:`~env.vector.ProliferateVectorEnv`'s games, split over ``shards`` worker processes.
 
     ## Description
@@ -115,17 +115,11 @@ class ShardedVectorEnv(VectorEnv[dict[str, Any], Any, Any]):
         return len(self._conns)
 
     # ------------------------------------------------------------------ gymnasium VectorEnv API
-    def reset(
-        self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[Obs, dict[str, Any]]:
-        obs, infos = self.reset_each(seed=seed, options=options)
-        return obs, batch_infos(infos)
-
     def reset_each(
         self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Obs, list[Info]]:
         """:meth:`reset` with one info dict per sub-env, as :meth:`ProliferateVectorEnv.reset_each`."""
-        super().reset(seed=seed if isinstance(seed, int) else None)
+        self._seed_own(seed)
         if seed is None or isinstance(seed, int):
             shard_seeds: list[Any] = [None if seed is None else seed + lo for lo in self._offsets[:-1]]
         else:
@@ -137,10 +131,6 @@ class ShardedVectorEnv(VectorEnv[dict[str, Any], Any, Any]):
             conn.send(("reset_each", (), {"seed": shard_seed, "options": options}))
         parts = self._gather()
         return _concat_obs([obs for obs, _ in parts]), [info for _, infos in parts for info in infos]
-
-    def step(self, actions: Any) -> tuple[Obs, npt.NDArray[np.float64], BoolArray, BoolArray, dict[str, Any]]:
-        obs, rewards, terminated, truncated, infos = self.step_each(actions)
-        return obs, rewards, terminated, truncated, batch_infos(infos)
 
     def step_each(self, actions: Any) -> Step:
         """:meth:`step` with one info dict per sub-env, as :meth:`ProliferateVectorEnv.step_each`."""

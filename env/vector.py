@@ -9,6 +9,7 @@ The registered ``TimeLimit`` is applied here too (``max_episode_steps``, passed 
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -34,7 +35,39 @@ __all__ = ["ProliferateVectorEnv"]
 Step = tuple[Obs, npt.NDArray[np.float64], npt.NDArray[np.bool_], npt.NDArray[np.bool_], list[Info]]
 
 
-class ProliferateVectorEnv(VectorEnv[dict[str, Any], Any, Any]):
+class PerGameInfosVectorEnv(VectorEnv[dict[str, Any], Any, Any], ABC):
+    """A vector env built on :meth:`reset_each` / :meth:`step_each`, which give one info dict per sub-env.
+
+    :meth:`reset` and :meth:`step` batch those infos as Gymnasium does (:func:`batch_infos`);
+    SB3's adapter reads the per-game form directly.
+    """
+
+    def reset(
+        self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Obs, dict[str, Any]]:
+        obs, infos = self.reset_each(seed=seed, options=options)
+        return obs, batch_infos(infos)
+
+    def step(self, actions: Any) -> tuple[Obs, npt.NDArray[np.float64], BoolArray, BoolArray, dict[str, Any]]:
+        obs, rewards, terminated, truncated, infos = self.step_each(actions)
+        return obs, rewards, terminated, truncated, batch_infos(infos)
+
+    def _seed_own(self, seed: int | Sequence[int | None] | None) -> None:
+        """Seed the vector env's own ``np_random`` (for users; the sub-envs have their own generators)."""
+        VectorEnv.reset(self, seed=seed if isinstance(seed, int) else None)
+
+    @abstractmethod
+    def reset_each(
+        self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Obs, list[Info]]:
+        """:meth:`reset` with one info dict per sub-env."""
+
+    @abstractmethod
+    def step_each(self, actions: Any) -> Step:
+        """:meth:`step` with one info dict per sub-env."""
+
+
+class ProliferateVectorEnv(PerGameInfosVectorEnv):
     """``num_envs`` games of :class:`~env.core.ProliferateEnv` stepped together, as stacked arrays.
 
     ## Description
@@ -130,17 +163,11 @@ class ProliferateVectorEnv(VectorEnv[dict[str, Any], Any, Any]):
         self._all = list(range(self.num_envs))
 
     # ------------------------------------------------------------------ gymnasium VectorEnv API
-    def reset(
-        self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[Obs, dict[str, Any]]:
-        obs, infos = self.reset_each(seed=seed, options=options)
-        return obs, batch_infos(infos)
-
     def reset_each(
         self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Obs, list[Info]]:
         """:meth:`reset` with one info dict per sub-env (as a single env gives it) instead of batched infos."""
-        super().reset(seed=seed if isinstance(seed, int) else None)  # the vector env's own np_random, for users
+        self._seed_own(seed)
         seeds: list[int | None]
         if seed is None:
             seeds = [None] * self.num_envs
@@ -159,10 +186,6 @@ class ProliferateVectorEnv(VectorEnv[dict[str, Any], Any, Any]):
         self._elapsed[:] = 0
         self._needs_reset[:] = False
         return obs, infos
-
-    def step(self, actions: Any) -> tuple[Obs, npt.NDArray[np.float64], BoolArray, BoolArray, dict[str, Any]]:
-        obs, rewards, terminated, truncated, infos = self.step_each(actions)
-        return obs, rewards, terminated, truncated, batch_infos(infos)
 
     def step_each(self, actions: Any) -> Step:
         """:meth:`step` with one info dict per sub-env (as a single env gives it) instead of batched infos."""
