@@ -384,7 +384,9 @@ def measure_processes(boards: list[dict[str, Any]], repeats: int) -> tuple[list[
     rows.append(
         {
             "what": f"in-process load + solve + to_json ({TYPICAL_SIZE} objects)",
-            "timing": time_it(lambda: json.dumps(solver.solve(solver.load_board(typical)).to_json()), repeats * 20)[0],
+            "timing": time_it(
+                lambda: json.dumps(solver.solve(solver.load_board(typical)).to_json()), repeats * 20, collect=False
+            )[0],
         }
     )
     rows.append({"what": "process start: python -c pass", "timing": _run([sys.executable, "-c", "pass"], repeats)})
@@ -422,7 +424,11 @@ def _run(command: list[str], repeats: int) -> Timing:
 
 
 def _server_rows(boards: list[dict[str, Any]], repeats: int, notes: list[str]) -> list[dict[str, Any]]:
-    """Warm round-trips: one server process, a handshake and warm-up solves, then timed solves per board."""
+    """Warm round-trips: one server process, a handshake and warm-up solves, then timed solves per board.
+
+    Back to back, as an engine's loop sends them (``collect=False``: see :func:`benchmarks.common.time_it`),
+    like the in-process row they are compared with and ``benchmarks.protocol_latency``.
+    """
     from solver.protocol.client import EngineClient, EngineTerminated, ProtocolError
 
     rows = []
@@ -434,11 +440,14 @@ def _server_rows(boards: list[dict[str, Any]], repeats: int, notes: list[str]) -
                     expected = solver.solve(solver.load_board(data)).value
                     for _ in range(3):
                         engine.submit_solve(data).result()
-                    timing, reply = time_it(lambda data=data: engine.submit_solve(data).result(), 20 * repeats)
+                    timing, reply = time_it(
+                        lambda data=data: engine.submit_solve(data).result(), 20 * repeats, collect=False
+                    )
                     if reply["value"] != expected:
                         raise AssertionError("the server's value differs from the in-process solve")
                     rows.append({"what": f"server warm round-trip ({_spec_of(data)})", "timing": timing})
-                rows.append({"what": "server warm round-trip: ping", "timing": time_it(engine.ping, 20 * repeats)[0]})
+                ping = time_it(engine.ping, 20 * repeats, collect=False)[0]
+                rows.append({"what": "server warm round-trip: ping", "timing": ping})
         except (EngineTerminated, ProtocolError, OSError, TimeoutError) as exc:
             log.seek(0)
             notes.append(f"server rows left out: {exc} ({_last_line(log.read())})")

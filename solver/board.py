@@ -352,10 +352,7 @@ class Board:
         new = object.__new__(Board)
         copied = new.__dict__
         copied.update(state)  # one C-level copy, then the derived values not kept go
-        drop = _DROPPED.get(keep)
-        if drop is None:
-            drop = _DROPPED[keep] = tuple(_CACHED - keep)
-        for name in drop:
+        for name in _dropped(keep):
             if name in copied:
                 del copied[name]
         for value in changes.values():
@@ -628,8 +625,6 @@ class Board:
 _FIELD_NAMES = tuple(f.name for f in fields(Board))
 #: Every derived value (cached property) a board may hold in its instance dict.
 _CACHED = frozenset(name for name, value in vars(Board).items() if isinstance(value, cached_property))
-#: The derived values :meth:`Board._derived` drops, per set kept (a handful of sets are ever used).
-_DROPPED: dict[frozenset[str], tuple[str, ...]] = {}
 #: Fields with one entry per object, besides ``ids`` and ``counts``.
 _PER_OBJECT = (
     "controller",
@@ -658,9 +653,20 @@ _KEEP_NOTHING: frozenset[str] = frozenset()
 _KEEP_WITH_KINDS = _KEEP_WITH_COUNTS | {"gain"}
 
 
-#: One-permanent boards of :func:`_entering`, by everything they depend on but the permanent's id.
-_ENTERING: dict[tuple[Any, ...], Board] = {}
-_MAX_ENTERING = 4096
+@lru_cache(maxsize=64)
+def _dropped(keep: frozenset[str]) -> tuple[str, ...]:
+    """The derived values :meth:`Board._derived` drops when it keeps ``keep`` (a handful of sets are ever used)."""
+    return tuple(_CACHED - keep)
+
+
+@dataclass(frozen=True)
+class _Entering:
+    """What the arrays of an entering permanent's row depend on; the permanent itself rides along, not compared."""
+
+    variant: Variant
+    players: tuple[tuple[str, str], ...]
+    fields: tuple[Any, ...]  # see :func:`_permanent_key`
+    permanent: Permanent = field(compare=False)
 
 
 def _entering(board: Board, permanent: Permanent) -> Board:
@@ -674,26 +680,26 @@ def _entering(board: Board, permanent: Permanent) -> Board:
     :meth:`Board.build` refuses), is built every time.
     """
     players = tuple(zip(board.ids[: board.n_players], [board.team_names[t] for t in board.team.tolist()], strict=True))
-    key: tuple[Any, ...] | None = None
-    if permanent.id not in board.ids[: board.n_players]:
-        key = (board.variant, players, _permanent_key(permanent))
-        try:
-            hit = _ENTERING.get(key)
-        except TypeError:
-            key = hit = None
-        if hit is not None:
-            return hit
-    single = Board.build(  # whoever proliferates: only the new row is read
-        variant=board.variant,
-        proliferator=players[0][0],
-        players=[Player(p, team, 0) for p, team in players],
-        permanents=[permanent],
+    spec = _Entering(board.variant, players, _permanent_key(permanent), permanent)
+    if permanent.id in board.ids[: board.n_players]:
+        return _entering_board(spec)
+    try:
+        hash(spec)
+    except TypeError:
+        return _entering_board(spec)
+    return _entering_memo(spec)
+
+
+def _entering_board(spec: _Entering) -> Board:
+    return Board.build(  # whoever proliferates: only the new row is read
+        variant=spec.variant,
+        proliferator=spec.players[0][0],
+        players=[Player(p, team, 0) for p, team in spec.players],
+        permanents=[spec.permanent],
     )
-    if key is not None:
-        if len(_ENTERING) >= _MAX_ENTERING:
-            _ENTERING.clear()
-        _ENTERING[key] = single
-    return single
+
+
+_entering_memo = lru_cache(maxsize=4096)(_entering_board)
 
 
 def _permanent_key(p: Permanent) -> tuple[Any, ...]:
