@@ -88,6 +88,7 @@ class ShardedVectorEnv(PerGameInfosVectorEnv):
         self._conns: list[Connection] = []
         self._processes: list[multiprocessing.process.BaseProcess] = []
         self.closed = False
+        self._broken: str | None = None  # why the env can no longer step, once a worker is gone
         try:
             for size in sizes:
                 parent, child = ctx.Pipe()
@@ -127,16 +128,16 @@ class ShardedVectorEnv(PerGameInfosVectorEnv):
             if len(seeds) != self.num_envs:
                 raise ValueError(f"seed must be an int or {self.num_envs} seeds, not {len(seeds)}")
             shard_seeds = [seeds[lo:hi] for lo, hi in self._spans()]
-        for conn, shard_seed in zip(self._conns, shard_seeds, strict=True):
-            conn.send(("reset_each", (), {"seed": shard_seed, "options": options}))
+        for k, shard_seed in enumerate(shard_seeds):
+            self._send(k, "reset_each", seed=shard_seed, options=options)
         parts = self._gather()
         return _concat_obs([obs for obs, _ in parts]), [info for _, infos in parts for info in infos]
 
     def step_each(self, actions: Any) -> Step:
         """:meth:`step` with one info dict per sub-env, as :meth:`ProliferateVectorEnv.step_each`."""
         checked = check_actions(actions, self.agent.action_mode, self.agent.n_bits, self.num_envs)
-        for conn, (lo, hi) in zip(self._conns, self._spans(), strict=True):
-            conn.send(("step_each", (checked[lo:hi],), {}))
+        for k, (lo, hi) in enumerate(self._spans()):
+            self._send(k, "step_each", checked[lo:hi])
         parts = self._gather()
         return (
             _concat_obs([p[0] for p in parts]),
@@ -177,9 +178,24 @@ class ShardedVectorEnv(PerGameInfosVectorEnv):
         return list(zip(self._offsets[:-1], self._offsets[1:], strict=True))
 
     def _concat(self, method: str, *args: Any) -> Any:
-        for conn in self._conns:
-            conn.send((method, args, {}))
+        for k in range(self.shards):
+            self._send(k, method, *args)
         return np.concatenate(self._gather())
+
+    def _send(self, k: int, method: str, *args: Any, **options: Any) -> None:
+        """Ask shard ``k`` to call ``method``; a worker that is gone (killed, out of memory) is an error naming it."""
+        if self._broken is not None:  # the other shards' replies no longer match: nothing more can be asked
+            raise RuntimeError(self._broken)
+        try:
+            self._conns[k].send((method, args, options))
+        except OSError as exc:
+            raise self._stopped(k) from exc
+
+    def _stopped(self, k: int) -> RuntimeError:
+        process = self._processes[k]
+        process.join(timeout=1)
+        self._broken = f"shard {k} of the vector env has stopped (exit code {process.exitcode}); close the env"
+        return RuntimeError(self._broken)
 
     def _gather(self) -> list[Any]:
         """Every shard's reply, in shard order; the first error any raised is raised here."""
@@ -188,7 +204,7 @@ class ShardedVectorEnv(PerGameInfosVectorEnv):
             try:
                 replies.append(conn.recv())
             except (EOFError, OSError) as exc:
-                raise RuntimeError(f"shard {k} of the vector env has stopped ({self._processes[k].exitcode=})") from exc
+                raise self._stopped(k) from exc
         for k, (status, value) in enumerate(replies):
             if status == "error":
                 error, text = value

@@ -665,7 +665,7 @@ class _Entering:
 
     variant: Variant
     players: tuple[tuple[str, str], ...]
-    fields: tuple[Any, ...]  # see :func:`_permanent_key`
+    key: tuple[Any, ...]  # the permanent but its id and counts: see :func:`_permanent_key`
     permanent: Permanent = field(compare=False)
 
 

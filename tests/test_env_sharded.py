@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import multiprocessing
+import os
 import pickle
+import signal
 from typing import Any
 
 import gymnasium as gym
@@ -95,6 +97,24 @@ def test_close_stops_the_workers() -> None:
     sharded = gym.make_vec("proliferate/Duel-v0", num_envs=3, shards=3)
     workers = set(multiprocessing.active_children()) - before
     assert len(workers) == 3 and all(w.is_alive() for w in workers)
+    sharded.close()
+    assert not any(w.is_alive() for w in workers)
+
+
+@pytest.mark.parametrize("call", ["step", "action_masks"])
+def test_a_worker_that_dies_is_an_error_naming_its_shard_and_the_env_still_closes(call: str) -> None:
+    """A killed worker (out of memory, say) is a RuntimeError naming the shard, never a hang or a raw pipe error."""
+    sharded = ShardedVectorEnv(4, 2)
+    obs, _ = sharded.reset(seed=0)
+    workers = list(sharded._processes)
+    victim = workers[1]
+    os.kill(victim.pid, signal.SIGKILL)  # type: ignore[arg-type]
+    victim.join(timeout=10)
+    ask = (lambda: sharded.step(obs["action_mask"])) if call == "step" else sharded.action_masks
+    with pytest.raises(RuntimeError, match=r"shard 1 of the vector env has stopped \(exit code -9\)"):
+        ask()
+    with pytest.raises(RuntimeError, match="shard 1"):  # the other shard's replies no longer line up
+        sharded.reset(seed=0)
     sharded.close()
     assert not any(w.is_alive() for w in workers)
 
