@@ -217,3 +217,17 @@ def test_the_throughput_benchmark_measures_against_a_baseline_checkout(tmp_path:
     assert [r["backend"] for r in runs] == ["baseline", "local"]
     assert runs[0]["digest"] == runs[1]["digest"]
     assert "vs baseline 1" in done.stdout
+
+
+def test_nothing_analysed_prints_no_empty_tables_and_exits_2(tmp_path: Path) -> None:
+    """A missing file or a file of bad lines: the reason on stderr, one summary line on stdout, exit 2."""
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("not json\n{}\n")
+    for path, skipped in ((tmp_path / "missing.jsonl", "0 of 0 line(s) for 1 "), (bad, "2 of 2 line(s) for ")):
+        done = run_cli("analyze", str(path), "--workers", "1")
+        assert done.returncode == 2, done.stderr
+        first, second = done.stdout.splitlines()
+        assert first == "No decisions to analyse."
+        assert second.startswith(f"Skipped {skipped}") and second.endswith("input problem(s); see the messages above.")
+        assert "proliferate: error: no decision could be analysed" in done.stderr
+        assert "Traceback" not in done.stderr

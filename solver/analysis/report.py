@@ -122,8 +122,10 @@ class TextReport:
 
     def finish(self, summary: Summary, problems: ProblemLog) -> None:
         out = self.out
-        if not self.rows:
+        if not self.rows:  # empty tables and their legend would only hide the one line that matters
             print("No decisions to analyse.", file=out)
+            self._skipped(summary, problems)
+            return
         header = ("decisions", "accuracy", "best", "good", "?!", "?", "??", "total regret", "mean regret")
         print(file=out)
         print("Players", file=out)
@@ -146,11 +148,14 @@ class TextReport:
             file=out,
         )
         print(f"Accuracy: {FORMULAS['decision_accuracy']}; per player: {FORMULAS['player_accuracy']}.", file=out)
+        self._skipped(summary, problems)
+
+    def _skipped(self, summary: Summary, problems: ProblemLog) -> None:
         if problems.count:
             print(
                 f"Skipped {summary.skipped_lines} of {summary.lines} line(s) for {problems.count} input problem(s); "
                 "see the messages above.",
-                file=out,
+                file=self.out,
             )
 
 
