@@ -30,6 +30,7 @@ import numpy as np
 
 from .board import Board, BoolArray, FloatArray, IntArray
 from .decision import Alternative, Decision
+from .errors import BoardError, Problem
 from .fast import MAX_FREE_SEATS, NO_OPTION, best_options, solve_fast
 from .inputs import BoardLike, PolicyLike, as_board, as_policy
 from .objective import (
@@ -228,18 +229,54 @@ def decide_one(board: Board, policy: Policy | None = None, *, sense: int = 1) ->
 
 
 def as_boards(boards: Iterable[BoardLike]) -> list[Board]:
-    """Boards in any form :func:`solver.inputs.as_board` accepts (loaded and checked as one board is)."""
+    """Boards in any form :func:`solver.inputs.as_board` accepts (loaded and checked as one board is).
+
+    A BoardError lists the problems of every bad board, each path under ``boards[i]`` (as
+    ``boards[3].players[0].life``), so a batch is fixed in one pass as one board is.
+    """
     if isinstance(boards, Board | Mapping | str | os.PathLike):
         raise TypeError("boards must be a sequence of boards (Board, mapping, JSON text or path), not one board")
-    return [item if isinstance(item, Board) else as_board(item) for item in boards]
+    out: list[Board] = []
+    problems: list[Problem] = []
+    for i, item in enumerate(boards):
+        if isinstance(item, Board):
+            out.append(item)
+            continue
+        try:
+            out.append(as_board(item))
+        except BoardError as exc:
+            where = f"boards[{i}]"
+            problems.extend(Problem(f"{where}.{p.path}" if p.path else where, p.message) for p in exc.problems)
+        except TypeError as exc:
+            raise TypeError(f"boards[{i}]: {exc}") from None
+    if problems:
+        raise BoardError(problems)
+    return out
 
 
 def decide_many(boards: Iterable[BoardLike], policy: PolicyLike = None, *, sense: int = 1) -> BatchDecisions:
     """The optimal (``sense=1``) or worst (``sense=-1``) choice for every board, as arrays.
 
     Exactly the choices of :func:`solver.solve` with the default method (fast path) and of
-    :func:`solver.fast.solve_fast` with the same ``sense``.  Raises ValueError as they do for
-    a board whose decision couples more than :data:`solver.fast.MAX_FREE_SEATS` seats.
+    :func:`solver.fast.solve_fast` with the same ``sense``; no :class:`~solver.decision.Decision`
+    objects, for callers that make many decisions (:func:`solve_many` builds them from this).
+
+    Args:
+        boards: as for :func:`solve_many`.
+        policy: as for :func:`solve_many`.
+        sense: 1 for the best choice, -1 for the worst (the regret scale's other end).
+
+    Returns:
+        A :class:`BatchDecisions`: values in milli-points, and each board's chosen rows and
+        poison recipients (``matrices(b)``).
+
+    Raises:
+        BoardError, PolicyError, TypeError: as :func:`solve_many` raises them.
+        ValueError: ``sense`` is not 1 or -1, or a board's decision couples more than
+            :data:`solver.fast.MAX_FREE_SEATS` seats.
+
+    >>> decide_many(["solver/examples/classic.json", "solver/examples/vorinclex_lethal.json"]).values.tolist()
+    [4000, 1004000]
     """
     if sense not in (1, -1):
         raise ValueError("sense must be 1 (best) or -1 (worst)")
@@ -775,8 +812,32 @@ def solve_many(boards: Iterable[BoardLike], policy: PolicyLike = None) -> list[D
     Decided by :func:`decide_many` in one pass; each decision's outcome and explanation are
     worked out when first asked for.
 
+    Args:
+        boards: a sequence (or any iterable) of boards, each a :class:`~solver.board.Board`, a
+            mapping (board JSON), JSON text or a path.
+        policy: a :class:`~solver.policy.Policy`, a mapping, a TOML path, or None for the
+            default weights; one policy for every board.
+
+    Returns:
+        One decision per board, in order: the value, choice, tie-break and status
+        :func:`solver.solve` gives with the default method.
+
+    Raises:
+        BoardError: some boards are malformed; every problem of every one is listed, its path
+            under ``boards[i]``.
+        PolicyError: the policy is malformed.
+        TypeError: ``boards`` is one board rather than a sequence, or an item is of a type not
+            listed above (the message names it, as ``boards[i]``).
+        ValueError: a board whose decision couples more seats than the fast path handles.
+
     >>> [d.value for d in solve_many(["solver/examples/classic.json", "solver/examples/vorinclex_lethal.json"])]
     [4.0, 1004.0]
+    >>> solve_many(["solver/examples/classic.json", {"variant": "duel"}])
+    Traceback (most recent call last):
+    ...
+    solver.errors.BoardError: boards[1].players: required
+    boards[1].players: a duel has exactly 2 players, not 0
+    boards[1].proliferator: required
     """
     start = time.perf_counter()
     items = as_boards(boards)

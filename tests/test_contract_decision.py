@@ -85,7 +85,7 @@ def test_the_package_ships_its_types() -> None:
 
 
 #: Public modules whose docstring examples are part of the contract.
-DOCTESTED = ("solver.solve", "solver.decision", "solver.inputs", "solver.policy", "solver.status")
+DOCTESTED = ("solver.solve", "solver.batch", "solver.decision", "solver.inputs", "solver.policy", "solver.status")
 
 
 @pytest.mark.parametrize("name", DOCTESTED)
@@ -96,8 +96,24 @@ def test_docstring_examples_run(name: str, monkeypatch: pytest.MonkeyPatch) -> N
 
 
 def test_public_entry_points_document_parameters_returns_raises_and_an_example() -> None:
-    doc = solver.solve.__doc__ or ""
-    for section in ("Args:", "Returns:", "Raises:", ">>> "):
-        assert section in doc
+    for entry in (solver.solve, solver.solve_many, solver.decide_many):
+        doc = entry.__doc__ or ""
+        for section in ("Args:", "Returns:", "Raises:", ">>> "):
+            assert section in doc, (entry.__name__, section)
     for function in (solver.score, solver.top_k, solver.explain_choice, solver.Decision.from_json):
         assert function.__doc__ and len(function.__doc__.splitlines()) >= 3
+
+
+def test_a_batch_names_each_bad_board_by_its_index() -> None:
+    """solve_many and decide_many report every bad board's problems under boards[i], and the item of a wrong type."""
+    good = str(ROOT / "solver" / "examples" / "classic.json")
+    bad = {"variant": "duel", "proliferator": "me", "players": [{"id": "me"}, {"id": "you", "life": "x"}]}
+    for entry in (solver.solve_many, solver.decide_many):
+        with pytest.raises(solver.BoardError) as info:
+            entry([good, bad, "{not json", good])
+        assert [(p.path, p.message) for p in info.value.problems] == [
+            ("boards[1].players[1].life", "must be an integer"),
+            ("boards[2]", "not valid JSON: line 1 column 2: Expecting property name enclosed in double quotes"),
+        ]
+        with pytest.raises(TypeError, match=r"^boards\[1\]: board must be a Board, .* not int$"):
+            entry([good, 3])
