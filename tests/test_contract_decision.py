@@ -116,4 +116,4 @@ def test_a_batch_names_each_bad_board_by_its_index() -> None:
             ("boards[2]", "not valid JSON: line 1 column 2: Expecting property name enclosed in double quotes"),
         ]
         with pytest.raises(TypeError, match=r"^boards\[1\]: board must be a Board, .* not int$"):
-            entry([good, 3])
+            entry([good, 3])  # type: ignore[list-item]
