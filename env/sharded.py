@@ -31,16 +31,14 @@ from .actions import check_actions
 from .config import AgentConfig, EnvConfig
 from .game import PendingDecision
 from .lockstep import Info, Obs
-from .vector import PerGameInfosVectorEnv, ProliferateVectorEnv, Step
+from .vector import PerGameInfosVectorEnv, ProliferateVectorEnv, Step, whole_number
 
 __all__ = ["ShardedVectorEnv", "make_vector_env"]
 
 
 def make_vector_env(num_envs: int, *, shards: int = 1, **kwargs: Any) -> ProliferateVectorEnv | ShardedVectorEnv:
     """The registered ``vector_entry_point``: one process (``shards=1``, the default) or :class:`ShardedVectorEnv`."""
-    if type(shards) is not int or shards < 1:
-        raise ValueError(f"shards must be an integer of at least 1, not {shards!r}")
-    if shards == 1:
+    if whole_number("shards", shards, 1) == 1:
         return ProliferateVectorEnv(num_envs, **kwargs)
     return ShardedVectorEnv(num_envs, shards, **kwargs)
 
@@ -77,9 +75,9 @@ class ShardedVectorEnv(PerGameInfosVectorEnv):
     metadata: dict[str, Any] = {"render_modes": [], "autoreset_mode": AutoresetMode.NEXT_STEP}  # noqa: RUF012
 
     def __init__(self, num_envs: int, shards: int = 2, *, context: str | None = None, **kwargs: Any) -> None:
-        if type(shards) is not int or shards < 2:
-            raise ValueError(f"shards must be an integer of at least 2 (1 is ProliferateVectorEnv), not {shards!r}")
-        if type(num_envs) is not int or num_envs < shards:
+        shards = whole_number("shards", shards, 2)  # 1 is ProliferateVectorEnv
+        num_envs = whole_number("num_envs", num_envs, 1)
+        if num_envs < shards:
             raise ValueError(f"num_envs ({num_envs!r}) must be an integer of at least shards ({shards})")
         self.num_envs = num_envs
         sizes = [len(part) for part in np.array_split(np.arange(num_envs), shards)]

@@ -9,6 +9,7 @@ The registered ``TimeLimit`` is applied here too (``max_episode_steps``, passed 
 
 from __future__ import annotations
 
+import operator
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -33,6 +34,19 @@ from .spaces import maskable, observation_space
 __all__ = ["ProliferateVectorEnv"]
 
 Step = tuple[Obs, npt.NDArray[np.float64], npt.NDArray[np.bool_], npt.NDArray[np.bool_], list[Info]]
+
+
+def whole_number(name: str, value: object, at_least: int) -> int:
+    """``value`` as an int if it is a whole number (numpy's included) of at least ``at_least``; else ValueError.
+
+    ``int()`` would take 2.5 as 2 and "4" as 4: a count given wrongly is refused, naming it.
+    """
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        raise ValueError(f"{name} must be an integer of at least {at_least}, not {value!r}")
+    number = operator.index(value)
+    if number < at_least:
+        raise ValueError(f"{name} must be an integer of at least {at_least}, not {value!r}")
+    return number
 
 
 class PerGameInfosVectorEnv(VectorEnv[dict[str, Any], Any, Any], ABC):
@@ -121,12 +135,11 @@ class ProliferateVectorEnv(PerGameInfosVectorEnv):
         p_fizzle: float = 0.15,
         max_turns: int = 200,
     ) -> None:
-        if int(num_envs) < 1:
-            raise ValueError(f"num_envs must be at least 1, not {num_envs!r}")
+        num_envs = whole_number("num_envs", num_envs, 1)
         mode = AutoresetMode(autoreset_mode)
         if mode not in (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP):
             raise ValueError(f"autoreset_mode must be NEXT_STEP or SAME_STEP, not {mode.value!r}")
-        self.num_envs = int(num_envs)
+        self.num_envs = num_envs
         self.settings = EnvConfig.build(
             variant,
             slots=slots,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import gymnasium as gym
@@ -113,6 +114,22 @@ def test_metadata_masks_and_seeds() -> None:
     first, _ = alone.reset(seed=9)
     assert data_equivalence(first, {k: v[2] for k, v in obs.items()})
     assert obs in core.observation_space
+
+
+@pytest.mark.parametrize("shards", [1, 2])
+@pytest.mark.parametrize("bad", [0, -1, 1.5, 2.0, "4", True, None])
+def test_a_count_that_is_not_a_whole_number_is_refused_by_name(bad: object, shards: int) -> None:
+    """num_envs=1.5 was taken as 1 (``int()``): a wrong count is a ValueError naming it; numpy integers are counts."""
+    with pytest.raises(ValueError, match=rf"^num_envs must be an integer of at least 1, not {re.escape(repr(bad))}$"):
+        gym.make_vec("proliferate/Duel-v0", num_envs=bad, shards=shards)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=rf"^shards must be an integer of at least 1, not {re.escape(repr(bad))}$"):
+        gym.make_vec("proliferate/Duel-v0", num_envs=2, shards=bad)
+
+
+def test_numpy_integers_are_counts() -> None:
+    vec = gym.make_vec("proliferate/Duel-v0", num_envs=np.int64(3))  # type: ignore[arg-type]  # as RL code passes it
+    assert vec.num_envs == 3 and type(vec.num_envs) is int
+    vec.close()
 
 
 def test_a_rejected_vector_step_changes_nothing() -> None:
