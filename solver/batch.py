@@ -234,7 +234,7 @@ def as_boards(boards: Iterable[BoardLike]) -> list[Board]:
     A BoardError lists the problems of every bad board, each path under ``boards[i]`` (as
     ``boards[3].players[0].life``), so a batch is fixed in one pass as one board is.
     """
-    if isinstance(boards, Board | Mapping | str | os.PathLike):
+    if isinstance(boards, Board | Mapping | str | bytes | os.PathLike):
         raise TypeError("boards must be a sequence of boards (Board, mapping, JSON text or path), not one board")
     out: list[Board] = []
     problems: list[Problem] = []

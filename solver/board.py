@@ -684,10 +684,9 @@ def _entering(board: Board, permanent: Permanent) -> Board:
     if permanent.id in board.ids[: board.n_players]:
         return _entering_board(spec)
     try:
-        hash(spec)
-    except TypeError:
+        return _entering_memo(spec)
+    except TypeError:  # an unhashable field (a TypeError of the build itself is raised again below)
         return _entering_board(spec)
-    return _entering_memo(spec)
 
 
 def _entering_board(spec: _Entering) -> Board:

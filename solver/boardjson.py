@@ -83,11 +83,11 @@ _MAX_SIGNED = limits.MAX_SIGNED
 _ABSENT: Any = object()
 
 
-def load_board(source: str | os.PathLike[str] | Mapping[str, Any]) -> Board:
+def load_board(source: str | bytes | os.PathLike[str] | Mapping[str, Any]) -> Board:
     """Load a board from parsed JSON, JSON text, or a JSON file.
 
-    A ``str`` starting with ``{`` (after whitespace) is JSON text, any other ``str`` or
-    path-like is a file name.  Raises :class:`~solver.errors.BoardError` listing every
+    A ``str`` (or UTF-8 ``bytes``) starting with ``{`` (after whitespace) is JSON text, any
+    other ``str``, ``bytes`` or path-like is a file name.  Raises :class:`~solver.errors.BoardError` listing every
     problem found; no other exception escapes for bad input.
     """
     with _gc_paused():
@@ -181,11 +181,14 @@ def _dump_effect(e: Effect) -> dict[str, Any]:
 # ---------------------------------------------------------------------- parsing
 
 
-def _parse(source: str | os.PathLike[str] | Mapping[str, Any]) -> Any:
+def _parse(source: str | bytes | os.PathLike[str] | Mapping[str, Any]) -> Any:
     if isinstance(source, Mapping):
         return source
+    text: str | bytes
     if isinstance(source, str) and source.lstrip().startswith("{"):
         text = source
+    elif isinstance(source, bytes) and source.lstrip().startswith(b"{"):
+        text = source  # as read from a socket or a pipe; jsoncodec reads it as UTF-8
     else:
         try:
             name = os.fspath(source)

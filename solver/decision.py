@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import Enum
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar
 
 from .board import Board
 from .policy import Policy
@@ -108,10 +109,18 @@ def choice_to_json(choice: Choice) -> dict[str, Any]:
 
 
 def choice_from_json(data: Mapping[str, Any], rounds: int = 1) -> Choice:
-    """The inverse of :func:`choice_to_json` (``rounds`` repeats a bare ``chosen`` when ``rounds`` is absent)."""
+    """The inverse of :func:`choice_to_json` (``rounds`` repeats a bare ``chosen`` when ``rounds`` is absent).
+
+    ``chosen`` beside ``rounds`` is the first round's, as :func:`choice_to_json` writes it; one
+    that says otherwise is a ValueError rather than silently ignored.
+    """
     if "rounds" in data:
-        return Choice(tuple(Round(tuple(r["chosen"]), r.get("poison_recipients") or {}) for r in data["rounds"]))
-    return Choice.of(tuple(data["chosen"]), data.get("poison_recipients") or {}, rounds=rounds)
+        choice = Choice(tuple(Round(r["chosen"], r.get("poison_recipients") or {}) for r in data["rounds"]))
+        first = choice.rounds[0].chosen if choice.rounds else ()
+        if "chosen" in data and tuple(data["chosen"]) != first:
+            raise ValueError(f"chosen {list(data['chosen'])} is not the first round's {list(first)}")
+        return choice
+    return Choice.of(data["chosen"], data.get("poison_recipients") or {}, rounds=rounds)
 
 
 class Derivation(Protocol):
@@ -240,9 +249,11 @@ class Decision:
 
         board_ = as_board(board)
         policy_ = as_policy(policy)
+        if not isinstance(data, Mapping):
+            raise ValueError(f"decision JSON must be an object (as to_json writes it), not {type(data).__name__}")
         try:
             choice = choice_from_json(data, board_.rounds)
-            value = float(data["value"])
+            value = _number(data, "value")
             derived = derive_choice(board_, policy_, choice)
             given = _Given(derived, data)
             alternatives = tuple(Alternative.from_json(a) for a in data.get("alternatives") or ())
@@ -251,17 +262,38 @@ class Decision:
                 policy=policy_,
                 choice=choice,
                 value=value,
-                status=Status(data["status"]),
-                bound=float(data["bound"]),
-                method=Method(data["method"]),
+                status=_member(Status, data, "status"),
+                bound=_number(data, "bound"),
+                method=_member(Method, data, "method"),
                 alternatives=alternatives or (Alternative(1, choice, value, 0.0),),
-                elapsed=float(data.get("elapsed_ms", 0.0)) / 1000,
+                elapsed=_number(data, "elapsed_ms", 0.0) / 1000,
                 derive=given,
             )
         except KeyError as exc:
             raise ValueError(f"decision JSON: missing {exc.args[0]!r}") from None
         except (TypeError, ValueError) as exc:
             raise ValueError(f"decision JSON: {exc}") from None
+
+
+E = TypeVar("E", bound=Enum)
+
+
+def _number(data: Mapping[str, Any], key: str, default: float | None = None) -> float:
+    """A number of a decision's JSON (KeyError if it is required and missing), else ValueError naming the key."""
+    value = data[key] if default is None or key in data else default
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"{key}: must be a number, not {value!r}")
+    return float(value)
+
+
+def _member(enum: type[E], data: Mapping[str, Any], key: str) -> E:
+    """An enum member from its JSON value, else ValueError naming the key and the values accepted."""
+    value = data[key]
+    try:
+        return enum(value)
+    except ValueError:
+        accepted = ", ".join(str(m.value) for m in enum)
+        raise ValueError(f"{key}: must be one of {accepted}, not {value!r}") from None
 
 
 class _Given:

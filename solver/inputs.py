@@ -1,7 +1,8 @@
 """What the public entry points accept, turned into the library's own types in one place.
 
 Every entry point (``solve``, ``score``, ``explain``, ``top_k``, ``solve_many``) takes a board
-as a :class:`~solver.board.Board`, a mapping (parsed board JSON), JSON text or a path; a
+as a :class:`~solver.board.Board`, a mapping (parsed board JSON), JSON text (``str`` or UTF-8
+``bytes``) or a path; a
 choice as a :class:`~solver.rules.Choice` or a list of ids; a policy as a
 :class:`~solver.policy.Policy`, a mapping shaped like the TOML file, or a TOML path.  Anything
 else is a :class:`TypeError` that says what is accepted, rather than an ``AttributeError``
@@ -21,11 +22,11 @@ from .rules import Choice, Round
 
 __all__ = ["BoardLike", "ChoiceLike", "PolicyLike", "as_board", "as_choice", "as_policy"]
 
-BoardLike: TypeAlias = Board | Mapping[str, Any] | str | os.PathLike[str]
+BoardLike: TypeAlias = Board | Mapping[str, Any] | str | bytes | os.PathLike[str]
 ChoiceLike: TypeAlias = Choice | Round | Sequence[str] | Mapping[str, Any]
 PolicyLike: TypeAlias = Policy | Mapping[str, Any] | str | os.PathLike[str] | None
 
-_BOARD = "a Board, a mapping (board JSON), JSON text or a path to a board file"
+_BOARD = "a Board, a mapping (board JSON), JSON text (str or UTF-8 bytes) or a path to a board file"
 _CHOICE = 'a Choice, a Round, a list of object ids, or a mapping {"chosen": [...]} / {"rounds": [...]}'
 _POLICY = "a Policy, a mapping shaped like the policy file, a path to a TOML file, or None"
 
@@ -38,7 +39,7 @@ def as_board(board: object) -> Board:
     """
     if isinstance(board, Board):
         return board
-    if isinstance(board, Mapping | str | os.PathLike):
+    if isinstance(board, Mapping | str | bytes | os.PathLike):
         return load_board(board)
     raise TypeError(f"board must be {_BOARD}, not {type(board).__name__}")
 

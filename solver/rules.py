@@ -52,6 +52,13 @@ __all__ = [
 ]
 
 
+def _id_tuple(chosen: Iterable[str]) -> tuple[str, ...]:
+    """The chosen ids as a tuple; one string is refused, since ``tuple("bob")`` would choose "b", "o" and "b"."""
+    if isinstance(chosen, str | bytes):
+        raise TypeError(f"chosen must be a sequence of ids, not one {type(chosen).__name__} ({chosen!r})")
+    return tuple(chosen)
+
+
 @dataclass(frozen=True)
 class Round:
     """One proliferate: the chosen ids and, in 2HG, which chosen head of a team gets its poison."""
@@ -60,7 +67,7 @@ class Round:
     poison_recipients: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "chosen", tuple(self.chosen))
+        object.__setattr__(self, "chosen", _id_tuple(self.chosen))
         object.__setattr__(self, "poison_recipients", MappingProxyType(dict(self.poison_recipients)))
 
     def __reduce__(self) -> tuple[type[Round], tuple[tuple[str, ...], dict[str, str]]]:
@@ -78,7 +85,7 @@ class Choice:
         cls, chosen: Iterable[str], poison_recipients: Mapping[str, str] | None = None, *, rounds: int = 1
     ) -> Choice:
         """The same choice in each of ``rounds`` proliferates."""
-        one = Round(tuple(chosen), poison_recipients or {})
+        one = Round(_id_tuple(chosen), poison_recipients or {})
         return cls(tuple([one] * rounds))
 
     @classmethod

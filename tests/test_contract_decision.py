@@ -5,7 +5,9 @@ from __future__ import annotations
 import doctest
 import importlib
 import json
+import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -117,3 +119,30 @@ def test_a_batch_names_each_bad_board_by_its_index() -> None:
         ]
         with pytest.raises(TypeError, match=r"^boards\[1\]: board must be a Board, .* not int$"):
             entry([good, 3])  # type: ignore[list-item]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"value": "x"}, "decision JSON: value: must be a number, not 'x'"),
+        ({"bound": None}, "decision JSON: bound: must be a number, not None"),
+        ({"value": True}, "decision JSON: value: must be a number, not True"),
+        ({"status": "WIN"}, "decision JSON: status: must be one of OPTIMAL, FEASIBLE, not 'WIN'"),
+        ({"method": 3}, "decision JSON: method: must be one of auto, cpsat, fast, brute, not 3"),
+        (
+            {"chosen": ["zed"]},
+            "decision JSON: chosen ['zed'] is not the first round's ['bob', 'bears', 'tamiyo', 'courser']",
+        ),
+    ],
+)
+def test_from_json_names_the_malformed_key(change: dict[str, Any], message: str) -> None:
+    """A malformed key is named, with what it must be; ``chosen`` that contradicts ``rounds`` is not ignored."""
+    data = {**solver.solve(CLASSIC).to_json(), **change}
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        solver.Decision.from_json(data, CLASSIC)
+
+
+@pytest.mark.parametrize("data", ["{}", [], None])
+def test_from_json_of_something_not_an_object_says_so(data: Any) -> None:
+    with pytest.raises(ValueError, match=r"^decision JSON must be an object \(as to_json writes it\), not "):
+        solver.Decision.from_json(data, CLASSIC)

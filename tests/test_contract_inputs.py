@@ -17,10 +17,10 @@ POLICY = ROOT / "solver" / "examples" / "policy.toml"
 
 def board_forms() -> list[Any]:
     text = CLASSIC.read_text()
-    return [solver.load_board(CLASSIC), json.loads(text), text, str(CLASSIC), CLASSIC]
+    return [solver.load_board(CLASSIC), json.loads(text), text, text.encode(), str(CLASSIC), CLASSIC]
 
 
-@pytest.mark.parametrize("board", board_forms(), ids=["Board", "dict", "text", "str path", "Path"])
+@pytest.mark.parametrize("board", board_forms(), ids=["Board", "dict", "text", "UTF-8 bytes", "str path", "Path"])
 def test_solve_takes_every_board_form(board: Any) -> None:
     assert solver.solve(board).chosen == ("bob", "bears", "tamiyo", "courser")
 
@@ -62,7 +62,7 @@ def test_explain_choice_and_top_k_take_the_same_forms() -> None:
     assert [alt.rank for alt in solver.top_k(str(CLASSIC), 3)] == [1, 2, 3]
 
 
-@pytest.mark.parametrize("board", [42, None, ["not", "a", "board"], b"{}"])
+@pytest.mark.parametrize("board", [42, None, ["not", "a", "board"], bytearray(b"{}")])
 def test_other_boards_are_type_errors_saying_what_is_accepted(board: Any) -> None:
     with pytest.raises(TypeError, match="a Board, a mapping"):
         solver.solve(board)
@@ -78,6 +78,26 @@ def test_other_policies_are_type_errors_saying_what_is_accepted(policy: Any) -> 
 def test_other_choices_are_type_errors(choice: Any) -> None:
     with pytest.raises(TypeError, match="must be"):
         solver.score(CLASSIC, choice)
+
+
+def test_one_string_is_not_a_list_of_ids_anywhere() -> None:
+    """``Choice.of("bob")`` chose "b", "o" and "b" (a str is a sequence): every constructor refuses one string."""
+    with pytest.raises(TypeError, match=r"^chosen must be a sequence of ids, not one str \('bob'\)$"):
+        solver.Choice.of("bob")  # a str is an Iterable[str]: only the run time can refuse it
+    one_id: Any  # a type checker already refuses these for Round
+    for one_id in ("bob", b"bob"):
+        with pytest.raises(TypeError, match=r"^chosen must be a sequence of ids, not one (str|bytes)"):
+            solver.Round(one_id)
+    assert solver.Choice.of(["bob"]).rounds[0].chosen == ("bob",)
+
+
+def test_bytes_are_json_text_or_a_path_as_str_is() -> None:
+    text = CLASSIC.read_bytes()
+    assert solver.load_board(b"\n " + text) == solver.load_board(text) == solver.load_board(str(CLASSIC).encode())
+    with pytest.raises(solver.BoardError, match="not valid JSON: 'utf-8' codec can't decode byte 0xff"):
+        solver.load_board(b"{\xff}")
+    with pytest.raises(solver.BoardError, match="cannot read board file"):
+        solver.load_board(b"/no/such/board.json")
 
 
 def test_a_missing_board_file_is_a_board_error() -> None:
