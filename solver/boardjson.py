@@ -87,8 +87,9 @@ def load_board(source: str | bytes | os.PathLike[str] | Mapping[str, Any]) -> Bo
     """Load a board from parsed JSON, JSON text, or a JSON file.
 
     A ``str`` (or UTF-8 ``bytes``) starting with ``{`` (after whitespace) is JSON text, any
-    other ``str``, ``bytes`` or path-like is a file name.  Raises :class:`~solver.errors.BoardError` listing every
-    problem found; no other exception escapes for bad input.
+    other ``str``, ``bytes`` or path-like is a file name.  Raises
+    :class:`~solver.errors.BoardError` listing every problem found; no other exception
+    escapes for bad input.
     """
     with _gc_paused():
         data = _parse(source)
