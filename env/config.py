@@ -10,6 +10,7 @@ envs' own keywords (action and reward modes, the opponents, the oracle) are
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, Literal
@@ -21,11 +22,25 @@ from .game import GameConfig
 from .policies import BOARD_POLICIES, BoardPolicy
 from .scenarios import check_archetypes
 
-__all__ = ["ActionMode", "AgentConfig", "EnvConfig", "Opponent", "RewardMode"]
+__all__ = ["ActionMode", "AgentConfig", "EnvConfig", "Opponent", "RewardMode", "whole_number"]
 
 ActionMode = Literal["subset", "sequential"]
 RewardMode = Literal["delta", "terminal", "regret"]
 Opponent = str | BoardPolicy
+
+
+def whole_number(name: str, value: object, at_least: int) -> int:
+    """``value`` as an int if it is a whole number (numpy's included) of at least ``at_least``; else ValueError.
+
+    ``int()`` would take 2.5 as 2 and "4" as 4: a count given wrongly is refused, naming it.
+    """
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        raise ValueError(f"{name} must be an integer of at least {at_least}, not {value!r}")
+    number = operator.index(value)
+    if number < at_least:
+        raise ValueError(f"{name} must be an integer of at least {at_least}, not {value!r}")
+    return number
+
 
 #: Seats per variant: the player slots that come first in every observation.
 SEATS = {Variant.DUEL: 2, Variant.TWO_HEADED_GIANT: 4, Variant.FREE_FOR_ALL: 4}
@@ -80,7 +95,7 @@ class EnvConfig:
             known = ", ".join(repr(v.value) for v in Variant)
             raise ValueError(f"variant must be one of {known}, not {variant!r}") from None
         n_seats = SEATS[kind]
-        size = slots if slots is not None else (32 if kind is Variant.DUEL else 48)
+        size = whole_number("slots", slots, 1) if slots is not None else (32 if kind is Variant.DUEL else 48)
         if size <= n_seats:
             raise ValueError(f"slots must exceed the {n_seats} player slots of a {kind.value}, not {size}")
         return cls(
@@ -93,11 +108,11 @@ class EnvConfig:
                 p_activate=p_activate,
                 p_spell=p_spell,
                 p_fizzle=p_fizzle,
-                max_turns=max_turns,
+                max_turns=whole_number("max_turns", max_turns, 1),
                 capacity=size - n_seats,
             ),
-            c_max=c_max,
-            horizon=horizon,
+            c_max=whole_number("c_max", c_max, 1),
+            horizon=whole_number("horizon", horizon, 1),
         )
 
 

@@ -28,10 +28,10 @@ from gymnasium.vector.utils import batch_space
 from solver.core import Board, BoolArray, IntArray
 
 from .actions import check_actions
-from .config import AgentConfig, EnvConfig
+from .config import AgentConfig, EnvConfig, whole_number
 from .game import PendingDecision
 from .lockstep import Info, Obs
-from .vector import PerGameInfosVectorEnv, ProliferateVectorEnv, Step, whole_number
+from .vector import PerGameInfosVectorEnv, ProliferateVectorEnv, Step
 
 __all__ = ["ShardedVectorEnv", "make_vector_env"]
 

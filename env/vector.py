@@ -9,7 +9,6 @@ The registered ``TimeLimit`` is applied here too (``max_episode_steps``, passed 
 
 from __future__ import annotations
 
-import operator
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -24,7 +23,7 @@ from gymnasium.vector.utils import batch_space
 from solver.core import Board, BoolArray, IntArray, Policy
 
 from .actions import check_actions
-from .config import ActionMode, AgentConfig, EnvConfig, Opponent, RewardMode
+from .config import ActionMode, AgentConfig, EnvConfig, Opponent, RewardMode, whole_number
 from .core import action_space
 from .events import EventParams
 from .game import PendingDecision, plan_all
@@ -34,19 +33,6 @@ from .spaces import maskable, observation_space
 __all__ = ["ProliferateVectorEnv"]
 
 Step = tuple[Obs, npt.NDArray[np.float64], npt.NDArray[np.bool_], npt.NDArray[np.bool_], list[Info]]
-
-
-def whole_number(name: str, value: object, at_least: int) -> int:
-    """``value`` as an int if it is a whole number (numpy's included) of at least ``at_least``; else ValueError.
-
-    ``int()`` would take 2.5 as 2 and "4" as 4: a count given wrongly is refused, naming it.
-    """
-    if isinstance(value, bool) or not hasattr(value, "__index__"):
-        raise ValueError(f"{name} must be an integer of at least {at_least}, not {value!r}")
-    number = operator.index(value)
-    if number < at_least:
-        raise ValueError(f"{name} must be an integer of at least {at_least}, not {value!r}")
-    return number
 
 
 class PerGameInfosVectorEnv(VectorEnv[dict[str, Any], Any, Any], ABC):

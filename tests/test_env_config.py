@@ -46,6 +46,14 @@ def test_other_keywords_name_what_is_wrong() -> None:
         env.ProliferateVectorEnv(2, action_mode="pairs")  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("keyword", ["slots", "max_turns", "c_max", "horizon"])
+@pytest.mark.parametrize("bad", [32.5, "40", True, 0])
+def test_a_count_keyword_that_is_not_a_whole_number_is_refused_by_name(keyword: str, bad: object) -> None:
+    """slots=32.5 failed inside Gymnasium's spaces, max_turns=2.5 or 0 was taken: every count is checked here."""
+    with pytest.raises(ValueError, match=rf"^{keyword} must be an integer of at least 1, not {bad!r}$"):
+        EnvConfig.build("duel", **{keyword: bad})
+
+
 def test_one_config_gives_every_env_class_the_same_slot_arithmetic() -> None:
     config = EnvConfig.build("two_headed_giant", slots=40)
     assert (config.n_seats, config.capacity, config.start_permanents) == (4, 36, 24)
