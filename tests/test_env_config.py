@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 import env
@@ -51,7 +53,8 @@ def test_other_keywords_name_what_is_wrong() -> None:
 def test_a_count_keyword_that_is_not_a_whole_number_is_refused_by_name(keyword: str, bad: object) -> None:
     """slots=32.5 failed inside Gymnasium's spaces, max_turns=2.5 or 0 was taken: every count is checked here."""
     with pytest.raises(ValueError, match=rf"^{keyword} must be an integer of at least 1, not {bad!r}$"):
-        EnvConfig.build("duel", **{keyword: bad})
+        keywords: dict[str, Any] = {keyword: bad}
+        EnvConfig.build("duel", **keywords)
 
 
 def test_one_config_gives_every_env_class_the_same_slot_arithmetic() -> None:
