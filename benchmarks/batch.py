@@ -8,16 +8,32 @@ decisions per second (median of repeats, with min-max) and the ratio to the base
 Python loop of ``solver.solve`` timed in the same run on a sample of the same boards.  Then
 ``solver.solve`` p50 on one board of 50 and one of 200 objects against its targets, and the
 p50 of the first solve of freshly loaded boards (what a caller with a new board each time pays).
+
+With ``--baseline CHECKOUT`` it instead compares this checkout's code with another's on the
+same boards (generated here, written to a file, loaded by each side): ``decide_many`` and
+``solve`` at 50 and 200 objects run in fresh processes, one per side, the sides alternating
+for ``--rounds`` rounds, and each figure is the fastest sample (on a shared machine the
+minimum is the best estimate of the intrinsic cost); the ``same`` column confirms both sides
+decided every board alike (a digest of values, chosen rows and recipients).
+
+    git worktree add /tmp/batch-base main
+    python -m benchmarks.batch --baseline /tmp/batch-base --boards 4000
 """
 
 from __future__ import annotations
 
 import argparse
 import itertools
+import json
+import os
+import random
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import solver
@@ -25,7 +41,7 @@ from solver.batch import decide_many, solve_many
 from solver.board import Board
 
 from .boards import VARIANTS, BoardSpec, generate
-from .common import Timing, machine, markdown_table, time_it, write_json
+from .common import Timing, fmt_time, machine, markdown_table, time_it, write_json
 
 __all__ = ["main", "measure"]
 
@@ -34,14 +50,29 @@ TARGET_RATE = 50_000
 TARGET_SOLVE = {50: 100e-6, 200: 200e-6}
 
 
-def boards(n: int, size: int, seed: int = 0) -> list[Board]:
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def board_data(n: int, size: int, seed: int = 0) -> list[dict[str, Any]]:
+    """The board-JSON dicts of the batch: every variant, 1-2 proliferates, plain and with extras, in turn."""
     specs = itertools.cycle(itertools.product(VARIANTS, (1, 2), (False, True)))
+    return [
+        generate(BoardSpec(size, variant, proliferates, extras, seed + i))
+        for i, (variant, proliferates, extras) in zip(range(n), specs, strict=False)
+    ]
+
+
+def loaded(data: Sequence[dict[str, Any]]) -> list[Board]:
     out = []
-    for i, (variant, proliferates, extras) in zip(range(n), specs, strict=False):
-        board = solver.load_board(generate(BoardSpec(size, variant, proliferates, extras, seed + i)))
+    for item in data:
+        board = solver.load_board(item)
         _ = board.gain, board.rounds, board.is_ally  # cached per board, as a caller reusing boards has them
         out.append(board)
     return out
+
+
+def boards(n: int, size: int, seed: int = 0) -> list[Board]:
+    return loaded(board_data(n, size, seed))
 
 
 def measure(n: int, size: int, repeats: int, loop_sample: int) -> dict[str, Any]:
@@ -106,6 +137,93 @@ def solve_p50(size: int, runs: int) -> dict[str, Any]:
     }
 
 
+#: One side of ``--baseline``, run in a fresh process whose ``solver`` is that side's checkout:
+#: the fastest ``decide_many`` of the batch, the median ``solve()`` of each single board (the
+#: median of those per size), and a digest of every decision (both sides must decide alike).
+_SIDE_PROBE = """
+import hashlib, json, statistics, sys, time
+import solver
+from solver.batch import decide_many
+cases, samples = json.load(open(sys.argv[1])), int(sys.argv[2])
+def loaded(data):
+    boards = [solver.load_board(item) for item in data]
+    for board in boards:
+        _ = board.gain, board.rounds, board.is_ally  # as the default run warms them
+    return boards
+items = loaded(cases["batch"])
+batch = decide_many(items)
+digest = hashlib.sha256(b"".join(a.tobytes() for a in (batch.values, batch.chosen, batch.recipients)))
+many = []
+for _ in range(samples):
+    start = time.perf_counter()
+    decide_many(items)
+    many.append(time.perf_counter() - start)
+out = {"decide_many_s": min(many), "digest": digest.hexdigest()}
+for size, data in cases["single"].items():
+    medians = []
+    for board in loaded(data):
+        solver.solve(board)
+        times = []
+        for _ in range(20 * samples):
+            start = time.perf_counter()
+            solver.solve(board)
+            times.append(time.perf_counter() - start)
+        medians.append(statistics.median(times))
+    out[f"solve_{size}_s"] = statistics.median(medians)
+print(json.dumps(out))
+"""
+
+
+def run_side(checkout: Path, path: Path, samples: int) -> dict[str, Any]:
+    """:data:`_SIDE_PROBE` in a fresh process importing ``solver`` from ``checkout``."""
+    command = [sys.executable, "-c", _SIDE_PROBE, str(path), str(samples)]
+    env = {**os.environ, "PYTHONPATH": str(checkout)}
+    done = subprocess.run(command, cwd=checkout, env=env, check=True, capture_output=True, text=True)
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
+
+
+def compare(args: argparse.Namespace) -> int:
+    """This checkout against ``args.baseline`` on the same boards, sides alternating (see the module docstring)."""
+    sides = {"baseline": args.baseline.resolve(), "new": ROOT}
+    cases = {
+        "batch": board_data(args.boards, args.size),
+        "single": {size: [generate(BoardSpec(size, v, 1, True, 0)) for v in VARIANTS] for size in (50, 200)},
+    }
+    runs: dict[str, list[dict[str, Any]]] = {side: [] for side in sides}
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "boards.json"
+        path.write_text(json.dumps(cases))
+        order = list(sides)
+        for round_ in range(args.rounds):
+            random.Random(round_).shuffle(order)
+            for side in order:
+                runs[side].append(run_side(sides[side], path, args.repeats))
+    same = len({run["digest"] for side in sides for run in runs[side]}) == 1
+    best = {
+        side: {key: min(run[key] for run in runs[side]) for key in runs[side][0] if key.endswith("_s")}
+        for side in sides
+    }
+    old, new = best["baseline"]["decide_many_s"], best["new"]["decide_many_s"]
+    rows = [[f"decide_many, {args.boards:,} boards of {args.size} objects", f"{args.boards / old:,.0f}/s",
+             f"{args.boards / new:,.0f}/s", f"{old / new:.2f}×"]]  # fmt: skip
+    for size in (50, 200):
+        old, new = best["baseline"][f"solve_{size}_s"], best["new"][f"solve_{size}_s"]
+        rows.append([f"solve(), {size} objects (p50)", fmt_time(old), fmt_time(new), f"{old / new:.2f}×"])
+    commit = subprocess.run(
+        ["git", "-C", str(args.baseline), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
+    ).stdout.strip()
+    print(f"\n## Batched decisions against {commit or args.baseline} (fastest of {args.rounds} rounds per side)\n")
+    print(markdown_table(["measure", "baseline", "new", "speed-up"], rows))
+    print(f"\nsame decisions on both sides: {'yes' if same else 'NO'}")
+    payload: dict[str, Any] = {"arguments": {**vars(args), "baseline": str(args.baseline), "json": None}}
+    payload |= {"machine": machine()}
+    payload |= {"baseline_commit": commit, "best_s": best, "runs": runs, "same": same}
+    path = write_json("batch_baseline", payload, args.json)
+    print(f"\nwrote {path}")
+    return 0 if same else 1
+
+
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.batch", description=__doc__.split("\n\n")[0])
     parser.add_argument("--boards", type=int, default=10_000)
@@ -113,6 +231,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--loop-sample", type=int, default=1_000, help="boards in the solve() loop baseline")
     parser.add_argument("--solve-runs", type=int, default=100, help="solve() calls per variant for the p50")
+    parser.add_argument("--baseline", type=Path, metavar="CHECKOUT", help="compare with another checkout's code")
+    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds per side with --baseline")
+    parser.add_argument("--json", type=Path, default=None, help="where to write the JSON (default results/)")
     return parser.parse_args(argv)
 
 
@@ -164,8 +285,10 @@ def _met(measured: float, target: float) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.baseline is not None:
+        return compare(args)
     payload = report(args)
-    path = write_json("batch", {"arguments": vars(args), **payload})
+    path = write_json("batch", {"arguments": {**vars(args), "json": None}, **payload}, args.json)
     print(f"\nwrote {path}")
     return 0
 

@@ -826,6 +826,8 @@ def lost_seats(board: Board, events: int) -> int:
     triggered wins, so every seat on another team loses (104.2a); a seat's own ``lose``
     threshold costs it the game unless it wins first (it orders its own triggers, 603.3b).
     """
+    if not events:  # no loss, no threshold: nobody loses (most checks of a game)
+        return 0
     return int(lost_seats_of(SeatRules.of(board), np.array([[events]], dtype=np.int64))[0, 0])
 
 
@@ -856,7 +858,13 @@ def team_poison(board: Board, counts: IntArray) -> IntArray:
 
 def event_mask(board: Board, settled: Settled) -> int:
     """Every game event of a settled resolution, as a bitmask (see :func:`row_events`)."""
-    return combine_events(board, row_events(board, settled), team_poison(board, settled.counts))
+    shared = board.variant is Variant.TWO_HEADED_GIANT  # only 2HG teams share poison (810.10)
+    return combine_events(board, row_events(board, settled), team_poison(board, settled.counts) if shared else _NONE)
+
+
+#: No team's shared poison: what :func:`combine_events` is given outside 2HG, where it reads none.
+_NONE: IntArray = np.zeros(0, dtype=np.int64)
+_NONE.flags.writeable = False
 
 
 def combine_events(board: Board, rows: IntArray, poison: IntArray) -> int:
@@ -870,6 +878,8 @@ def combine_events(board: Board, rows: IntArray, poison: IntArray) -> int:
 def losers(board: Board, settled: Settled) -> BoolArray:
     """Players who lose; in Two-Headed Giant a player losing makes the team lose (810.8a)."""
     lost = lost_seats(board, event_mask(board, settled))
+    if not lost:
+        return np.zeros(board.n_players, dtype=bool)
     out: BoolArray = (np.right_shift(np.int64(lost), seats(board)) & 1).astype(bool)
     return out
 

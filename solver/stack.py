@@ -75,9 +75,7 @@ def _joined(arrays: Sequence[np.ndarray], dtype: np.dtype) -> np.ndarray:
             return np.frombuffer(b"".join(cast("Sequence[bytes]", arrays)), dtype=dtype)  # arrays are buffers
         except TypeError:  # an array not C-contiguous (no simple buffer)
             pass
-    if not arrays:
-        return np.zeros(0, dtype=dtype)
-    out = np.concatenate(arrays, axis=None).astype(dtype, copy=False)
+    out = np.concatenate(arrays, axis=None).astype(dtype, copy=False) if arrays else np.zeros(0, dtype=dtype)
     out.flags.writeable = False
     return out
 
@@ -140,8 +138,14 @@ class Stack:
         getter = _gather_gain if with_gain else _gather
         gathered = dict(zip(names, zip(*map(getter, boards), strict=True), strict=True)) if boards else {}
 
-        def cat(name: str, dtype: type) -> np.ndarray:
-            """Every board's array joined (flattened row by row)."""
+        def cat(name: str, dtype: type, total: int | None = None) -> np.ndarray:
+            """Every board's array joined (flattened row by row).
+
+            A ``total`` length of 0 gives the empty array at once: most boards have no thresholds
+            and no counter values, and joining their empty arrays costs as much as full ones.
+            """
+            if total == 0:
+                return _joined((), np.dtype(dtype))
             return _joined(gathered.get(name, ()), np.dtype(dtype))
 
         def lengths(name: str) -> IntArray:
@@ -162,11 +166,15 @@ class Stack:
         counts = np.zeros((n, len(union)), dtype=np.int64)
         gain = np.zeros((n, len(union)), dtype=np.int64)
         # Every (row, kind) cell of every board, flattened row by row: its place in the stack's arrays.
+        # Each board's union columns padded to the widest board, one line per row, and the padding
+        # masked out: the rest, in order, are the cells as each board lays them out.
         first_col = np.cumsum(width) - width
-        row_width = width[board_of]
-        row_first = np.cumsum(row_width) - row_width
-        where = code[np.arange(int(row_width.sum())) - np.repeat(row_first - first_col[board_of], row_width)]
-        where += np.repeat(np.arange(n) * len(union), row_width)
+        used = np.arange(int(width.max(initial=0))) < width[:, None]
+        padded = np.zeros(used.shape, dtype=np.int64)
+        padded[used] = code
+        cells = padded[board_of]
+        cells += (np.arange(n) * len(union))[:, None]
+        where = cells[used[board_of]]
         counts.reshape(-1)[where] = cat("counts", np.int64)
         if with_gain:
             gain.reshape(-1)[where] = cat("gain", np.int64)
@@ -175,6 +183,7 @@ class Stack:
         has_poison[np.repeat(np.arange(n_boards), width)[code == poison]] = True
 
         n_thr, n_cv = lengths("thr_object"), lengths("cv_object")
+        thr_total, cv_total = int(n_thr.sum()), int(n_cv.sum())
         n_players = np.fromiter(gathered.get("n_players", ()), dtype=np.int64, count=n_boards)
         player_rows = np.flatnonzero(np.arange(n) - shift < n_players[board_of])
         player_board = np.repeat(np.arange(n_boards), n_players)
@@ -199,13 +208,13 @@ class Stack:
             phased_out=cat("phased_out", bool),
             value=cat("value", np.float64),
             is_ally=cat("is_ally", bool),
-            thr_object=cat("thr_object", np.int64) + np.repeat(offsets[:-1], n_thr),
-            thr_kind=code[np.repeat(first_col, n_thr) + cat("thr_kind", np.int64)],
-            thr_at=cat("thr_at", np.int64),
+            thr_object=cat("thr_object", np.int64, thr_total) + np.repeat(offsets[:-1], n_thr),
+            thr_kind=code[np.repeat(first_col, n_thr) + cat("thr_kind", np.int64, thr_total)],
+            thr_at=cat("thr_at", np.int64, thr_total),
             thr_effect=tuple(chain.from_iterable(gathered.get("thr_effect", ()))),
-            cv_object=cat("cv_object", np.int64) + np.repeat(offsets[:-1], n_cv),
-            cv_kind=code[np.repeat(first_col, n_cv) + cat("cv_kind", np.int64)],
-            cv_value=cat("cv_value", np.float64),
+            cv_object=cat("cv_object", np.int64, cv_total) + np.repeat(offsets[:-1], n_cv),
+            cv_kind=code[np.repeat(first_col, n_cv) + cat("cv_kind", np.int64, cv_total)],
+            cv_value=cat("cv_value", np.float64, cv_total),
             rounds=np.fromiter(gathered.get("rounds", ()), dtype=np.int64, count=n_boards),
             two_headed=two_headed,
             has_poison=has_poison,

@@ -120,3 +120,18 @@ def test_train_maskable_trains_a_few_steps_and_writes_its_curve(tmp_path: Path) 
     assert len(data["curve"]) == 2  # before training and at the end
     assert set(data["baselines"]) == {"random", "rule-based", "oracle"}
     assert data["baselines"]["oracle"]["mean_regret"] == 0.0
+
+
+def test_batch_benchmark_runs_against_a_baseline_checkout(tmp_path: Path) -> None:
+    """``benchmarks.batch --baseline`` with this checkout as its own baseline: the same decisions, a ratio per row."""
+    out = tmp_path / "batch.json"
+    printed = run(
+        "benchmarks.batch",
+        *("--baseline", str(ROOT), "--boards", "24", "--rounds", "1", "--repeats", "1", "--json", str(out)),
+    )
+    assert "| decide_many, 24 boards of 20 objects |" in printed
+    assert "| solve(), 200 objects (p50)" in printed and "speed-up" in printed
+    assert "same decisions on both sides: yes" in printed
+    data = json.loads(out.read_text())
+    assert data["same"] and set(data["best_s"]) == {"baseline", "new"}
+    assert set(data["best_s"]["new"]) == {"decide_many_s", "solve_50_s", "solve_200_s"}
