@@ -14,7 +14,7 @@ effects of each operation apply to them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -117,7 +117,7 @@ def gains(board: Board) -> IntArray:
     # Scopes x objects, scopes x kinds, and each scope's step in the key: one product sums the
     # steps of every scope covering a cell (exact in int64: fewer than 2**_KEY_BITS scopes).
     rows = np.array([scope.objects(board, controller) for scope, controller in scopes], dtype=np.int64)
-    cols = np.array([[scope.kinds(kind) for kind in board.kinds] for scope, _ in scopes], dtype=np.int64)
+    cols = np.array([_kind_mask(scope.kinds, board.kinds) for scope, _ in scopes], dtype=np.int64)
     steps = np.array([1 << (_KEY_BITS * _OPS.index(scope.op)) for scope, _ in scopes], dtype=np.int64)
     key = np.where(has, (rows.T * steps) @ cols, 0)
     cells = np.flatnonzero(key)
@@ -155,6 +155,20 @@ def _distinct(values: IntArray) -> tuple[list[int], IntArray]:
     return list(index), np.array(positions, dtype=np.int64)
 
 
+@lru_cache(maxsize=1024)
+def _kind_mask(kinds_in_scope: Callable[[str], bool], kinds: tuple[str, ...]) -> tuple[bool, ...]:
+    """Which of ``kinds`` a scope's kind test takes: a game's boards share a handful of kinds tuples."""
+    return tuple(map(kinds_in_scope, kinds))
+
+
+@lru_cache(maxsize=1024)
+def _wanted(kinds: tuple[str, ...]) -> BoolArray:
+    """Whether more of each kind is good for whoever has it, by the catalogue's default valence (read-only)."""
+    out = np.array([valence(kind) >= 0 for kind in kinds], dtype=bool)
+    out.flags.writeable = False
+    return out
+
+
 def _wants_more(board: Board, cells: IntArray) -> BoolArray:
     """Whether the affected party wants more of the kind on the object, per (flat) cell (for 616.1 ordering).
 
@@ -163,7 +177,7 @@ def _wants_more(board: Board, cells: IntArray) -> BoolArray:
     """
     n_kinds = len(board.kinds)
     kind_of = cells % n_kinds
-    more: BoolArray = np.array([valence(kind) >= 0 for kind in board.kinds], dtype=bool)[kind_of]
+    more: BoolArray = _wanted(board.kinds)[kind_of]
     col = board.kind_column("defense")
     if col >= 0:
         rows = cells // n_kinds
