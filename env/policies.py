@@ -41,6 +41,8 @@ __all__ = [
 #: (board, rng) -> (rounds x objects chosen, rounds x teams poison recipient rows).
 BoardPolicy = Callable[[Board, np.random.Generator], tuple[BoolArray, IntArray]]
 
+_CREATURE = int(CardType.CREATURE)
+
 
 def matrices(
     board: Board, rows: list[list[int]], recipients: list[dict[int, int]] | None = None
@@ -94,7 +96,8 @@ def rule_choice(
     weight = (policy or DEFAULT_POLICY).kind_weights(board.kinds)
     balance = (board.counts > 0) @ weight
     ally = board.is_ally
-    creature_or_player = board.has_type(CardType.CREATURE).copy()
+    # The one mask, fresh and writable: Board.has_type would first build its cache of every type's mask.
+    creature_or_player = (board.types & _CREATURE) != 0
     creature_or_player[: board.n_players] = True
     good = np.where(ally, balance > 0, (balance < 0) & creature_or_player)
     chosen: list[int] = (good & eligible_mask(board)).nonzero()[0].tolist()
