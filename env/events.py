@@ -117,7 +117,9 @@ def turn_events(
     sides = _Sides.of(board, row)
 
     if sides.sagas:  # a lore counter each (714.3b); counts never go below zero, so this is add_counters per Saga
-        counts[sides.sagas, board.kind_column("lore")] += 1
+        lore_col = board.kind_column("lore")
+        for i in sides.sagas:  # scalar updates: a turn has a Saga or two, fewer than a fancy index costs
+            counts[i, lore_col] += 1
         log.extend(f"{names[i]} gets a lore counter" for i in sides.sagas)
     loyalty_col = board.kind_column("loyalty")
     for i in sides.planeswalkers:
@@ -202,7 +204,8 @@ def _power(board: Board, counts: IntArray, rows: list[int]) -> dict[int, int]:
     """Power with P/T counters (122.1a) of ``rows``, in plain ints: a turn looks at a few attackers."""
     base = board.power.tolist()
     columns = [(col, per) for col, per in enumerate(board.power_per_counter.tolist()) if per]
-    return {i: base[i] + sum(int(counts[i, col]) * per for col, per in columns) for i in rows}
+    held = counts[rows].tolist()  # the rows' counts in one fancy index, not one numpy scalar per row and column
+    return {i: base[i] + sum(row[col] * per for col, per in columns) for i, row in zip(rows, held, strict=True)}
 
 
 def _enter(

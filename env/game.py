@@ -128,12 +128,18 @@ class Resolved:
     @property
     def dies(self) -> tuple[str, ...]:
         """Permanents put into the graveyard by the state-based actions."""
-        return tuple(self.before.ids[i] for i in np.flatnonzero(self.settled.dies))
+        return _ids_of(self.before, self.settled.dies)
 
     @property
     def losers(self) -> tuple[str, ...]:
         """Players who lose (every head of a losing 2HG team)."""
-        return tuple(self.before.ids[i] for i in np.flatnonzero(self.lost))
+        return _ids_of(self.before, self.lost)
+
+
+def _ids_of(board: Board, rows: BoolArray) -> tuple[str, ...]:
+    """The ids of the rows set in a 1-D mask (``nonzero``: no ``flatnonzero`` wrapper, plain int indices)."""
+    ids = board.ids
+    return tuple(ids[i] for i in rows.nonzero()[0].tolist())
 
 
 def run_all(runs: Sequence[Running[T]]) -> list[T]:
@@ -335,12 +341,12 @@ class Game:
         gone = dies | sacrificed
         board = settled
         if np.count_nonzero(gone):  # most checks remove nothing (count_nonzero: no ufunc reduce on a tiny mask)
-            for owner, card in dies_triggers(before, np.flatnonzero(dies).tolist()):
+            for owner, card in dies_triggers(before, dies.nonzero()[0].tolist()):
                 self.queue.appendleft((owner, Opportunity(PERMANENT_SOURCES[card], owner)))
             board = remove(settled, gone)
         self.board = retarget(board, board.proliferator, 1)
         if np.count_nonzero(lost):
-            self._lose({before.ids[i] for i in np.flatnonzero(lost)})
+            self._lose(set(_ids_of(before, lost)))
 
     def _lose(self, losers: set[str]) -> None:
         """Seats that lost leave; in a duel or 2HG the game is over, in free-for-all it goes on (800.4a)."""

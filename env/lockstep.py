@@ -243,7 +243,7 @@ class Lockstep:
                 axis=1
             )
             for k, (ep, decision) in enumerate(zip(eps, decisions, strict=True)):
-                rows = ep.current_view().row_of_slot[np.flatnonzero(taken[k])].tolist()
+                rows = ep.current_view().row_of_slot[taken[k]].tolist()
                 self._close_round(ep, decision, rows, second[k].tolist())
             return illegal
         illegal = np.zeros(len(eps), dtype=np.int64)
@@ -298,7 +298,7 @@ class Lockstep:
 
     def _slot_bits(self, ep: Episode, rows: npt.NDArray[np.bool_]) -> npt.NDArray[np.int8]:
         out = np.zeros(self.slots, dtype=np.int8)
-        out[ep.current_view().slot_of_row[np.flatnonzero(rows)]] = 1
+        out[ep.current_view().slot_of_row[rows]] = 1  # a boolean index: the slots of the rows set
         return out
 
     # ------------------------------------------------------------------ masks and observations
@@ -311,8 +311,8 @@ class Lockstep:
                 mask[self.slots] = 1
             return mask
         view = ep.current_view()
-        if agent.action_mode == "subset":
-            return np.concatenate([view.eligible, view.recipient_open]).astype(np.int8)
+        if agent.action_mode == "subset":  # both int8, so the concatenation is already a fresh int8 array
+            return np.concatenate([view.eligible, view.recipient_open])
         mask = np.zeros(agent.n_bits, dtype=np.int8)
         mask[: self.slots] = view.eligible & (1 - ep.picked)
         mask[self.slots] = 1
@@ -331,8 +331,9 @@ class Lockstep:
         masks = _stack([self.mask(ep) for ep in eps])
         times = np.zeros((k, slots), dtype=np.int8)
         picked = np.zeros((k, slots), dtype=np.int8)
-        round_index = np.zeros(k, dtype=np.float32)
-        rounds = np.ones(k, dtype=np.float32)
+        # Plain lists filled per game, then one float32 array each (no numpy item assignment per game).
+        round_index = [0] * k
+        rounds = [1] * k
         infos: list[Info] = []
         if agent.oracle_in_info:
             plan_all([d for d in (ep.game.pending for ep in eps) if d is not None])
@@ -360,9 +361,11 @@ class Lockstep:
                     info["oracle_value"] = plan.value / MILLI
             infos.append(info)
         glob = np.zeros((k, N_GLOBALS), dtype=np.float32)
-        glob[:, 0] = round_index / rounds
-        glob[:, 1] = np.minimum(rounds / 4.0, 1.0)
-        glob[:, 2] = np.clip(np.array([ep.steps for ep in eps], dtype=np.float32) / self.config.horizon, 0.0, 1.0)
+        rounds_f = np.array(rounds, dtype=np.float32)
+        glob[:, 0] = np.array(round_index, dtype=np.float32) / rounds_f
+        glob[:, 1] = np.minimum(rounds_f / 4.0, 1.0)
+        progress = np.array([ep.steps for ep in eps], dtype=np.float32) / self.config.horizon
+        glob[:, 2] = np.minimum(np.maximum(progress, 0.0), 1.0)  # np.clip's values, without its dispatch cost
         glob[:, 3 + VARIANTS.index(self.config.variant)] = 1.0
         glob[:, 6:] = _stack([v.seat_globals for v in views])
         obs: Obs = {

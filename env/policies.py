@@ -41,6 +41,8 @@ __all__ = [
 #: (board, rng) -> (rounds x objects chosen, rounds x teams poison recipient rows).
 BoardPolicy = Callable[[Board, np.random.Generator], tuple[BoolArray, IntArray]]
 
+_CREATURE = int(CardType.CREATURE)
+
 
 def matrices(
     board: Board, rows: list[list[int]], recipients: list[dict[int, int]] | None = None
@@ -70,11 +72,11 @@ def noop_choice(board: Board, rng: np.random.Generator) -> tuple[BoolArray, IntA
 
 def random_choice(board: Board, rng: np.random.Generator) -> tuple[BoolArray, IntArray]:
     """Each eligible object with probability 1/2 in each round; a random head gets a 2HG team's poison."""
-    eligible = np.flatnonzero(eligible_mask(board))
+    eligible = eligible_mask(board).nonzero()[0]
     rows: list[list[int]] = []
     named: list[dict[int, int]] = []
     for _ in range(board.rounds):
-        chosen = [int(i) for i in eligible[rng.random(len(eligible)) < 0.5]]
+        chosen: list[int] = eligible[rng.random(len(eligible)) < 0.5].tolist()
         rows.append(chosen)
         named.append(_two_head_recipients(board, chosen, lambda heads: heads[int(rng.integers(len(heads)))]))
     return matrices(board, rows, named)
@@ -94,10 +96,11 @@ def rule_choice(
     weight = (policy or DEFAULT_POLICY).kind_weights(board.kinds)
     balance = (board.counts > 0) @ weight
     ally = board.is_ally
-    creature_or_player = board.has_type(CardType.CREATURE).copy()
+    # The one mask, fresh and writable: Board.has_type would first build its cache of every type's mask.
+    creature_or_player = (board.types & _CREATURE) != 0
     creature_or_player[: board.n_players] = True
     good = np.where(ally, balance > 0, (balance < 0) & creature_or_player)
-    chosen = [int(i) for i in np.flatnonzero(good & eligible_mask(board))]
+    chosen: list[int] = (good & eligible_mask(board)).nonzero()[0].tolist()
     named = _two_head_recipients(board, chosen, min)
     return matrices(board, [chosen] * board.rounds, [named] * board.rounds)
 

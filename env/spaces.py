@@ -175,8 +175,9 @@ def _layout(board: Board, order: tuple[str, ...], n_seats: int, slots: int) -> t
         row = index.get(seat)
         if row is not None:
             seat_rank[row] = rank
-    controller = board.controller.tolist()
-    perm_order = sorted(range(n_players, board.n_objects), key=lambda r: (seat_rank[controller[r]], r))
+    rank_of = [seat_rank[c] for c in board.controller.tolist()]
+    # sorted is stable and the rows come ascending, so ranking by controller alone keeps row order within a rank.
+    perm_order = sorted(range(n_players, board.n_objects), key=rank_of.__getitem__)
     if n_seats + len(perm_order) > slots:
         raise ValueError(
             f"the board has {len(perm_order)} permanents and {n_seats} seats, more than the {slots} slots; "
@@ -187,7 +188,7 @@ def _layout(board: Board, order: tuple[str, ...], n_seats: int, slots: int) -> t
         placed[rank] = player
     placed[n_seats : n_seats + len(perm_order)] = perm_order
     slot_of = [0] * board.n_objects
-    for slot, row in enumerate(placed):
+    for slot, row in enumerate(placed[: n_seats + len(perm_order)]):  # the slots after these are empty
         if row >= 0:
             slot_of[row] = slot
     return np.array(placed, dtype=np.int64), np.array(slot_of, dtype=np.int64)
@@ -201,7 +202,7 @@ def _clip(values: npt.NDArray[Any], low: int, high: int) -> npt.NDArray[Any]:
 
 def _seat_globals(board: Board, order: tuple[str, ...], start_life: int) -> Float32:
     """Per seat rank: alive, life relative to twice the starting life, poison relative to the losing threshold."""
-    out = np.zeros(3 * MAX_SEATS, dtype=np.float32)
+    out = [0.0] * (3 * MAX_SEATS)  # Python floats, made float32 once at the end, as item assignment would
     thresholds = board.poison_threshold().tolist()
     poison_col = board.kind_column("poison")
     life, team = board.life.tolist(), board.team.tolist()
@@ -213,7 +214,7 @@ def _seat_globals(board: Board, order: tuple[str, ...], start_life: int) -> Floa
         out[3 * rank] = 1.0
         out[3 * rank + 1] = min(max(life[row] / (2.0 * start_life), 0.0), 1.0)
         out[3 * rank + 2] = min(poison[row] / thresholds[team[row]], 1.0)
-    return out
+    return np.array(out, dtype=np.float32)
 
 
 #: Columns of :func:`_laid_out`: counters, stats, then type code, relation and eligibility.

@@ -300,13 +300,16 @@ def _add_info(batched: dict[str, Any], info: Info, i: int, n: int) -> dict[str, 
         elif isinstance(value, dict):
             array = _add_info(batched.get(key, {}), value, i, n)
         else:
-            array = batched.get(key) if key in batched else _info_array(value, n)
+            array = batched.get(key)  # the values batched are arrays, never None
+            if array is None:
+                array = _info_array(value, n)
             array[i] = value
-        mask = batched.get(f"_{key}")
+        mask_key = f"_{key}"
+        mask = batched.get(mask_key)
         if mask is None:
             mask = np.zeros(n, dtype=np.bool_)
         mask[i] = True
-        batched[key], batched[f"_{key}"] = array, mask
+        batched[key], batched[mask_key] = array, mask
     return batched
 
 

@@ -19,7 +19,9 @@ import numpy as np
 import pytest
 
 import env  # noqa: F401  (registers the ids)
+from env.events import _power
 from env.scenarios import CARDS, make_permanent, sample_scenario, with_columns
+from env.spaces import _layout, seat_order
 from solver.core import SUPPORTED_CARDS, Board, Effect, Permanent, Variant
 
 CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
@@ -181,6 +183,35 @@ def test_derived_boards_recompute_what_they_do_not_keep() -> None:
     assert _by_kind(changed, changed.gain) == _by_kind(rebuilt, rebuilt.gain)
     same = board.with_counts(board.counts + (board.counts > 0))
     assert same.__dict__["gain"] is board.__dict__["gain"]
+
+
+VARIANTS = [Variant.DUEL, Variant.TWO_HEADED_GIANT, Variant.FREE_FOR_ALL]
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_layout_orders_permanents_by_controller_rank_then_row(variant: Variant) -> None:
+    """The layout's stable sort on the controller's rank alone keeps the rows ascending within a rank."""
+    for seed in range(12):
+        board = _board(seed, variant)
+        seats = tuple(p.id for p in board.players)
+        for actor in seats:
+            order = seat_order(board, seats, actor)
+            rank = {board.index[seat]: r for r, seat in enumerate(order)}
+            row_of_slot, slot_of_row = _layout(board, order, len(seats), 48)
+            perms = sorted(range(board.n_players, board.n_objects), key=lambda r: (rank[int(board.controller[r])], r))
+            assert row_of_slot[len(seats) : len(seats) + len(perms)].tolist() == perms
+            filled = row_of_slot >= 0
+            assert slot_of_row[row_of_slot[filled]].tolist() == np.flatnonzero(filled).tolist()
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_power_is_printed_power_plus_the_counters_per_column(variant: Variant) -> None:
+    for seed in range(12):
+        board = _board(seed, variant)
+        per = board.power_per_counter.tolist()
+        rows = list(range(board.n_players, board.n_objects))
+        expected = {i: int(board.power[i]) + sum(int(board.counts[i, k]) * p for k, p in enumerate(per)) for i in rows}
+        assert _power(board, board.counts, rows) == expected
 
 
 if __name__ == "__main__":
