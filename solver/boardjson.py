@@ -91,7 +91,7 @@ def load_board(source: str | bytes | os.PathLike[str] | Mapping[str, Any]) -> Bo
     :class:`~solver.errors.BoardError` listing every problem found; no other exception
     escapes for bad input.
     """
-    with _gc_paused():
+    with gc_paused():
         data = _parse(source)
         if not isinstance(data, Mapping):
             raise BoardError([Problem("", "must be an object (the board)")])
@@ -99,11 +99,13 @@ def load_board(source: str | bytes | os.PathLike[str] | Mapping[str, Any]) -> Bo
 
 
 @contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while loading.
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while loading (nested pauses leave it to the outermost).
 
     Loading allocates millions of small acyclic objects on big boards, and the collections
-    that this triggers cost about a third of the load time while freeing nothing.
+    that this triggers cost about a third of the load time while freeing nothing.  The
+    analysis pauses it around a whole chunk of records for the same reason
+    (:func:`solver.analysis.analyze.analyze_chunk`).
     """
     enabled = gc.isenabled()
     gc.disable()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import random
 import tempfile
@@ -229,6 +230,29 @@ def test_a_chunk_is_decided_in_one_call_and_a_board_it_cannot_take_stays_in_its_
     assert calls == [3]
     assert [type(r).__name__ for r in results] == ["DecisionResult", "LineProblem", "DecisionResult"]
     assert results[1] == LineProblem("f", 2, "board", "cannot analyse: too many seats")
+
+
+def test_a_chunk_leaves_the_garbage_collector_as_it_found_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The chunk pauses the cyclic collector (see analyze_chunk); a bad line or an error must not leave it off."""
+    job = Job([("f", 1, _GOOD), ("f", 2, "{not json"), ("f", 3, _GOOD)], None, Thresholds())
+    assert gc.isenabled()
+    assert [type(r).__name__ for r in analyze_chunk(job)] == ["DecisionResult", "LineProblem", "DecisionResult"]
+    assert gc.isenabled()
+
+    def failing(boards: Sequence[Board], policy: Policy | None = None) -> list[Judgement | RecordError]:
+        raise RuntimeError("decision core failed")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(analyze_module, "decide", failing)
+        with pytest.raises(RuntimeError):
+            analyze_chunk(job)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        analyze_chunk(job)
+        assert not gc.isenabled()  # a caller's own pause is kept
+    finally:
+        gc.enable()
 
 
 def _too_many_seats() -> dict[str, Any]:

@@ -28,6 +28,7 @@ import numpy as np
 
 from ..batch import decide_many, material_spans, score_choices, stacked
 from ..board import Board, BoolArray, IntArray
+from ..boardjson import gc_paused
 from ..decision import choice_to_json
 from ..errors import Problem
 from ..objective import MILLI
@@ -348,6 +349,14 @@ def analyze_chunk(job: Job) -> list[DecisionResult | LineProblem]:
     one :func:`decide` call and judged in one :func:`judge` call, over one stack of its boards
     (:func:`solver.batch.stacked`); a bad record becomes its problems, in its place.
     """
+    # A chunk allocates many small objects that live until it ends (parsed JSON, boards, outcomes,
+    # words) and few cycles, so the collections it would trigger find little to free: the one
+    # collection after it costs less (about 1% of a decision).  Memory stays bounded by the chunk.
+    with gc_paused():
+        return _analyzed(job)
+
+
+def _analyzed(job: Job) -> list[DecisionResult | LineProblem]:
     slots: list[list[DecisionResult | LineProblem]] = []
     ready: list[tuple[int, Item, Record, Board, Choice, tuple[BoolArray, IntArray]]] = []
     for item in job.items:
