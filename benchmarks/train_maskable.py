@@ -288,6 +288,7 @@ def main(argv: list[str] | None = None) -> int:
         import torch
         from sb3_contrib import MaskablePPO
         from stable_baselines3.common.callbacks import BaseCallback
+        from stable_baselines3.common.logger import Logger
         from stable_baselines3.common.vec_env import VecEnvWrapper, VecNormalize
 
         from env.sb3 import make_sb3_vec_env
@@ -353,6 +354,8 @@ def main(argv: list[str] | None = None) -> int:
         seed=args.seed,
         verbose=0,
     )
+    # The run reports its own curve; SB3's default logger would leave an empty /tmp/SB3-<time> folder.
+    model.set_logger(Logger(folder=None, output_formats=[]))
 
     def trained(vec: ProliferateVectorEnv, obs: dict[str, np.ndarray]) -> np.ndarray:
         normalized = venv.normalize_obs(obs)

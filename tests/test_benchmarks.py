@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -105,6 +106,7 @@ def test_train_maskable_trains_a_few_steps_and_writes_its_curve(tmp_path: Path) 
 
     pytest.importorskip("sb3_contrib")
     out = tmp_path / "train.json"
+    litter = set(Path(tempfile.gettempdir()).glob("SB3-*"))  # SB3's default logger makes one folder per run
     printed = run(
         "benchmarks.train_maskable",
         *("--steps", "64", "--envs", "2", "--shards", "2", "--eval-games", "2", "--eval-every", "1000"),
@@ -120,6 +122,7 @@ def test_train_maskable_trains_a_few_steps_and_writes_its_curve(tmp_path: Path) 
     assert len(data["curve"]) == 2  # before training and at the end
     assert set(data["baselines"]) == {"random", "rule-based", "oracle"}
     assert data["baselines"]["oracle"]["mean_regret"] == 0.0
+    assert set(Path(tempfile.gettempdir()).glob("SB3-*")) == litter  # the run left nothing behind
 
 
 def test_batch_benchmark_runs_against_a_baseline_checkout(tmp_path: Path) -> None:

@@ -123,6 +123,7 @@ def test_maskable_ppo_trains_on_the_sharded_env() -> None:
     sb3_contrib = pytest.importorskip("sb3_contrib")
     torch = pytest.importorskip("torch")
     from sb3_contrib.common.maskable.utils import get_action_masks
+    from stable_baselines3.common.logger import Logger
 
     from env.sb3 import make_sb3_vec_env
 
@@ -131,6 +132,7 @@ def test_maskable_ppo_trains_on_the_sharded_env() -> None:
     try:
         assert isinstance(vec.venv, ShardedVectorEnv)
         model = sb3_contrib.MaskablePPO("MultiInputPolicy", vec, n_steps=16, batch_size=32, n_epochs=1, seed=0)
+        model.set_logger(Logger(folder=None, output_formats=[]))  # else SB3 leaves a /tmp/SB3-<time> folder
         model.learn(64)
         assert model.num_timesteps >= 64
         assert get_action_masks(vec).shape == (4, 2 * vec.venv.agent.n_bits)

@@ -176,12 +176,14 @@ def test_maskable_ppo_trains_on_the_native_vector_env_and_never_picks_an_illegal
     import torch
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.maskable.utils import get_action_masks
+    from stable_baselines3.common.logger import Logger
 
     from env.sb3 import make_sb3_vec_env
 
     torch.set_num_threads(1)
     vec = make_sb3_vec_env("proliferate/Duel-v0", 4, seed=0, max_episode_steps=8)
     model = MaskablePPO("MultiInputPolicy", vec, n_steps=32, batch_size=64, n_epochs=1, seed=0, verbose=0)
+    model.set_logger(Logger(folder=None, output_formats=[]))  # else SB3 leaves a /tmp/SB3-<time> folder
     model.learn(256)
     assert model.num_timesteps >= 256
     obs = vec.reset()
