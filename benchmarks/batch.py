@@ -13,8 +13,8 @@ With ``--baseline CHECKOUT`` it instead compares this checkout's code with anoth
 same boards (generated here, written to a file, loaded by each side): ``decide_many`` and
 ``solve`` at 50 and 200 objects run in fresh processes, one per side, the sides alternating
 for ``--rounds`` rounds, and each figure is the fastest sample (on a shared machine the
-minimum is the best estimate of the intrinsic cost); the ``same`` column confirms both sides
-decided every board alike (a digest of values, chosen rows and recipients).
+minimum is the best estimate of the intrinsic cost); its last line says whether both sides
+decided every board alike (a digest of values, chosen rows and recipients; exit status 1 if not).
 
     git worktree add /tmp/batch-base main
     python -m benchmarks.batch --baseline /tmp/batch-base --boards 4000
@@ -216,10 +216,9 @@ def compare(args: argparse.Namespace) -> int:
     print(f"\n## Batched decisions against {commit or args.baseline} (fastest of {args.rounds} rounds per side)\n")
     print(markdown_table(["measure", "baseline", "new", "speed-up"], rows))
     print(f"\nsame decisions on both sides: {'yes' if same else 'NO'}")
-    payload: dict[str, Any] = {"arguments": {**vars(args), "baseline": str(args.baseline), "json": None}}
-    payload |= {"machine": machine()}
-    payload |= {"baseline_commit": commit, "best_s": best, "runs": runs, "same": same}
-    path = write_json("batch_baseline", payload, args.json)
+    arguments = {**vars(args), "baseline": str(args.baseline), "json": None}
+    payload = {"arguments": arguments, "machine": machine(), "baseline_commit": commit, "best_s": best, "runs": runs}
+    path = write_json("batch_baseline", {**payload, "same": same}, args.json)
     print(f"\nwrote {path}")
     return 0 if same else 1
 
