@@ -8,6 +8,8 @@ decisions per second (median of repeats, with min-max) and the ratio to the base
 Python loop of ``solver.solve`` timed in the same run on a sample of the same boards.  Then
 ``solver.solve`` p50 on one board of 50 and one of 200 objects against its targets, and the
 p50 of the first solve of freshly loaded boards (what a caller with a new board each time pays).
+Last, where ``decide_many``'s time goes per board (:func:`stages`): stacking the boards'
+arrays, the tables (every row settled, valued and its events found) and the choice.
 
 With ``--baseline CHECKOUT`` it instead compares this checkout's code with another's on the
 same boards (generated here, written to a file, loaded by each side): ``decide_many`` and
@@ -32,13 +34,15 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
 import solver
-from solver.batch import decide_many, solve_many
+from solver.batch import CHUNK, decide_many, solve_many, stacked
 from solver.board import Board
+from solver.stack import Stack
 
 from .boards import VARIANTS, BoardSpec, generate
 from .common import Timing, fmt_time, machine, markdown_table, time_it, write_json
@@ -75,8 +79,8 @@ def boards(n: int, size: int, seed: int = 0) -> list[Board]:
     return loaded(board_data(n, size, seed))
 
 
-def measure(n: int, size: int, repeats: int, loop_sample: int) -> dict[str, Any]:
-    items = boards(n, size)
+def measure(items: Sequence[Board], size: int, repeats: int, loop_sample: int) -> dict[str, Any]:
+    n = len(items)
     sample = items[:loop_sample]
     loop, _ = time_it(lambda: [solver.solve(b) for b in sample], repeats=max(1, repeats // 2))
     many, _ = time_it(lambda: decide_many(items), repeats=repeats)
@@ -104,6 +108,44 @@ def measure(n: int, size: int, repeats: int, loop_sample: int) -> dict[str, Any]
             }
         )
     return {"size": size, "rows": out}
+
+
+def stages(items: Sequence[Board], repeats: int) -> dict[str, Any]:
+    """Where ``decide_many``'s time goes: stacking, the tables and the choice, per board (median of ``repeats``).
+
+    The boards are cut into the chunks ``decide_many`` decides (ranked by proliferates,
+    :data:`~solver.batch.CHUNK` at a time) and each stage is timed over all the chunks, the
+    stages taking turns within each repeat so they share the machine's drift: the whole call,
+    ``Stack.of`` alone, and the call again inside :func:`solver.batch.stacked` once its first
+    call there has built the chunk's stack and tables, which leaves only the choice (units,
+    the DP over coupled units, the argmax).  The tables are what remains of the whole.
+    """
+    ranked = sorted(items, key=attrgetter("rounds"))  # stable: decide_many's own order
+    chunks = [ranked[i : i + CHUNK] for i in range(0, len(ranked), CHUNK)]
+
+    def clock(fn: Callable[[], object]) -> float:
+        start = time.perf_counter()
+        fn()
+        return time.perf_counter() - start
+
+    def choice(chunk: Sequence[Board]) -> float:
+        with stacked(chunk):
+            decide_many(chunk)  # builds the shared stack and tables
+            return clock(lambda: decide_many(chunk))
+
+    samples: dict[str, list[float]] = {"whole": [], "stacking": [], "choice": []}
+    for _ in range(repeats):
+        samples["whole"].append(clock(lambda: [decide_many(chunk) for chunk in chunks]))
+        samples["stacking"].append(clock(lambda: [Stack.of(chunk) for chunk in chunks]))
+        samples["choice"].append(sum(map(choice, chunks)))
+    median = {stage: statistics.median(times) for stage, times in samples.items()}
+    median["tables"] = median["whole"] - median["stacking"] - median["choice"]
+    return {
+        "boards": len(items),
+        "per_board_s": {stage: median[stage] / len(items) for stage in ("stacking", "tables", "choice", "whole")},
+        "rate_without_stacking": len(items) / (median["whole"] - median["stacking"]),
+        "samples_s": samples,
+    }
 
 
 def solve_p50(size: int, runs: int) -> dict[str, Any]:
@@ -237,7 +279,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 def report(args: argparse.Namespace) -> dict[str, Any]:
-    result = measure(args.boards, args.size, args.repeats, args.loop_sample)
+    items = boards(args.boards, args.size)
+    result = measure(items, args.size, args.repeats, args.loop_sample)
     singles = [solve_p50(size, args.solve_runs) for size in (50, 200)]
     info = machine()
     where = f"{info['processor']}, {info['cpus']} CPUs, load {info.get('load_average', ['?'])[0]}"
@@ -268,9 +311,26 @@ def report(args: argparse.Namespace) -> dict[str, Any]:
             ],
         )
     )  # fmt: skip
+    split = stages(items, args.repeats)
+    whole = split["per_board_s"]["whole"]
+    what = {
+        "stacking": "stacking (`Stack.of`: every board's arrays joined)",
+        "tables": "tables (every row settled, valued, its events)",
+        "choice": "choice (units, DP over coupled units, argmax)",
+        "whole": "whole `decide_many`",
+    }
+    print(f"\n## Where `decide_many`'s time goes, per board (chunks of {CHUNK}, median of {args.repeats})\n")
+    print(
+        markdown_table(
+            ["stage", "per board", "share"],
+            [[what[stage], fmt_time(t), f"{t / whole:.0%}"] for stage, t in split["per_board_s"].items()],
+        )
+    )
+    print(f"\nwith stacking free: {split['rate_without_stacking']:,.0f} decisions/s (target {TARGET_RATE:,}/s)")
     return {
         "machine": info,
         "batch": result,
+        "stages": split,
         "solve": [
             {"size": s["size"], "target_s": s["target_s"], **s["timing"].to_json(), "first": s["first"].to_json()}
             for s in singles

@@ -138,3 +138,19 @@ def test_batch_benchmark_runs_against_a_baseline_checkout(tmp_path: Path) -> Non
     data = json.loads(out.read_text())
     assert data["same"] and set(data["best_s"]) == {"baseline", "new"}
     assert set(data["best_s"]["new"]) == {"decide_many_s", "solve_50_s", "solve_200_s"}
+
+
+def test_batch_benchmark_splits_decide_many_into_its_stages(tmp_path: Path) -> None:
+    """The default run's last table: stacking, tables and choice per board, which make up the whole call."""
+    out = tmp_path / "batch.json"
+    printed = run(
+        "benchmarks.batch",
+        *("--boards", "40", "--repeats", "1", "--loop-sample", "4", "--solve-runs", "2", "--json", str(out)),
+    )
+    assert "## Where `decide_many`'s time goes, per board" in printed
+    assert "| whole `decide_many` " in printed and "with stacking free:" in printed
+    stages = json.loads(out.read_text())["stages"]
+    per_board = stages["per_board_s"]
+    assert stages["boards"] == 40 and set(per_board) == {"stacking", "tables", "choice", "whole"}
+    assert 0 < per_board["stacking"] < per_board["whole"] and 0 < per_board["choice"] < per_board["whole"]
+    assert stages["rate_without_stacking"] > 40 / (40 * per_board["whole"])
