@@ -44,7 +44,7 @@ from solver.batch import CHUNK, decide_many, solve_many, stacked
 from solver.board import Board
 from solver.stack import Stack
 
-from .boards import VARIANTS, BoardSpec, generate
+from .boards import VARIANTS, BoardSpec, generate, players_of
 from .common import Timing, fmt_time, machine, markdown_table, time_it, write_json
 
 __all__ = ["main", "measure"]
@@ -275,7 +275,14 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--baseline", type=Path, metavar="CHECKOUT", help="compare with another checkout's code")
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds per side with --baseline")
     parser.add_argument("--json", type=Path, default=None, help="where to write the JSON (default results/)")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    for name in ("boards", "repeats", "loop_sample", "solve_runs", "rounds"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} must be >= 1")
+    players = max(len(players_of(variant)) for variant in VARIANTS)
+    if args.size <= players:
+        parser.error(f"--size must exceed the {players} players of the largest variant")
+    return args
 
 
 def report(args: argparse.Namespace) -> dict[str, Any]:

@@ -16,6 +16,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -82,7 +84,6 @@ def test_compress_keeps_signs_and_compresses_game_results() -> None:
 def test_slot_policy_gives_two_logits_per_bit_including_the_2hg_extra_bits() -> None:
     import gymnasium as gym
     import numpy as np
-    import pytest
 
     pytest.importorskip("sb3_contrib")
     import torch
@@ -102,8 +103,6 @@ def test_slot_policy_gives_two_logits_per_bit_including_the_2hg_extra_bits() -> 
 
 
 def test_train_maskable_trains_a_few_steps_and_writes_its_curve(tmp_path: Path) -> None:
-    import pytest
-
     pytest.importorskip("sb3_contrib")
     out = tmp_path / "train.json"
     litter = set(Path(tempfile.gettempdir()).glob("SB3-*"))  # SB3's default logger makes one folder per run
@@ -154,3 +153,15 @@ def test_batch_benchmark_splits_decide_many_into_its_stages(tmp_path: Path) -> N
     assert stages["boards"] == 40 and set(per_board) == {"stacking", "tables", "choice", "whole"}
     assert 0 < per_board["stacking"] < per_board["whole"] and 0 < per_board["choice"] < per_board["whole"]
     assert stages["rate_without_stacking"] > 40 / (40 * per_board["whole"])
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "message"),
+    [("--boards", "0", "--boards must be >= 1"), ("--size", "4", "--size must exceed the 4 players")],
+)
+def test_batch_benchmark_refuses_sizes_it_cannot_run(option: str, value: str, message: str) -> None:
+    """``--boards 0`` and too small a ``--size`` once ended in a traceback; each is a usage error naming the option."""
+    command = [sys.executable, "-m", "benchmarks.batch", option, value]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 2
+    assert message in done.stderr and "Traceback" not in done.stderr
