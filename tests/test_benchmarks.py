@@ -140,7 +140,11 @@ def test_batch_benchmark_runs_against_a_baseline_checkout(tmp_path: Path) -> Non
 
 
 def test_batch_benchmark_splits_decide_many_into_its_stages(tmp_path: Path) -> None:
-    """The default run's last table: stacking, tables and choice per board, which make up the whole call."""
+    """The default run's last table: stacking, tables and choice per board, which make up the whole call.
+
+    No timing is compared (a busy machine can stall any one sample): the JSON must hold every
+    stage, one sample per repeat, and the derived figures must be those of the measured ones.
+    """
     out = tmp_path / "batch.json"
     printed = run(
         "benchmarks.batch",
@@ -151,8 +155,11 @@ def test_batch_benchmark_splits_decide_many_into_its_stages(tmp_path: Path) -> N
     stages = json.loads(out.read_text())["stages"]
     per_board = stages["per_board_s"]
     assert stages["boards"] == 40 and set(per_board) == {"stacking", "tables", "choice", "whole"}
-    assert 0 < per_board["stacking"] < per_board["whole"] and 0 < per_board["choice"] < per_board["whole"]
-    assert stages["rate_without_stacking"] > 40 / (40 * per_board["whole"])
+    assert {len(times) for times in stages["samples_s"].values()} == {1}
+    assert min(per_board["stacking"], per_board["choice"], per_board["whole"]) > 0
+    stacking, choice, whole = per_board["stacking"], per_board["choice"], per_board["whole"]
+    assert per_board["tables"] == pytest.approx(whole - stacking - choice)
+    assert stages["rate_without_stacking"] == pytest.approx(1 / (whole - stacking))
 
 
 @pytest.mark.parametrize(
