@@ -40,6 +40,7 @@ def test_scaling_prints_tables_and_writes_json(tmp_path: Path) -> None:
     assert "| 10 two_headed_giant x1 +thr/fx |" in printed
     assert "## Targets" in printed
     assert "## Batched decisions, 60 boards" in printed
+    assert "## Where `decide_many`'s time goes, per board" in printed  # the batch report's stage split
     data = json.loads(out.read_text())
     assert len(data["cases"]) == 4
     for case in data["cases"]:
