@@ -23,7 +23,9 @@ from typing import Any, TypeVar
 __all__ = [
     "RESULTS",
     "Timing",
+    "cartpole_unit",
     "fmt_time",
+    "in_units",
     "machine",
     "markdown_table",
     "peak_memory",
@@ -135,6 +137,37 @@ def _timed_warm(fn: Callable[[], T], samples: list[float]) -> T:
     result = fn()
     samples.append(time.perf_counter() - start)
     return result
+
+
+def cartpole_unit(chunks: int = 7, steps: int = 500, seed: int = 0) -> Timing:
+    """The yardstick ``u``: one ``env.step(env.action_space.sample())`` of ``gym.make("CartPole-v1")``.
+
+    Timed in ``chunks`` chunks of ``steps`` steps each (resetting when an episode ends), in the
+    same run as the figure it is compared with; each sample is one chunk's time per step, so
+    ``.median`` is ``u``.  Every table states its figures as multiples of ``u`` (:func:`in_units`).
+    """
+    import gymnasium as gym
+
+    env = gym.make("CartPole-v1")
+    env.reset(seed=seed)
+    env.action_space.seed(seed)
+    samples: list[float] = []
+    for _ in range(chunks):
+        start = time.perf_counter()
+        for _ in range(steps):
+            _, _, terminated, truncated, _ = env.step(env.action_space.sample())
+            if terminated or truncated:
+                env.reset()
+        samples.append((time.perf_counter() - start) / steps)
+    env.close()
+    return Timing(tuple(samples))
+
+
+def in_units(seconds: float, unit: Timing) -> str:
+    """A duration as a multiple of the yardstick ``u`` timed in the same run: ``3.2u``."""
+    u = unit.median
+    value = seconds / u if u > 0 else float("nan")
+    return f"{value:.2g}u" if value < 10 else f"{value:.0f}u"
 
 
 def peak_memory(fn: Callable[[], T]) -> tuple[int, T]:
