@@ -491,7 +491,7 @@ def test_protector_on_a_non_battle() -> None:
 
 def test_threshold_with_bad_effect() -> None:
     board = broken(lambda b: b["permanents"][3]["thresholds"][0].update(effect="draw"))
-    assert_problem(board, "permanents[3].thresholds[0].effect", "'win', 'lose' or a number")
+    assert_problem(board, "permanents[3].thresholds[0].effect", "'lose', 'win' or a number")
 
 
 def test_threshold_at_zero() -> None:
