@@ -28,7 +28,8 @@ import msgspec.inspect as mi
 from msgspec import UNSET, Meta, Struct, UnsetType
 
 from . import limits
-from .cards import CARDS
+from .cards import CARDS, SUPPORTED_CARDS
+from .terms import CARD_TYPE_NAMES
 from .errors import Problem
 
 __all__ = [
@@ -126,7 +127,8 @@ class PermanentStruct(_Strict):
         list[str],
         Meta(
             description="Card types: artifact, battle, creature, enchantment, land, planeswalker, kindred; any "
-            "letter case, 'tribal' for kindred; stored lower-case."
+            "letter case, 'tribal' for kindred; stored lower-case (the schema gives the canonical spelling).",
+            extra_json_schema={"items": {"enum": list(CARD_TYPE_NAMES)}, "uniqueItems": True},
         ),
     ] = []
     name: Annotated[str, Meta(description="Card name, for people.")] = ""
@@ -222,7 +224,16 @@ def _parameters() -> list[tuple[str, Any, Any]]:
 EffectStruct: type[Struct] = msgspec.defstruct(
     "EffectStruct",
     [
-        ("card", Annotated[str, Meta(description="The card's printed name (matched ignoring case and punctuation).")]),
+        (
+            "card",
+            Annotated[
+                str,
+                Meta(
+                    description="The card's printed name (the loader matches case and punctuation loosely).",
+                    extra_json_schema={"enum": list(SUPPORTED_CARDS)},
+                ),
+            ],
+        ),
         ("controller", Annotated[Id, Meta(description="Id of the player who controls the card.")]),
         *_parameters(),
     ],
@@ -279,7 +290,8 @@ class BoardStruct(_Strict):
 
 
 # ---------------------------------------------------------------------- the game record
-Ids = list[Id]
+#: Ids listed once each (the reader checks that; msgspec cannot).
+Ids = Annotated[list[Id], Meta(extra_json_schema={"uniqueItems": True})]
 Recipients = Annotated[
     dict[str, Id],
     Meta(description="Two-Headed Giant: team name -> the chosen head that gets the team's poison (701.34b)."),

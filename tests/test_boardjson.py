@@ -140,7 +140,7 @@ def test_schema_is_valid_draft_2020_12() -> None:
 
 
 def test_schema_lists_exactly_the_supported_cards() -> None:
-    assert SCHEMA["$defs"]["effect"]["properties"]["card"]["enum"] == list(SUPPORTED_CARDS)
+    assert SCHEMA["$defs"]["Effect"]["properties"]["card"]["enum"] == list(SUPPORTED_CARDS)
 
 
 def test_schema_describes_every_field() -> None:
