@@ -29,8 +29,8 @@ from msgspec import UNSET, Meta, Struct, UnsetType
 
 from . import limits
 from .cards import CARDS, SUPPORTED_CARDS
-from .terms import CARD_TYPE_NAMES
 from .errors import Problem
+from .terms import CARD_TYPE_NAMES
 
 __all__ = [
     "BOARD_DECODER",
