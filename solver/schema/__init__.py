@@ -63,7 +63,11 @@ def generate() -> dict[str, dict[str, Any]]:
             board_defs = set(defs)
         else:  # the record's board is the board schema, by reference
             defs = {k: v for k, v in defs.items() if k not in board_defs}
-        schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": BASE + name, "title": title}
+        schema: dict[str, Any] = {
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$id": BASE + name,
+            "title": title,
+        }
         schema |= root
         schema["$defs"] = {k.removesuffix(_SUFFIX): v for k, v in sorted(defs.items())}
         text = json.dumps(_tidy(schema)).replace('"#/$defs/Board"', '"board-v1.schema.json"')
