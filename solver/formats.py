@@ -44,7 +44,9 @@ __all__ = [
     "ThresholdStruct",
     "is_text",
     "join",
+    "json_type",
     "keyed",
+    "lone_surrogate_path",
     "type_problems",
 ]
 
@@ -290,11 +292,18 @@ class BoardStruct(_Strict):
 
 
 # ---------------------------------------------------------------------- the game record
-#: Ids listed once each (the reader checks that; msgspec cannot).
-Ids = Annotated[list[Id], Meta(extra_json_schema={"uniqueItems": True})]
+#: Ids listed once each (the reader checks that; msgspec cannot).  The ``expected`` extras word the problems
+#: as the protocol's choice checks do (solver.validation), so a choice is refused alike by both.
+Ids = Annotated[
+    list[Annotated[str, Meta(min_length=1, extra={"expected": "a non-empty string (an id of the board)", "not": 1})]],
+    Meta(extra_json_schema={"uniqueItems": True}, extra={"expected": "a list of ids"}),
+]
 Recipients = Annotated[
-    dict[str, Id],
-    Meta(description="Two-Headed Giant: team name -> the chosen head that gets the team's poison (701.34b)."),
+    dict[str, Annotated[str, Meta(min_length=1, extra={"expected": "a player id"})]],
+    Meta(
+        description="Two-Headed Giant: team name -> the chosen head that gets the team's poison (701.34b).",
+        extra={"expected": "an object mapping a team name to the chosen head that gets its poison"},
+    ),
 ]
 
 
@@ -395,6 +404,12 @@ def _walk(value: Any, t: mi.Type, path: str, name: str, out: list[Problem]) -> N
     if isinstance(t, mi.Metadata):
         extra = t.extra or {}
         t = t.type
+    if "expected" in extra:  # the type's own wording of a problem at its own path
+        found: list[Problem] = []
+        _walk(value, t, path, name, found)
+        message = f"must be {extra['expected']}" + (f", not {json_type(value)}" if extra.get("not") else "")
+        out.extend(p if p.path != path or p.message == NOT_TEXT else Problem(path, message) for p in found)
+        return
     if isinstance(t, mi.StructType):
         _struct(value, t, path, out)
     elif isinstance(t, mi.UnionType):
@@ -426,14 +441,22 @@ def _walk(value: Any, t: mi.Type, path: str, name: str, out: list[Problem]) -> N
         if not isinstance(value, Mapping):
             out.append(Problem(path, "must be an object"))
             return
+        if isinstance(t.value_type, mi.AnyType):  # free-form (a record's meta): only text that can be written back
+            bad = _lone_surrogate(value, path)
+            if bad is not None:
+                out.append(Problem(bad, NOT_TEXT))
+            return
         for key, item in value.items():
             kpath = keyed(path, key)
             if not isinstance(key, str):
                 out.append(Problem(kpath, "key must be a string"))
-            elif not is_text(key):
+                continue
+            of_value: list[Problem] = []
+            _walk(item, t.value_type, kpath, name, of_value)
+            if not is_text(key) and all(p.message == NOT_TEXT for p in of_value):  # the value's type, then text
                 out.append(Problem(kpath, NOT_TEXT))
             else:
-                _walk(item, t.value_type, kpath, name, out)
+                out.extend(of_value)
     elif isinstance(t, mi.AnyType):
         bad = _lone_surrogate(value, path)
         if bad is not None:
@@ -481,8 +504,11 @@ def _union(value: Any, t: mi.UnionType, path: str, name: str, out: list[Problem]
             return
         trials.append((member, found))
     fitting = [(member, found) for member, found in trials if _json_kind_fits(value, member)]
-    if len(fitting) == 1 and isinstance(_bare(fitting[0][0]), mi.IntType | mi.FloatType | mi.ListType | mi.DictType):
-        out.extend(fitting[0][1])  # a number out of range, a bad item: the member's own problems say more
+    if len(fitting) == 1 and (
+        isinstance(_bare(fitting[0][0]), mi.IntType | mi.FloatType | mi.ListType | mi.DictType)
+        or all(p.message == NOT_TEXT for p in fitting[0][1])
+    ):
+        out.extend(fitting[0][1])  # a number out of range, a bad item, bad text: the member's own problems say more
         return
     out.append(Problem(path, f"must be {_describe_all(members)}, not {_shown(value)}"))
 
@@ -535,6 +561,21 @@ def _describe(t: mi.Type) -> str:
 def _describe_all(members: list[mi.Type]) -> str:
     parts = [_describe(m) for m in members]
     return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} or {parts[-1]}"
+
+
+def json_type(value: object) -> str:
+    """The JSON name of a value's type, for messages a caller in any language understands."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list | tuple):
+        return "a list"
+    return "an object"
 
 
 def _shown(value: Any) -> str:
@@ -630,3 +671,8 @@ def decode_board(text: str | bytes) -> BoardStruct:
 def board_of(data: Mapping[str, Any]) -> BoardStruct:
     """A mapping (parsed board JSON) validated by the same Structs (raises msgspec.ValidationError)."""
     return msgspec.convert(data, BoardStruct)
+
+
+def lone_surrogate_path(value: object) -> str | None:
+    """The path of the first string or key holding a lone surrogate (text no output could carry), or None."""
+    return _lone_surrogate(value, "")

@@ -266,9 +266,8 @@ class _Bar:
 
 # ---------------------------------------------------------------------------- import-arena
 def run_import_arena(args: argparse.Namespace) -> int:
-    import json
-
     from .arena import ImportStats, import_log
+    from .records import encode_record
 
     reason = _unreadable(args.log)
     if reason is not None:
@@ -281,7 +280,7 @@ def run_import_arena(args: argparse.Namespace) -> int:
         return _error(args.output, f"cannot write: {exc.strerror or exc}")
     try:
         for _, record in import_log(args.log, stats):
-            out.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
+            out.write(encode_record(record).decode() + "\n")  # through the record Structs
     finally:
         if out is not sys.stdout:
             out.close()
