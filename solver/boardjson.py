@@ -89,6 +89,8 @@ def load_board(source: BoardSource) -> Board:
         try:
             struct = BOARD_DECODER.decode(text)
         except (msgspec.ValidationError, msgspec.DecodeError, UnicodeEncodeError) as exc:
+            if isinstance(exc, msgspec.ValidationError) and "length" in str(exc):
+                _refuse_sizes(text)  # a list past its limit: refused without building the parsed document
             raise _refusal(_parse(text), exc) from None
         return load_struct(struct)
 
@@ -222,6 +224,30 @@ def _parse(text: str | bytes) -> Any:
         raise BoardError([Problem("", f"not valid JSON: line {exc.lineno} column {exc.colno}: {exc.msg}")]) from None
     except (ValueError, RecursionError) as exc:
         raise BoardError([Problem("", f"not valid JSON: {exc}")]) from None
+
+
+class _Sizes(msgspec.Struct):
+    """The lists whose sizes have limits, each item left undecoded (for refusing a huge board cheaply)."""
+
+    variant: Any = None
+    players: list[msgspec.Raw] | Any = ()
+    permanents: list[msgspec.Raw] | Any = ()
+    effects: list[msgspec.Raw] | Any = ()
+
+
+_SIZES = msgspec.json.Decoder(_Sizes)
+
+
+def _refuse_sizes(text: str | bytes) -> None:
+    """Raise the size problems of a board's JSON text, if it has any (else return)."""
+    try:
+        sizes = _SIZES.decode(text)
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        return
+    players, permanents, effects = (
+        len(v) if isinstance(v, list) else 0 for v in (sizes.players, sizes.permanents, sizes.effects)
+    )
+    _Checker(players + permanents, check_text=False).sizes(sizes.variant, players, effects)
 
 
 def _refusal(data: Any, exc: Exception) -> BoardError:
