@@ -90,7 +90,8 @@ def measure(path: Path, samples: int, sample_seconds: float, n_records: int) -> 
 
     unit = cartpole_unit()
     out: dict[str, Any] = {"cases": {}}
-    for case in json.loads(path.read_text()):
+    written = json.loads(path.read_text())
+    for case in written["cases"]:
         boards = case["boards"]
         texts = [json.dumps(data) for data in boards]
         digest = hashlib.sha256()
@@ -102,19 +103,17 @@ def measure(path: Path, samples: int, sample_seconds: float, n_records: int) -> 
             "mapping_samples_s": _per_item(load_board, boards, samples, sample_seconds),
             "digest": digest.hexdigest(),
         }
-    out["analyze"] = analyze_samples(n_records, samples)
+    out["analyze"] = analyze_samples(written["records"][:n_records], samples)
     out["u_s"] = cartpole_unit().median if unit.median <= 0 else min(unit.median, cartpole_unit().median)
     return out
 
 
-def analyze_samples(n_records: int, samples: int) -> dict[str, list[float]]:
+def analyze_samples(lines: list[str], samples: int) -> dict[str, list[float]]:
     """Per decision: ``analyze_chunk`` over chunks of 20-object record lines, and decoding + loading alone."""
-    from benchmarks.analysis_throughput import records
     from solver.analysis.analyze import CHUNK_SIZE, Job, analyze_chunk
     from solver.analysis.grading import Thresholds
     from solver.analysis.records import parse_line, resolve_matrices
 
-    lines = [json.dumps(r) for r in records(n_records, seed=0, size=RECORD_OBJECTS)]
     chunks = [
         Job([("bench", i + j, line) for j, line in enumerate(lines[i : i + CHUNK_SIZE])], None, Thresholds())
         for i in range(0, len(lines), CHUNK_SIZE)
@@ -164,7 +163,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     all_cases = cases(args.sizes)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "cases.json"
-        path.write_text(json.dumps(all_cases))
+        # The records are made here, once, so both sides judge the same lines (written by this checkout).
+        from benchmarks.analysis_throughput import records
+
+        lines = [json.dumps(r) for r in records(args.records, seed=0, size=RECORD_OBJECTS)]
+        path.write_text(json.dumps({"cases": all_cases, "records": lines}))
         runs: dict[str, list[dict[str, Any]]] = {side: [] for side in sides}
         order = list(sides)
         for round_ in range(args.rounds):

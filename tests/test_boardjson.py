@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 from strategies import board_dicts
 
-from solver import limits
+from solver import formats, limits
 from solver.board import Board, Variant
 from solver.boardjson import dump_board, load_board
 from solver.effects import SUPPORTED_CARDS
@@ -760,3 +760,35 @@ def test_a_counter_value_override_counts_in_the_magnitude() -> None:
     load_board(board)  # 9 x 10^6 after the proliferate, plus a little
     board["permanents"][0]["counters"]["+1/+1"] = 9
     assert "magnitude limit" in _only_problem(board).message
+
+
+# ---------------------------------------------------------------------- one definition (solver.formats)
+
+
+def test_load_board_accepts_a_board_decoded_structs_text_and_bytes() -> None:
+    """load_board takes every form of a board (issue 27, item 5): a Board as it is, and Structs without re-decoding."""
+    board = load_board(base())
+    assert load_board(board) is board
+    text = json.dumps(base())
+    assert load_board(formats.BOARD_DECODER.decode(text)) == board
+    assert load_board(text.encode()) == load_board(text) == board
+
+
+def test_json_text_lists_every_problem_like_parsed_json() -> None:
+    """msgspec stops at the first problem; the error path lists them all, types and cross-field checks together."""
+
+    def wreck(b: dict[str, Any]) -> None:
+        b["players"][0]["life"] = "x"
+        b["permanents"][0]["controller"] = "zed"
+        b["permanents"][1]["counters"] = {"+1/+1": -1}
+
+    data = broken(wreck)
+    assert (
+        set(problems(json.dumps(data)))
+        == set(problems(data))
+        == {
+            Problem("players[0].life", "must be an integer"),
+            Problem("permanents[0].controller", "'zed' is not a player id"),
+            Problem('permanents[1].counters["+1/+1"]', "must be an integer >= 0"),
+        }
+    )
