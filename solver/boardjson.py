@@ -16,7 +16,7 @@ import json
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeAlias
 
 import numpy as np
 
@@ -40,7 +40,7 @@ from .validation import (
     unknown_fields,
 )
 
-__all__ = ["FORMAT_VERSION", "dump_board", "load_board"]
+__all__ = ["FORMAT_VERSION", "BoardLike", "as_board", "dump_board", "load_board"]
 
 FORMAT_VERSION = 1
 
@@ -83,14 +83,35 @@ _MAX_SIGNED = limits.MAX_SIGNED
 _ABSENT: Any = object()
 
 
-def load_board(source: str | bytes | os.PathLike[str] | Mapping[str, Any]) -> Board:
-    """Load a board from parsed JSON, JSON text, or a JSON file.
+#: A board in any form the public entry points accept (:func:`as_board`).
+BoardLike: TypeAlias = Board | Mapping[str, Any] | str | bytes | os.PathLike[str]
+
+_BOARD = "a Board, a mapping (board JSON), JSON text (str or UTF-8 bytes) or a path to a board file"
+
+
+def as_board(board: object) -> Board:
+    """The board given in any accepted form; BoardError for a bad board, TypeError for anything else.
+
+    The one coercion every public entry point uses (re-exported by :mod:`solver.inputs`).
+
+    >>> as_board({"variant": "duel", "players": [{"id": "me"}, {"id": "you"}], "proliferator": "me"}).n_players
+    2
+    """
+    if isinstance(board, Board | Mapping | str | bytes | os.PathLike):
+        return load_board(board)
+    raise TypeError(f"board must be {_BOARD}, not {type(board).__name__}")
+
+
+def load_board(source: BoardLike) -> Board:
+    """Load a board from parsed JSON, JSON text, or a JSON file (a :class:`Board` is returned as it is).
 
     A ``str`` (or UTF-8 ``bytes``) starting with ``{`` (after whitespace) is JSON text, any
     other ``str``, ``bytes`` or path-like is a file name.  Raises
     :class:`~solver.errors.BoardError` listing every problem found; no other exception
     escapes for bad input.
     """
+    if isinstance(source, Board):
+        return source
     with gc_paused():
         data = _parse(source)
         if not isinstance(data, Mapping):
@@ -116,12 +137,13 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def dump_board(board: Board) -> dict[str, Any]:
-    """The board as a JSON-ready dict that :func:`load_board` reads back to an equal board.
+def dump_board(board: BoardLike) -> dict[str, Any]:
+    """The board (in any form :func:`as_board` takes) as a JSON-ready dict that :func:`load_board` reads back.
 
     Optional permanent fields at their defaults are left out so dumps stay readable and
     diffs show only what matters; keys come in a fixed order.
     """
+    board = as_board(board)
     return {
         "format": FORMAT_VERSION,
         "variant": board.variant.value,
