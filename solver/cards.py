@@ -110,6 +110,22 @@ def _own_creatures(board: Board, c: int) -> BoolArray:
     return _typed(board, c, CardType.CREATURE)
 
 
+def _own_creatures_and_planeswalkers_and_self(board: Board, c: int) -> BoolArray:
+    out = _typed(board, c, CardType.CREATURE | CardType.PLANESWALKER)
+    out[c] = True
+    return out
+
+
+def _own_creatures_spacecraft_and_planets(board: Board, c: int) -> BoolArray:
+    """Creatures, Spacecraft and Planets (artifact subtypes, 205.3g) its controller controls."""
+    kinds = {"spacecraft", "planet"}
+    subtyped = np.fromiter(
+        (any(s.lower() in kinds for s in subs) for subs in board.subtypes), dtype=bool, count=board.n_objects
+    )
+    out: BoolArray = _own_creatures(board, c) | (subtyped & _controlled_by(board, c))
+    return out
+
+
 def _own_artifacts_and_creatures(board: Board, c: int) -> BoolArray:
     return _typed(board, c, CardType.ARTIFACT | CardType.CREATURE)
 
@@ -167,6 +183,13 @@ def _vorinclex(board: Board, c: int, effect: Effect) -> tuple[Scope, ...]:
         return (Scope(Op.DOUBLE, _everything),)
     if board.team[board.proliferator] != board.team[c]:
         return (Scope(Op.HALVE, _everything),)
+    return ()
+
+
+def _laezel(board: Board, c: int, effect: Effect) -> tuple[Scope, ...]:
+    """Only counters its controller puts ("If you would put"): the proliferator's own proliferate."""
+    if board.proliferator == c:
+        return (Scope(Op.PLUS_ONE, _own_creatures_and_planeswalkers_and_self),)
     return ()
 
 
@@ -233,6 +256,33 @@ _REGISTRY = (
         "Primal Vigor",
         "doubles +1/+1 counters put on any creature",
         Scope(Op.DOUBLE, _all_creatures, _plus_one_plus_one),
+    ),
+    _static(
+        "Conclave Mentor",
+        "one more +1/+1 counter on creatures its controller controls",
+        Scope(Op.PLUS_ONE, _own_creatures, _plus_one_plus_one),
+    ),
+    _static(
+        "Kami of Whispered Hopes",
+        "one more +1/+1 counter on permanents its controller controls",
+        Scope(Op.PLUS_ONE, _controlled_by, _plus_one_plus_one),
+    ),
+    _static(
+        "Solid Ground",
+        "one more +1/+1 counter on permanents its controller controls",
+        Scope(Op.PLUS_ONE, _controlled_by, _plus_one_plus_one),
+    ),
+    Card(
+        "Lae'zel, Vlaakith's Champion",
+        "one more counter of each kind its controller puts on creatures and planeswalkers they control, "
+        "and on themselves",
+        _laezel,
+        frozenset({Op.PLUS_ONE}),
+    ),
+    _static(
+        "Loading Zone",
+        "doubles counters put on creatures, Spacecraft and Planets its controller controls",
+        Scope(Op.DOUBLE, _own_creatures_spacecraft_and_planets),
     ),
     _static(
         "Vizier of Remedies",

@@ -139,6 +139,22 @@ _EXPECTED: dict[str, dict[tuple[str, str], int]] = {
     "Corpsejack Menace": {("alice_bear", "+1/+1"): 2},
     "Branching Evolution": {("alice_bear", "+1/+1"): 2},
     "Primal Vigor": {("alice_bear", "+1/+1"): 2, ("bob_bear", "+1/+1"): 2},
+    # "If one or more +1/+1 counters would be put on a creature you control, that many plus one" (Oracle).
+    "Conclave Mentor": {("alice_bear", "+1/+1"): 2},
+    # "... on a permanent you control": the artifact's +1/+1 counter too.
+    "Kami of Whispered Hopes": {("alice_bear", "+1/+1"): 2, ("alice_thopter", "+1/+1"): 2},
+    "Solid Ground": {("alice_bear", "+1/+1"): 2, ("alice_thopter", "+1/+1"): 2},
+    # "If you would put one or more counters on a creature or planeswalker you control or on yourself": any kind.
+    "Lae'zel, Vlaakith's Champion": {
+        ("alice", "energy"): 2,
+        ("alice", "poison"): 2,
+        ("alice_bear", "+1/+1"): 2,
+        ("alice_bear", "-1/-1"): 2,
+        ("alice_bear", "stun"): 2,
+        ("alice_walker", "loyalty"): 2,
+    },
+    # "... on a creature, Spacecraft, or Planet you control, twice that many of each of those kinds".
+    "Loading Zone": {("alice_bear", "+1/+1"): 2, ("alice_bear", "-1/-1"): 2, ("alice_bear", "stun"): 2},
     "Vizier of Remedies": {("alice_bear", "-1/-1"): 0},
     "Melira, Sylvok Outcast": {("alice", "poison"): 0, ("alice_bear", "-1/-1"): 0},
     # Players and artifacts/creatures/enchantments/lands get nothing; planeswalkers still do.
@@ -206,6 +222,41 @@ def test_614_winding_constrictor_helps_an_opponents_proliferate_too() -> None:
     changed = _changed("Winding Constrictor", "alice", proliferator="bob")
     assert changed[("alice", "poison")] == 2
     assert changed[("alice_bear", "-1/-1")] == 2
+
+
+def test_614_laezel_adds_only_to_counters_its_controller_puts() -> None:
+    """ "If you would put": an opponent's proliferate is not one its controller performs (701.34a)."""
+    assert _changed("Lae'zel, Vlaakith's Champion", "alice", proliferator="bob") == {}
+    assert _changed("Lae'zel, Vlaakith's Champion", "bob", proliferator="alice") == {}
+
+
+def test_614_loading_zone_doubles_on_spacecraft_and_planets_its_controller_controls() -> None:
+    """Spacecraft and Planet are artifact subtypes (Edge of Eternities); an opponent's are not covered."""
+    ship = _perm("ship", "alice", ["artifact"], {"charge": 1}) | {"subtypes": ["Spacecraft"]}
+    planet = _perm("planet", "alice", ["artifact"], {"charge": 2}) | {"subtypes": ["planet"]}
+    theirs = _perm("their_ship", "bob", ["artifact"], {"charge": 1}) | {"subtypes": ["Spacecraft"]}
+    rock = _perm("rock", "alice", ["artifact"], {"charge": 1})
+    board = _board([ship, planet, theirs, rock], [("Loading Zone", "alice")])
+    assert [_gain(board, p, "charge") for p in ("ship", "planet", "their_ship", "rock")] == [2, 2, 1, 1]
+
+
+def test_616_1_conclave_mentor_and_doubling_season_give_4_in_the_controllers_order() -> None:
+    """616.1: the creature's controller applies Mentor's +1 first, then doubles: (1 + 1) x 2."""
+    board = _board(
+        [_perm("c", "alice", ["creature"], {"+1/+1": 1})],
+        [("Doubling Season", "alice"), ("Conclave Mentor", "alice")],
+    )
+    assert _gain(board, "c", "+1/+1") == 4
+
+
+def test_616_1_laezel_and_vorinclex_on_an_opponents_proliferate_do_not_apply() -> None:
+    """Bob proliferates alice's walker: Lae'zel ("you would put") does not apply, Vorinclex halves 1 to 0."""
+    board = _board(
+        [_perm("w", "alice", ["planeswalker"], {"loyalty": 3})],
+        [("Lae'zel, Vlaakith's Champion", "alice"), ("Vorinclex, Monstrous Raider", "alice")],
+        proliferator="bob",
+    )
+    assert _gain(board, "w", "loyalty") == 0
 
 
 def test_810_10c_melira_protects_the_whole_team_in_two_headed_giant() -> None:
