@@ -61,6 +61,7 @@ _PERMANENT_FIELDS = frozenset(
         "chapters",
         "protector",
         "phased_out",
+        "no_counters",
         "value",
         "thresholds",
         "counter_values",
@@ -179,6 +180,8 @@ def _dump_permanent(p: dict[str, Any]) -> dict[str, Any]:
         out["protector"] = p["protector"]
     if p["phased_out"]:
         out["phased_out"] = True
+    if p["no_counters"]:
+        out["no_counters"] = True
     if p["value"] is not None:
         out["value"] = p["value"]
     if p["thresholds"]:
@@ -573,9 +576,12 @@ class _Loader:
         phased_out = get("phased_out", False)
         if type(phased_out) is not bool:
             return None
+        no_counters = get("no_counters", False)
+        if type(no_counters) is not bool:
+            return None
         self.ids[pid] = path
         return (pid, controller, types, name, power, toughness, damage, counters, keywords, subtypes, chapters,
-                protector, phased_out, None, (), {})  # fmt: skip
+                protector, phased_out, no_counters, None, (), {})  # fmt: skip
 
     def checked_permanent(self, raw: object, path: str) -> PermanentRow | None:
         """Every field checked, every problem recorded at its path."""
@@ -625,6 +631,9 @@ class _Loader:
         phased_out = get("phased_out", False)
         if type(phased_out) is not bool:
             self.problem(f"{path}.phased_out", "must be a boolean")
+        no_counters = get("no_counters", False)
+        if type(no_counters) is not bool:
+            self.problem(f"{path}.no_counters", "must be a boolean")
         value = self.number(raw["value"], f"{path}.value") if "value" in raw else None
         thresholds = self.thresholds(raw, path) if "thresholds" in raw else ()
         counter_values = self.counter_values(raw, path) if "counter_values" in raw else {}
@@ -644,6 +653,7 @@ class _Loader:
             chapters,
             protector,
             phased_out,
+            no_counters,
             value,
             thresholds,
             counter_values,

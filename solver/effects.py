@@ -104,10 +104,12 @@ def gains(board: Board) -> IntArray:
     """Counters each object gets, per kind, from one proliferate by the proliferator if chosen.
 
     Zero wherever the object has no counter of that kind (701.34a adds only kinds already
-    there).  In Two-Headed Giant the poison column says what a head would receive as the
-    team's poison recipient (701.34b); the rules engine adds it once per team.
+    there), and on a permanent that can't have counters put on it (``no_counters``: Tatterkite,
+    Melira's Keepers, a creature enchanted by Blossombind).  In Two-Headed Giant the poison
+    column says what a head would receive as the team's poison recipient (701.34b); the rules
+    engine adds it once per team.
     """
-    has = board.counts > 0
+    has = (board.counts > 0) & ~board.no_counters[:, None]  # an object that can't have counters put on it gets none
     out: IntArray = has.astype(np.int64)
     scopes = scopes_in_force(board)
     if not scopes or not has.any():

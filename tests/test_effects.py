@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from solver import Board, Choice, Effect, apply_proliferate, load_board, solve
+from solver import Board, BoardError, Choice, Effect, apply_proliferate, eligible, load_board, solve, solve_many
 from solver.cards import Op
 from solver.effects import SUPPORTED_CARDS, apply_op, best_count
 
@@ -257,6 +257,26 @@ def test_616_1_laezel_and_vorinclex_on_an_opponents_proliferate_do_not_apply() -
         proliferator="bob",
     )
     assert _gain(board, "w", "loyalty") == 0
+
+
+def test_701_34a_a_permanent_that_cant_have_counters_is_eligible_but_gets_none() -> None:
+    """Tatterkite / Blossombind: it has a counter, so it may be chosen (701.34a), but none is put on it (614)."""
+    kite = _perm("kite", "bob", ["artifact", "creature"], {"-1/-1": 1}) | {"no_counters": True, "toughness": 2}
+    bear = _perm("bear", "alice", ["creature"], {"+1/+1": 1}) | {"no_counters": True}
+    board = _board([kite, bear], [("Doubling Season", "alice"), ("Hardened Scales", "alice")], bob={"poison": 1})
+    assert "kite" in eligible(board) and "bear" in eligible(board)
+    assert _gain(board, "kite", "-1/-1") == _gain(board, "bear", "+1/+1") == 0
+    out = apply_proliferate(board, ["kite", "bear", "bob"])
+    assert out.added == {"bob": {"poison": 1}}
+    assert out.board.counters("kite") == {"-1/-1": 1} and not out.dies
+    assert solve(board).chosen == ("bob",) == solve_many([board])[0].chosen  # the batched path agrees
+    assert load_board(board.to_dict()) == board and board.to_dict()["permanents"][0]["no_counters"] is True
+
+
+def test_no_counters_must_be_a_boolean() -> None:
+    with pytest.raises(BoardError) as info:
+        _board([_perm("kite", "bob", ["artifact"], {"charge": 1}) | {"no_counters": 1}], [])
+    assert [p.path for p in info.value.problems] == ["permanents[0].no_counters"]
 
 
 def test_810_10c_melira_protects_the_whole_team_in_two_headed_giant() -> None:
