@@ -112,11 +112,14 @@ class Effect:
     """A card's effect in play, by the card's printed name (see :data:`solver.cards.CARDS`).
 
     ``level`` is a card parameter (:class:`solver.cards.Parameter`), read only by the card declaring it.
+    ``source`` is the id of the permanent whose ability it is, if given; a card whose text
+    names itself ("another creature you control") requires it (:attr:`solver.cards.Card.needs_source`).
     """
 
     card: str
     controller: str
     level: int = 3
+    source: str | None = None
 
 
 def _frozen_counts(counts: Mapping[str, int]) -> Mapping[str, int]:

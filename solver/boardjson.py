@@ -70,7 +70,9 @@ _PERMANENT_FIELDS = frozenset(
 #: The fields :meth:`_Loader.plain_permanent` reads; a permanent with any other takes the checked path.
 _PLAIN_FIELDS = _PERMANENT_FIELDS - {"value", "thresholds", "counter_values"}
 _THRESHOLD_FIELDS = frozenset({"kind", "at", "effect", "label"})
-_EFFECT_FIELDS = frozenset({"card", "controller"} | {p.name for card in CARDS.values() for p in card.parameters})
+_EFFECT_FIELDS = frozenset(
+    {"card", "controller", "source"} | {p.name for card in CARDS.values() for p in card.parameters}
+)
 
 #: Card types by lower-case spelling; "tribal" is the pre-2024 name of kindred (205.2a).
 _TYPES: dict[str, str] = {name: name for name in CARD_TYPE_NAMES} | {"tribal": "kindred"}
@@ -200,6 +202,8 @@ def _dump_threshold(t: Threshold) -> dict[str, Any]:
 
 def _dump_effect(e: Effect) -> dict[str, Any]:
     out: dict[str, Any] = {"card": e.card, "controller": e.controller}
+    if e.source is not None:
+        out["source"] = e.source
     for param in CARDS[e.card].parameters:
         if getattr(e, param.name) != param.default:
             out[param.name] = getattr(e, param.name)
@@ -264,6 +268,7 @@ class _Loader:
         self.kinds: set[str] = set()  # distinct canonical kinds seen, for the kinds and cells limits
         self.n_objects = 0  # players and permanents, known before they are walked
         self.kinds_refused = False
+        self.controller_of: dict[str, str] = {}  # permanent id -> its controller, for effects' sources
 
     def problem(self, path: str, message: str) -> None:
         self.problems.add(path, message)
@@ -288,6 +293,7 @@ class _Loader:
             for i, raw in enumerate(self.list_field(data, "permanents", "", required=False))
             if (perm := self.permanent(raw, f"permanents[{i}]")) is not None
         ]
+        self.controller_of = {perm[0]: perm[1] for perm in permanents}
         placed = [
             (effect, path)
             for i, raw in enumerate(self.list_field(data, "effects", "", required=False))
@@ -775,16 +781,40 @@ class _Loader:
                 self.problem(f"{path}.card", f"unknown card {raw['card']!r}; supported: {'; '.join(SUPPORTED_CARDS)}")
         controller = self.player_ref(raw, "controller", path)
         values = self.parameters(raw, card, path) if card is not None else None
-        if card is None or controller is None or values is None:
+        ok, source = self.effect_source(raw, card, controller, path)
+        if card is None or controller is None or values is None or not ok:
             return None
-        return Effect(card, controller, **values)
+        return Effect(card, controller, **values, source=source)
+
+    def effect_source(
+        self, raw: Mapping[str, Any], card: str | None, controller: str | None, path: str
+    ) -> tuple[bool, str | None]:
+        """Whether the effect's ``source`` is valid (a permanent its controller controls), and the source."""
+        spath = join(path, "source")
+        if "source" not in raw:
+            if card is not None and CARDS[card].needs_source:
+                self.problem(spath, f"required: the id of the {card} permanent (its text names itself)")
+                return False, None
+            return True, None
+        source = raw["source"]
+        if type(source) is not str:
+            self.problem(spath, "must be a permanent id")
+            return False, None
+        owner = self.controller_of.get(source)
+        if owner is None:
+            self.problem(spath, f"{source!r} is not a permanent on this board")
+            return False, None
+        if controller is not None and owner != controller:
+            self.problem(spath, f"{source!r} is controlled by {owner!r}, not by the effect's controller {controller!r}")
+            return False, None
+        return True, source
 
     def parameters(self, raw: Mapping[str, Any], card: str, path: str) -> dict[str, int] | None:
         """The card's parameters (only those it declares; absent ones keep their defaults), or None."""
         declared = {p.name: p for p in CARDS[card].parameters}
         values: dict[str, int] = {}
         ok = True
-        for key in sorted(_EFFECT_FIELDS - {"card", "controller"}):
+        for key in sorted(_EFFECT_FIELDS - {"card", "controller", "source"}):
             if key not in raw:
                 continue
             param = declared.get(key)

@@ -73,6 +73,8 @@ class Card:
     card on ``board`` (they may depend on who proliferates and on the effect's parameters).
     ``ops`` lists every operation those scopes can use, so bounds can be worked out without
     a board.  ``proliferate_factor`` multiplies the proliferates its controller performs.
+    ``needs_source``: the text names the card itself ("another creature you control", "on
+    Mowu"), so an effect of it must say which permanent it is (:attr:`Effect.source`).
     """
 
     name: str
@@ -81,6 +83,7 @@ class Card:
     ops: frozenset[Op] = frozenset()
     proliferate_factor: int = 1
     parameters: tuple[Parameter, ...] = ()
+    needs_source: bool = False
 
 
 # ---------------------------------------------------------------------- object masks
@@ -199,6 +202,39 @@ def _innkeepers_talent(board: Board, c: int, effect: Effect) -> tuple[Scope, ...
     return ()
 
 
+def _source_row(board: Board, effect: Effect) -> int | None:
+    """The row of the permanent whose ability the effect is, or None when it is not on the board."""
+    row = board.index.get(effect.source) if effect.source is not None else None
+    return row if row is not None and row >= board.n_players else None
+
+
+def _benevolent_hydra(board: Board, c: int, effect: Effect) -> tuple[Scope, ...]:
+    """ "another creature you control": its controller's creatures but the Hydra itself."""
+    hydra = _source_row(board, effect)
+
+    def others(board: Board, c: int) -> BoolArray:
+        out = _own_creatures(board, c)
+        if hydra is not None:
+            out[hydra] = False
+        return out
+
+    return (Scope(Op.PLUS_ONE, others, _plus_one_plus_one),)
+
+
+def _mowu(board: Board, c: int, effect: Effect) -> tuple[Scope, ...]:
+    """ "on Mowu": the card itself only."""
+    mowu = _source_row(board, effect)
+    if mowu is None:
+        return ()
+
+    def itself(board: Board, c: int) -> BoolArray:
+        out = np.zeros(board.n_objects, dtype=bool)
+        out[mowu] = True
+        return out
+
+    return (Scope(Op.PLUS_ONE, itself, _plus_one_plus_one),)
+
+
 def _none(board: Board, c: int, effect: Effect) -> tuple[Scope, ...]:
     return ()
 
@@ -283,6 +319,20 @@ _REGISTRY = (
         "Loading Zone",
         "doubles counters put on creatures, Spacecraft and Planets its controller controls",
         Scope(Op.DOUBLE, _own_creatures_spacecraft_and_planets),
+    ),
+    Card(
+        "Benevolent Hydra",
+        "one more +1/+1 counter on each other creature its controller controls",
+        _benevolent_hydra,
+        frozenset({Op.PLUS_ONE}),
+        needs_source=True,
+    ),
+    Card(
+        "Mowu, Loyal Companion",
+        "one more +1/+1 counter on itself",
+        _mowu,
+        frozenset({Op.PLUS_ONE}),
+        needs_source=True,
     ),
     _static(
         "Vizier of Remedies",

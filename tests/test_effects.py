@@ -98,7 +98,8 @@ def _all_cells() -> list[tuple[str, str]]:
 
 
 def test_every_supported_card_is_tested() -> None:
-    assert set(SUPPORTED_CARDS) == set(_EXPECTED) | {"Tekuthal, Inquiry Dominus", "Innkeeper's Talent"}
+    named = {"Tekuthal, Inquiry Dominus", "Innkeeper's Talent", "Benevolent Hydra", "Mowu, Loyal Companion"}
+    assert set(SUPPORTED_CARDS) == set(_EXPECTED) | named
 
 
 _EXPECTED: dict[str, dict[tuple[str, str], int]] = {
@@ -277,6 +278,45 @@ def test_no_counters_must_be_a_boolean() -> None:
     with pytest.raises(BoardError) as info:
         _board([_perm("kite", "bob", ["artifact"], {"charge": 1}) | {"no_counters": 1}], [])
     assert [p.path for p in info.value.problems] == ["permanents[0].no_counters"]
+
+
+def _sourced(card: str, source: str, proliferator: str = "alice") -> dict[tuple[str, str], int]:
+    """:func:`_changed` for a card naming itself, whose permanent is ``source`` (a creature of alice's)."""
+    board = _board(
+        _everything(), [{"card": card, "controller": "alice", "source": source}], proliferator=proliferator,
+        alice=_PLAYER, bob=_PLAYER,
+    )  # fmt: skip
+    return {cell: n for cell, n in _gains(board).items() if n != 1}
+
+
+def test_614_benevolent_hydra_adds_one_on_each_other_creature_its_controller_controls() -> None:
+    """ "If one or more +1/+1 counters would be put on another creature you control, that many plus one" (Oracle)."""
+    hydra = _perm("hydra", "alice", ["creature"], {"+1/+1": 3})
+    board = _board([hydra, *_everything()], [{"card": "Benevolent Hydra", "controller": "alice", "source": "hydra"}])
+    assert {cell: n for cell, n in _gains(board).items() if n != 1} == {("alice_bear", "+1/+1"): 2}
+    assert _gain(board, "hydra", "+1/+1") == 1  # not on itself
+    # The bear as the Hydra, whoever proliferates (not "you would put"): alice has no other creature.
+    assert _sourced("Benevolent Hydra", "alice_bear", proliferator="bob") == {}
+
+
+def test_614_mowu_adds_one_only_on_itself() -> None:
+    """ "If one or more +1/+1 counters would be put on Mowu, Loyal Companion, that many plus one" (Oracle)."""
+    assert _sourced("Mowu, Loyal Companion", "alice_bear") == {("alice_bear", "+1/+1"): 2}
+    assert _sourced("Mowu, Loyal Companion", "alice_thopter", proliferator="bob") == {("alice_thopter", "+1/+1"): 2}
+
+
+def test_616_1_benevolent_hydra_and_a_doubler_give_4_on_another_creature() -> None:
+    """616.1: the creature's controller applies the Hydra's +1 before Corpsejack Menace doubles: (1 + 1) x 2."""
+    hydra = _perm("hydra", "alice", ["creature"], {"+1/+1": 1})
+    other = _perm("other", "alice", ["creature"], {"+1/+1": 1})
+    board = _board(
+        [hydra, other],
+        [
+            {"card": "Benevolent Hydra", "controller": "alice", "source": "hydra"},
+            {"card": "Corpsejack Menace", "controller": "alice"},
+        ],
+    )
+    assert (_gain(board, "other", "+1/+1"), _gain(board, "hydra", "+1/+1")) == (4, 2)
 
 
 def test_810_10c_melira_protects_the_whole_team_in_two_headed_giant() -> None:
