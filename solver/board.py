@@ -111,7 +111,8 @@ class Threshold:
 class Effect:
     """A card's effect in play, by the card's printed name (see :data:`solver.cards.CARDS`).
 
-    ``level`` is a card parameter (:class:`solver.cards.Parameter`), read only by the card declaring it.
+    ``level`` and ``poisoned_this_turn`` are card parameters (:class:`solver.cards.Parameter`), read
+    only by the card declaring them.
     ``source`` is the id of the permanent whose ability it is, if given; a card whose text
     names itself ("another creature you control") requires it (:attr:`solver.cards.Card.needs_source`).
     """
@@ -120,6 +121,7 @@ class Effect:
     controller: str
     level: int = 3
     source: str | None = None
+    poisoned_this_turn: int = 0
 
 
 def _frozen_counts(counts: Mapping[str, int]) -> Mapping[str, int]:

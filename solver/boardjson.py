@@ -306,8 +306,32 @@ class _Loader:
         if self.problems or variant is None or proliferator is None:
             raise BoardError(self.problems.list())
         board = assemble(variant, proliferator, players, permanents, tuple(effects), proliferates)
+        self.check_once_per_turn(board, placed)
         check_magnitude(board)
         return board
+
+    def check_once_per_turn(self, board: Board, placed: list[tuple[Effect, str]]) -> None:
+        """Refuse a resolution that would give a "once a turn" kind to its card's controller twice.
+
+        Melira, the Living Cure lets its controller get one poison counter a turn; each of a
+        resolution's proliferates adds the same (:attr:`Board.gain`), so a second one, which
+        gives them nothing, is not modelled.
+        """
+        if board.rounds == 1:
+            return
+        for effect, path in placed:
+            card = CARDS[effect.card]
+            col = board.kind_column(card.once_per_turn) if card.once_per_turn else -1
+            if col < 0 or effect.poisoned_this_turn:
+                continue
+            if board.counts[board.index[effect.controller], col] > 0:
+                self.problem(
+                    path,
+                    f"{effect.card}: {effect.controller!r} can get {card.once_per_turn} counters only once this "
+                    f"turn, but this resolution proliferates {board.rounds} times; not modelled",
+                )
+        if self.problems:
+            raise BoardError(self.problems.list())
 
     # ------------------------------------------------------------------ limits
     def check_sizes(self, data: Mapping[str, Any]) -> None:

@@ -38,7 +38,8 @@ class Op(Enum):
     DOUBLE = "x2"
     MINUS_ONE = "-1"
     HALVE = "/2"
-    BAN = "0"
+    ONE = "=1"  # "instead ... one" (Melira, the Living Cure)
+    BAN = "0"  # last: a ban ends the event in any order (see solver.effects.best_count)
 
 
 def _any_kind(kind: str) -> bool:
@@ -75,6 +76,9 @@ class Card:
     a board.  ``proliferate_factor`` multiplies the proliferates its controller performs.
     ``needs_source``: the text names the card itself ("another creature you control", "on
     Mowu"), so an effect of it must say which permanent it is (:attr:`Effect.source`).
+    ``once_per_turn``: a kind its controller gets only once a turn under it; a proliferate adds
+    the same to every round, so the loader refuses a resolution that would give that kind to
+    its controller more than once.
     """
 
     name: str
@@ -84,6 +88,7 @@ class Card:
     proliferate_factor: int = 1
     parameters: tuple[Parameter, ...] = ()
     needs_source: bool = False
+    once_per_turn: str = ""
 
 
 # ---------------------------------------------------------------------- object masks
@@ -235,6 +240,23 @@ def _mowu(board: Board, c: int, effect: Effect) -> tuple[Scope, ...]:
     return (Scope(Op.PLUS_ONE, itself, _plus_one_plus_one),)
 
 
+def _controller_only(board: Board, c: int) -> BoolArray:
+    out = np.zeros(board.n_objects, dtype=bool)
+    out[c] = True
+    return out
+
+
+def _melira_living_cure(board: Board, c: int, effect: Effect) -> tuple[Scope, ...]:
+    """ "instead you get one poison counter and you can't get additional poison counters this turn".
+
+    Once its controller got poison this turn, none (their whole team in 2HG, 810.10c); else at
+    most one, on them only (a teammate receiving the team's counter is not "you", 810.10).
+    """
+    if effect.poisoned_this_turn:
+        return (Scope(Op.BAN, _melira_players, _poison),)
+    return (Scope(Op.ONE, _controller_only, _poison),)
+
+
 def _none(board: Board, c: int, effect: Effect) -> tuple[Scope, ...]:
     return ()
 
@@ -345,6 +367,22 @@ _REGISTRY = (
         "no -1/-1 counters on creatures its controller controls",
         Scope(Op.BAN, _melira_players, _poison),
         Scope(Op.BAN, _own_creatures, _minus_one_minus_one),
+    ),
+    Card(
+        "Melira, the Living Cure",
+        "its controller gets at most one poison counter, and none once they got poison this turn",
+        _melira_living_cure,
+        frozenset({Op.ONE, Op.BAN}),
+        parameters=(
+            Parameter(
+                "poisoned_this_turn",
+                0,
+                1,
+                0,
+                "1 once its controller got poison counters this turn (they can't get more)",
+            ),
+        ),
+        once_per_turn="poison",
     ),
     _static(
         "Solemnity",

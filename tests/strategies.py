@@ -206,6 +206,8 @@ def _effects(draw: st.DrawFn, players: list[dict[str, Any]], permanents: list[di
         effect: dict[str, Any] = {"card": card, "controller": draw(st.sampled_from([p["id"] for p in players]))}
         if card == "Innkeeper's Talent" and draw(st.booleans()):
             effect["level"] = draw(st.integers(1, 3))
+        if CARDS[card].once_per_turn and draw(st.booleans()):
+            effect["poisoned_this_turn"] = draw(st.integers(0, 1))
         own = [p["id"] for p in permanents if p["controller"] == effect["controller"]]
         if CARDS[card].needs_source or (bool(own) and draw(st.booleans())):
             if not own:
@@ -240,6 +242,13 @@ def board_dicts(
         board["proliferates"] = draw(st.integers(1, max_proliferates))
     if effects:
         board["effects"] = _effects(draw, players, board["permanents"])
+        once = [e for e in board["effects"] if CARDS[e["card"]].once_per_turn]
+        twice = board.get("proliferates", 1) > 1 or any(
+            CARDS[e["card"]].proliferate_factor > 1 and e["controller"] == board["proliferator"]
+            for e in board["effects"]
+        )
+        for effect in once if twice else ():
+            effect["poisoned_this_turn"] = 1  # else a second proliferate of its controller's poison is refused
     return board
 
 

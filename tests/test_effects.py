@@ -99,6 +99,7 @@ def _all_cells() -> list[tuple[str, str]]:
 
 def test_every_supported_card_is_tested() -> None:
     named = {"Tekuthal, Inquiry Dominus", "Innkeeper's Talent", "Benevolent Hydra", "Mowu, Loyal Companion"}
+    named |= {"Melira, the Living Cure"}
     assert set(SUPPORTED_CARDS) == set(_EXPECTED) | named
 
 
@@ -319,6 +320,61 @@ def test_616_1_benevolent_hydra_and_a_doubler_give_4_on_another_creature() -> No
     assert (_gain(board, "other", "+1/+1"), _gain(board, "hydra", "+1/+1")) == (4, 2)
 
 
+_CURE = "Melira, the Living Cure"
+
+
+def test_616_1_melira_the_living_cure_makes_a_doubled_poison_counter_one() -> None:
+    """ "If you would get one or more poison counters, instead you get one poison counter" (Oracle).
+
+    Bob's Vorinclex doubles the poison bob puts on alice: 2 without Melira; with it alice, the
+    affected player, orders the effects (616.1): doubled first, then one.  Her Winding
+    Constrictor's +1 likewise: one, not two.
+    """
+    doubled = _board([], [("Vorinclex, Monstrous Raider", "bob")], proliferator="bob", alice={"poison": 3})
+    assert _gain(doubled, "alice", "poison") == 2
+    cured = _board([], [("Vorinclex, Monstrous Raider", "bob"), (_CURE, "alice")], proliferator="bob",
+                   alice={"poison": 3})  # fmt: skip
+    assert _gain(cured, "alice", "poison") == 1
+    constricted = _board([], [("Winding Constrictor", "alice"), (_CURE, "alice")], proliferator="bob",
+                         alice={"poison": 3, "energy": 1})  # fmt: skip
+    assert (_gain(constricted, "alice", "poison"), _gain(constricted, "alice", "energy")) == (1, 2)
+
+
+def test_melira_the_living_cure_once_poisoned_this_turn_gets_none() -> None:
+    """ "... and you can't get additional poison counters this turn": its team in 2HG (810.10c)."""
+    effect = {"card": _CURE, "controller": "alice", "poisoned_this_turn": 1}
+    board = _board([], [effect], proliferator="bob", alice={"poison": 3})
+    assert _gain(board, "alice", "poison") == 0
+    team = _board([], [effect], proliferator="bob", alice={"poison": 3}, variant="two_headed_giant")
+    assert (_gain(team, "alice", "poison"), _gain(team, "ally", "poison")) == (0, 0)
+
+
+def test_810_10_melira_the_living_cure_caps_only_its_controller_as_recipient() -> None:
+    """In 2HG the proliferator picks the head receiving the team's counter (701.34b): the teammate is not "you"."""
+    board = _board([], [("Vorinclex, Monstrous Raider", "bob"), (_CURE, "alice")], proliferator="bob",
+                   alice={"poison": 3}, variant="two_headed_giant")  # fmt: skip
+    assert (_gain(board, "alice", "poison"), _gain(board, "ally", "poison")) == (1, 2)
+    out = apply_proliferate(board, {"chosen": ["alice", "ally"], "poison_recipients": {"A": "ally"}})
+    assert out.board.counters("alice")["poison"] == 5  # the team's 3, and 2 given to the ally
+    out = apply_proliferate(board, {"chosen": ["alice", "ally"], "poison_recipients": {"A": "alice"}})
+    assert out.board.counters("ally")["poison"] == 4
+
+
+def test_melira_the_living_cure_refuses_a_second_proliferate_of_its_controllers_poison() -> None:
+    """Each proliferate of a resolution adds the same; a second poison counter this turn would be none."""
+    data = {"variant": "duel", "proliferator": "bob", "proliferates": 2,
+            "players": [{"id": "alice", "counters": {"poison": 3}}, {"id": "bob"}],
+            "effects": [{"card": _CURE, "controller": "alice"}]}  # fmt: skip
+    with pytest.raises(BoardError) as info:
+        load_board(data)
+    (problem,) = info.value.problems
+    assert problem.path == "effects[0]" and "only once this turn" in problem.message
+    assert load_board(data | {"proliferates": 1}).rounds == 1
+    banned = data | {"effects": [{"card": _CURE, "controller": "alice", "poisoned_this_turn": 1}]}
+    assert _gain(load_board(banned), "alice", "poison") == 0
+    assert load_board(data | {"players": [{"id": "alice"}, {"id": "bob", "counters": {"poison": 1}}]}).rounds == 2
+
+
 def test_810_10c_melira_protects_the_whole_team_in_two_headed_giant() -> None:
     board = _board([], [("Melira, Sylvok Outcast", "ally")], alice={"poison": 3}, bob={"poison": 3},
                    variant="two_headed_giant", proliferator="bob")  # fmt: skip
@@ -408,7 +464,7 @@ def _brute_force(uses: list[int], want_more: bool) -> int:
     return max(results) if want_more else min(results)
 
 
-@given(st.lists(st.integers(0, 3), min_size=5, max_size=5).filter(lambda u: sum(u) <= 7), st.booleans())
+@given(st.lists(st.integers(0, 3), min_size=len(Op), max_size=len(Op)).filter(lambda u: sum(u) <= 7), st.booleans())
 def test_616_1_best_count_equals_the_best_of_every_order(uses: list[int], want_more: bool) -> None:
     assert best_count(uses, want_more) == _brute_force(uses, want_more)
 
@@ -416,13 +472,16 @@ def test_616_1_best_count_equals_the_best_of_every_order(uses: list[int], want_m
 @pytest.mark.parametrize(
     ("uses", "want_more", "count"),
     [
-        ([1, 1, 0, 0, 0], True, 4),  # +1 then x2
-        ([1, 1, 0, 0, 0], False, 3),  # x2 then +1
-        ([0, 1, 0, 1, 0], True, 1),  # x2 then /2
-        ([0, 1, 0, 1, 0], False, 0),  # /2 first: nothing left to double
-        ([2, 0, 1, 0, 0], False, 0),  # -1 first: 0, the +1s no longer apply
-        ([5, 5, 5, 5, 1], True, 0),  # a ban in any order
-        ([0, 40, 0, 0, 0], True, 2**40),
+        ([1, 1, 0, 0, 0, 0], True, 4),  # +1 then x2
+        ([1, 1, 0, 0, 0, 0], False, 3),  # x2 then +1
+        ([0, 1, 0, 1, 0, 0], True, 1),  # x2 then /2
+        ([0, 1, 0, 1, 0, 0], False, 0),  # /2 first: nothing left to double
+        ([2, 0, 1, 0, 0, 0], False, 0),  # -1 first: 0, the +1s no longer apply
+        ([5, 5, 5, 5, 5, 1], True, 0),  # a ban in any order
+        ([0, 40, 0, 0, 0, 0], True, 2**40),
+        ([0, 2, 0, 0, 1, 0], True, 4),  # =1 first, then x2 twice
+        ([0, 2, 0, 0, 1, 0], False, 1),  # x2 twice, then =1
+        ([1, 0, 0, 0, 1, 0], False, 1),  # +1 then =1 (or =1 then +1: 2),
     ],
 )
 def test_616_1_best_count_known_orders(uses: list[int], want_more: bool, count: int) -> None:
@@ -432,9 +491,9 @@ def test_616_1_best_count_known_orders(uses: list[int], want_more: bool, count: 
 def test_616_1_many_effects_order_in_polynomial_time() -> None:
     """15 of each operation: 60!/(15!^4) orders, 65,536 DP states (the old enumeration never finished)."""
     started = time.perf_counter()
-    most = best_count([15, 15, 15, 15, 0], True)
+    most = best_count([15, 15, 15, 15, 0, 0], True)
     assert 1 <= most <= 16 * 2**15  # some order keeps a counter; none beats +1s then x2s alone
-    assert best_count([15, 15, 15, 15, 0], False) == 0  # halving first leaves nothing
+    assert best_count([15, 15, 15, 15, 0, 0], False) == 0  # halving first leaves nothing
     assert time.perf_counter() - started < 30
 
 
