@@ -124,14 +124,27 @@ def _own_creatures_and_planeswalkers_and_self(board: Board, c: int) -> BoolArray
     return out
 
 
+def _subtyped(board: Board, names: frozenset[str]) -> BoolArray:
+    """Objects with one of these subtypes (any letter case)."""
+    return np.fromiter(
+        (any(s.lower() in names for s in subs) for subs in board.subtypes), dtype=bool, count=board.n_objects
+    )
+
+
 def _own_creatures_spacecraft_and_planets(board: Board, c: int) -> BoolArray:
     """Creatures, Spacecraft and Planets (artifact subtypes, 205.3g) its controller controls."""
-    kinds = {"spacecraft", "planet"}
-    subtyped = np.fromiter(
-        (any(s.lower() in kinds for s in subs) for subs in board.subtypes), dtype=bool, count=board.n_objects
-    )
-    out: BoolArray = _own_creatures(board, c) | (subtyped & _controlled_by(board, c))
+    out: BoolArray = _own_creatures(board, c) | (_subtyped(board, _SHIPS) & _controlled_by(board, c))
     return out
+
+
+def _own_creatures_and_vehicles(board: Board, c: int) -> BoolArray:
+    """Creatures and Vehicles (an artifact subtype, 205.3g) its controller controls."""
+    out: BoolArray = _own_creatures(board, c) | (_subtyped(board, _VEHICLES) & _controlled_by(board, c))
+    return out
+
+
+_SHIPS = frozenset({"spacecraft", "planet"})
+_VEHICLES = frozenset({"vehicle"})
 
 
 def _own_artifacts_and_creatures(board: Board, c: int) -> BoolArray:
@@ -311,6 +324,11 @@ _REGISTRY = (
         Scope(Op.DOUBLE, _own_creatures, _plus_one_plus_one),
     ),
     _static(
+        "The Earth Crystal",
+        "doubles +1/+1 counters put on creatures its controller controls",
+        Scope(Op.DOUBLE, _own_creatures, _plus_one_plus_one),
+    ),
+    _static(
         "Primal Vigor",
         "doubles +1/+1 counters put on any creature",
         Scope(Op.DOUBLE, _all_creatures, _plus_one_plus_one),
@@ -329,6 +347,11 @@ _REGISTRY = (
         "Solid Ground",
         "one more +1/+1 counter on permanents its controller controls",
         Scope(Op.PLUS_ONE, _controlled_by, _plus_one_plus_one),
+    ),
+    _static(
+        "Caradora, Heart of Alacria",
+        "one more +1/+1 counter on creatures and Vehicles its controller controls",
+        Scope(Op.PLUS_ONE, _own_creatures_and_vehicles, _plus_one_plus_one),
     ),
     Card(
         "Lae'zel, Vlaakith's Champion",

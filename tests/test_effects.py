@@ -155,6 +155,10 @@ _EXPECTED: dict[str, dict[tuple[str, str], int]] = {
         ("alice_bear", "stun"): 2,
         ("alice_walker", "loyalty"): 2,
     },
+    # "If one or more +1/+1 counters would be put on a creature you control, twice that many" (Oracle).
+    "The Earth Crystal": {("alice_bear", "+1/+1"): 2},
+    # "... on a creature or Vehicle you control, that many plus one +1/+1 counters" (no Vehicle here).
+    "Caradora, Heart of Alacria": {("alice_bear", "+1/+1"): 2},
     # "... on a creature, Spacecraft, or Planet you control, twice that many of each of those kinds".
     "Loading Zone": {("alice_bear", "+1/+1"): 2, ("alice_bear", "-1/-1"): 2, ("alice_bear", "stun"): 2},
     "Vizier of Remedies": {("alice_bear", "-1/-1"): 0},
@@ -240,6 +244,18 @@ def test_614_loading_zone_doubles_on_spacecraft_and_planets_its_controller_contr
     rock = _perm("rock", "alice", ["artifact"], {"charge": 1})
     board = _board([ship, planet, theirs, rock], [("Loading Zone", "alice")])
     assert [_gain(board, p, "charge") for p in ("ship", "planet", "their_ship", "rock")] == [2, 2, 1, 1]
+
+
+def test_614_caradora_adds_one_on_its_controllers_vehicles() -> None:
+    """A Vehicle is an artifact (205.3g); Caradora's +1 reaches it whether or not it is crewed; not an opponent's."""
+    car = _perm("car", "alice", ["artifact"], {"+1/+1": 1, "charge": 1}) | {"subtypes": ["Vehicle"]}
+    theirs = _perm("their_car", "bob", ["artifact"], {"+1/+1": 1}) | {"subtypes": ["Vehicle"]}
+    board = _board([car, theirs], [("Caradora, Heart of Alacria", "alice")])
+    assert [_gain(board, "car", "+1/+1"), _gain(board, "car", "charge"), _gain(board, "their_car", "+1/+1")] == [
+        2,
+        1,
+        1,
+    ]
 
 
 def test_616_1_conclave_mentor_and_doubling_season_give_4_in_the_controllers_order() -> None:
