@@ -23,7 +23,7 @@ import json
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any, NamedTuple, get_type_hints
+from typing import Any, NamedTuple, TypeAlias, get_type_hints
 
 import msgspec
 import numpy as np
@@ -40,7 +40,6 @@ from .formats import (
     EffectStruct,
     PermanentStruct,
     PlayerStruct,
-    field_names,
     is_text,
     join,
     keyed,
@@ -48,7 +47,7 @@ from .formats import (
 )
 from .kinds import KindError, canonical_kind
 
-__all__ = ["FORMAT_VERSION", "dump_board", "load_board", "load_struct"]
+__all__ = ["FORMAT_VERSION", "BoardLike", "as_board", "dump_board", "load_board", "load_struct"]
 
 FORMAT_VERSION = 1
 
@@ -57,17 +56,34 @@ _TYPES: dict[str, str] = {name: name for name in CARD_TYPE_NAMES} | {"tribal": "
 _TYPE_LIST = ", ".join(sorted(CARD_TYPE_NAMES))
 _VARIANTS = {v.value: v for v in Variant}
 #: The effect fields that are card parameters (solver.cards.Parameter), in the Struct's order.
-_PARAMETERS = field_names(EffectStruct)[2:]
+_PARAMETERS = tuple(sorted({p.name for card in CARDS.values() for p in card.parameters}))
 #: Per-process caches of what a spelling means (pure functions of the text; cleared past _CACHE_SIZE entries).
 _KINDS: dict[str, str | None] = {}
 _CANONICAL: set[str] = set()  # keys that are their own canonical kind
 _TYPE_CACHE: dict[tuple[str, ...], tuple[str, ...]] = {}
 _CACHE_SIZE = 100_000
-BoardSource = Board | BoardStruct | str | bytes | os.PathLike[str] | Mapping[str, Any]
+#: A board in any form the public entry points accept (:func:`as_board`).
+BoardLike: TypeAlias = Board | Mapping[str, Any] | str | bytes | os.PathLike[str]
+
+_BOARD = "a Board, a mapping (board JSON), JSON text (str or UTF-8 bytes) or a path to a board file"
 
 
-def load_board(source: BoardSource) -> Board:
-    """Load a board from a :class:`Board`, parsed JSON (a mapping), JSON text, or a JSON file.
+def as_board(board: object) -> Board:
+    """The board given in any accepted form; BoardError for a bad board, TypeError for anything else.
+
+    The one coercion every public entry point uses (re-exported by :mod:`solver.inputs`).
+
+    >>> as_board({"variant": "duel", "players": [{"id": "me"}, {"id": "you"}], "proliferator": "me"}).n_players
+    2
+    """
+    if isinstance(board, Board | BoardStruct | Mapping | str | bytes | os.PathLike):
+        return load_board(board)
+    raise TypeError(f"board must be {_BOARD}, not {type(board).__name__}")
+
+
+def load_board(source: BoardLike | BoardStruct) -> Board:
+    """Load a board from a :class:`Board` (returned as it is), decoded Structs, parsed JSON (a mapping), JSON text,
+    or a JSON file.
 
     A ``str`` (or UTF-8 ``bytes``) starting with ``{`` (after whitespace) is JSON text, any
     other ``str``, ``bytes`` or path-like is a file name.  Raises
@@ -126,12 +142,13 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def dump_board(board: Board) -> dict[str, Any]:
-    """The board as a JSON-ready dict that :func:`load_board` reads back to an equal board.
+def dump_board(board: BoardLike) -> dict[str, Any]:
+    """The board (in any form :func:`as_board` takes) as a JSON-ready dict that :func:`load_board` reads back.
 
     Optional permanent fields at their defaults are left out so dumps stay readable and
     diffs show only what matters; keys come in a fixed order.
     """
+    board = as_board(board)
     return {
         "format": FORMAT_VERSION,
         "variant": board.variant.value,
@@ -167,6 +184,8 @@ def _dump_permanent(p: dict[str, Any]) -> dict[str, Any]:
         out["protector"] = p["protector"]
     if p["phased_out"]:
         out["phased_out"] = True
+    if p["no_counters"]:
+        out["no_counters"] = True
     if p["value"] is not None:
         out["value"] = p["value"]
     if p["thresholds"]:
@@ -185,6 +204,8 @@ def _dump_threshold(t: Threshold) -> dict[str, Any]:
 
 def _dump_effect(e: Effect) -> dict[str, Any]:
     out: dict[str, Any] = {"card": e.card, "controller": e.controller}
+    if e.source is not None:
+        out["source"] = e.source
     for param in CARDS[e.card].parameters:
         if getattr(e, param.name) != param.default:
             out[param.name] = getattr(e, param.name)
@@ -355,7 +376,7 @@ class _Checker:
         variant = _VARIANTS.get(variant_name) if variant_name is not None else None
         heads = self.players(players, variant)
         rows = self.permanents(permanents)
-        placed = self.effects(effects)
+        placed = self.effects(effects, {row[0]: row[1] for row in rows})
         self.check_kinds(players, permanents)
         if proliferator is not None:
             proliferator = self.player_ref(proliferator, "proliferator")
@@ -364,8 +385,32 @@ class _Checker:
         if self.problems or self.incomplete or variant is None or proliferator is None:
             raise BoardError(self.problems)
         board = assemble(variant, proliferator, heads, rows, tuple(e for e, _ in placed), proliferates)
+        self.check_once_per_turn(board, placed)
         check_magnitude(board)
         return board
+
+    def check_once_per_turn(self, board: Board, placed: list[tuple[Effect, str]]) -> None:
+        """Refuse a resolution that would give a "once a turn" kind to its card's controller twice.
+
+        Melira, the Living Cure lets its controller get one poison counter a turn; each of a
+        resolution's proliferates adds the same (:attr:`Board.gain`), so a second one, which
+        gives them nothing, is not modelled.
+        """
+        if board.rounds == 1:
+            return
+        for effect, path in placed:
+            card = CARDS[effect.card]
+            col = board.kind_column(card.once_per_turn) if card.once_per_turn else -1
+            if col < 0 or effect.poisoned_this_turn:
+                continue
+            if board.counts[board.index[effect.controller], col] > 0:
+                self.problem(
+                    path,
+                    f"{effect.card}: {effect.controller!r} can get {card.once_per_turn} counters only once this "
+                    f"turn, but this resolution proliferates {board.rounds} times; not modelled",
+                )
+        if self.problems:
+            raise BoardError(self.problems)
 
     def check_kinds(self, players: Sequence[Any], permanents: Sequence[Any]) -> None:
         """Refuse the first kind past the kinds or the cells limit, at its path (found again only then)."""
@@ -568,6 +613,7 @@ class _Checker:
                     chapters,
                     protector,
                     p.phased_out,
+                    p.no_counters,
                     value,
                     thresholds,
                     values,
@@ -631,7 +677,8 @@ class _Checker:
         return out
 
     # ------------------------------------------------------------------ effects
-    def effects(self, effects: Sequence[Any]) -> list[tuple[Effect, str]]:
+    def effects(self, effects: Sequence[Any], controller_of: Mapping[str, str]) -> list[tuple[Effect, str]]:
+        """The effects that pass their checks; ``controller_of`` maps each valid permanent to its controller."""
         placed: list[tuple[Effect, str]] = []
         for i, e in enumerate(effects):
             path = f"effects[{i}]"
@@ -645,9 +692,31 @@ class _Checker:
                 )
             controller = self.player_ref(e.controller, f"{path}.controller")  # type: ignore[attr-defined]
             values = self.parameters(e, card, path) if card is not None else None
-            if card is not None and controller is not None and values is not None:
-                placed.append((Effect(card, controller, **values), path))
+            ok, source = self.effect_source(e.source, card, controller, controller_of, path)  # type: ignore[attr-defined]
+            if card is not None and controller is not None and values is not None and ok:
+                placed.append((Effect(card, controller, **values, source=source), path))
         return placed
+
+    def effect_source(
+        self, source: Any, card: str | None, controller: str | None, controller_of: Mapping[str, str], path: str
+    ) -> tuple[bool, str | None]:
+        """Whether the effect's ``source`` is valid (a permanent its controller controls), and the source."""
+        spath = join(path, "source")
+        if source is UNSET:
+            if card is not None and CARDS[card].needs_source:
+                self.problem(spath, f"required: the id of the {card} permanent (its text names itself)")
+                return False, None
+            return True, None
+        owner = controller_of.get(source)
+        if owner is None:
+            if source in self.ids and source not in self.player_ids:  # a permanent with problems of its own
+                return False, None
+            self.problem(spath, f"{source!r} is not a permanent on this board")
+            return False, None
+        if controller is not None and owner != controller:
+            self.problem(spath, f"{source!r} is controlled by {owner!r}, not by the effect's controller {controller!r}")
+            return False, None
+        return True, source
 
     def parameters(self, e: Any, card: str, path: str) -> dict[str, int] | None:
         """The card's parameters (only those it declares; absent ones keep their defaults), or None."""

@@ -126,11 +126,11 @@ class PermanentStruct(_Strict):
     id: Annotated[Id, Meta(description="The permanent's id, unique across players and permanents.")]
     controller: Annotated[Id, Meta(description="Id of the player who controls it.")]
     types: Annotated[
-        list[str],
+        list[Annotated[str, Meta(extra_json_schema={"enum": list(CARD_TYPE_NAMES)})]],
         Meta(
             description="Card types: artifact, battle, creature, enchantment, land, planeswalker, kindred; any "
             "letter case, 'tribal' for kindred; stored lower-case (the schema gives the canonical spelling).",
-            extra_json_schema={"items": {"enum": list(CARD_TYPE_NAMES)}, "uniqueItems": True},
+            extra_json_schema={"uniqueItems": True},
         ),
     ] = []
     name: Annotated[str, Meta(description="Card name, for people.")] = ""
@@ -188,6 +188,13 @@ class PermanentStruct(_Strict):
     phased_out: Annotated[
         bool, Meta(description="Phased out: treated as though it doesn't exist, so it can't be chosen (702.26b).")
     ] = False
+    no_counters: Annotated[
+        bool,
+        Meta(
+            description="It can't have counters put on it (Tatterkite, a creature enchanted by Blossombind): it may "
+            "still be chosen if it has counters (701.34a), but proliferate adds none to it."
+        ),
+    ] = False
     value: (
         Annotated[
             Points,
@@ -237,6 +244,19 @@ EffectStruct: type[Struct] = msgspec.defstruct(
             ],
         ),
         ("controller", Annotated[Id, Meta(description="Id of the player who controls the card.")]),
+        (
+            "source",
+            Annotated[
+                str,
+                Meta(
+                    description="The permanent whose ability it is, controlled by the effect's controller; required "
+                    "for a card whose text names itself (Benevolent Hydra, Mowu, Loyal Companion).",
+                    extra={"expected": "a permanent id"},
+                ),
+            ]
+            | UnsetType,
+            UNSET,
+        ),
         *_parameters(),
     ],
     bases=(_Strict,),
