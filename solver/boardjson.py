@@ -24,7 +24,7 @@ from . import jsoncodec, limits
 from .board import CARD_TYPE_NAMES, Board, Effect, PermanentRow, Player, Threshold, Variant, assemble
 from .cards import CARDS, SUPPORTED_CARDS, canonical_card
 from .errors import BoardError, Problem
-from .kinds import KindError, canonical_kind
+from .kinds import KindError, canonical_kind, same_kind_message
 from .validation import (
     Problems,
     finite_number,
@@ -211,6 +211,8 @@ def _parse(source: str | bytes | os.PathLike[str] | Mapping[str, Any]) -> Any:
             raise BoardError([Problem("", f"cannot read board file {str(name)!r}: {exc.strerror or exc}")]) from None
         except UnicodeDecodeError as exc:
             raise BoardError([Problem("", f"cannot read board file {str(name)!r}: not UTF-8 ({exc.reason})")]) from None
+        except ValueError:  # a NUL byte or a lone surrogate (UnicodeEncodeError): no file can have that name
+            raise BoardError([Problem("", f"cannot read board file {str(name)!r}: not a possible file name")]) from None
     try:
         return jsoncodec.loads(text)
     except json.JSONDecodeError as exc:
@@ -843,7 +845,7 @@ class _Loader:
         return kind if ok else None
 
     def duplicate_kind(self, path: str, key: object, first: object, kind: str) -> None:
-        self.problem(path, f"{key!r} and {first!r} are the same counter kind {kind!r} (122.1)")
+        self.problem(path, same_kind_message(key, first, kind))
 
     def kind(self, key: object) -> str | None:
         """The canonical kind of a key, or None; cached per load because boards repeat few kinds."""

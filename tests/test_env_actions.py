@@ -163,9 +163,8 @@ def test_info_mask_is_the_observation_mask_on_every_step_including_the_last(env_
             legal = np.flatnonzero(info["action_mask"])
             action: Any = int(legal[-1] if rng.random() < 0.3 else rng.choice(legal))
         else:
-            action = (rng.random(made.action_space.shape) < 0.3).astype(np.int8) * obs["action_mask"][
-                : made.action_space.shape[0]
-            ]
+            n = int(np.prod(made.action_space.shape or (1,)))
+            action = (rng.random(n) < 0.3).astype(np.int8) * obs["action_mask"][:n]
         obs, _, terminated, truncated, info = made.step(action)
         if terminated or truncated:
             ends += 1
