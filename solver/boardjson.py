@@ -24,6 +24,7 @@ from . import jsoncodec, limits
 from .board import CARD_TYPE_NAMES, Board, Effect, PermanentRow, Player, Threshold, Variant, assemble
 from .cards import CARDS, SUPPORTED_CARDS, canonical_card
 from .errors import BoardError, Problem
+from .files import TooLarge, read_bounded
 from .kinds import KindError, canonical_kind, same_kind_message
 from .validation import (
     Problems,
@@ -83,16 +84,19 @@ _MAX_SIGNED = limits.MAX_SIGNED
 _ABSENT: Any = object()
 
 
-def load_board(source: str | bytes | os.PathLike[str] | Mapping[str, Any]) -> Board:
+def load_board(
+    source: str | bytes | os.PathLike[str] | Mapping[str, Any], *, max_bytes: int = limits.MAX_BOARD_BYTES
+) -> Board:
     """Load a board from parsed JSON, JSON text, or a JSON file.
 
     A ``str`` (or UTF-8 ``bytes``) starting with ``{`` (after whitespace) is JSON text, any
     other ``str``, ``bytes`` or path-like is a file name.  Raises
     :class:`~solver.errors.BoardError` listing every problem found; no other exception
-    escapes for bad input.
+    escapes for bad input.  A file is read only up to ``max_bytes`` (docs/limits.md): a
+    larger one is a BoardError, having read no more than that.
     """
     with gc_paused():
-        data = _parse(source)
+        data = _parse(source, max_bytes)
         if not isinstance(data, Mapping):
             raise BoardError([Problem("", "must be an object (the board)")])
         return _Loader().load(data)
@@ -184,7 +188,7 @@ def _dump_effect(e: Effect) -> dict[str, Any]:
 # ---------------------------------------------------------------------- parsing
 
 
-def _parse(source: str | bytes | os.PathLike[str] | Mapping[str, Any]) -> Any:
+def _parse(source: str | bytes | os.PathLike[str] | Mapping[str, Any], max_bytes: int) -> Any:
     if isinstance(source, Mapping):
         return source
     text: str | bytes
@@ -205,8 +209,9 @@ def _parse(source: str | bytes | os.PathLike[str] | Mapping[str, Any]) -> Any:
                 ]
             ) from None
         try:
-            with open(name, encoding="utf-8") as file:
-                text = file.read()
+            text = read_bounded(name, max_bytes, "board file").decode("utf-8")
+        except TooLarge as exc:
+            raise BoardError([Problem("", f"cannot read board file {str(name)!r}: {exc}")]) from None
         except OSError as exc:
             raise BoardError([Problem("", f"cannot read board file {str(name)!r}: {exc.strerror or exc}")]) from None
         except UnicodeDecodeError as exc:

@@ -26,7 +26,7 @@ import os
 import secrets
 import stat
 from collections.abc import Iterable, Iterator
-from typing import IO, BinaryIO, TextIO
+from typing import IO, BinaryIO, TextIO, cast
 
 __all__ = [
     "SafeOutput",
@@ -106,6 +106,13 @@ class SafeOutput:
         self.file = file
         self.temporary = temporary
         self.discarded = False
+
+    @property
+    def text(self) -> TextIO:
+        """``file``, opened as text (the default)."""
+        if not isinstance(self.file, io.TextIOBase):
+            raise TypeError("this output was opened binary")
+        return cast(TextIO, self.file)
 
     def discard(self) -> None:
         """Write nothing after all: the target stays as it was (or absent)."""

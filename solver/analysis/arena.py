@@ -30,6 +30,7 @@ from ..board import CARD_TYPE_NAMES
 from ..boardjson import load_board
 from ..errors import BoardError
 from ..kinds import pt_delta
+from ..limits import MAX_LINE_BYTES
 from ..rules import eligible
 from .records import LineProblem, iter_lines
 
@@ -218,8 +219,9 @@ def _detail(annotation: Mapping[str, Any], key: str) -> int | None:
 class _Importer:
     """One pass over one log; yields ``(line, record)`` as decisions complete."""
 
-    def __init__(self, source: str, stats: ImportStats) -> None:
+    def __init__(self, source: str, stats: ImportStats, max_line_bytes: int = MAX_LINE_BYTES) -> None:
         self.source = source
+        self.max_line_bytes = max_line_bytes
         self.label = os.path.basename(source)
         self.stats = stats
         self.game: _Game | None = None
@@ -227,7 +229,7 @@ class _Importer:
 
     def run(self) -> Iterator[tuple[int, dict[str, Any]]]:
         skipping_block = False
-        for item in iter_lines(self.source):
+        for item in iter_lines(self.source, self.max_line_bytes):
             if isinstance(item, LineProblem):
                 if item.line:
                     self.stats.lines += 1
@@ -643,10 +645,14 @@ def _entity_id(entity: int, game: _Game) -> str:
     return f"seat{entity}" if entity in game.players else str(entity)
 
 
-def import_log(path: str | os.PathLike[str], stats: ImportStats | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
+def import_log(
+    path: str | os.PathLike[str], stats: ImportStats | None = None, max_line_bytes: int = MAX_LINE_BYTES
+) -> Iterator[tuple[int, dict[str, Any]]]:
     """``(log line, record JSON)`` for every proliferate decision found in an Arena log (gzip or not).
 
     ``stats`` collects what was found and skipped; a file that cannot be opened shows up
-    there as a warning, so callers that must fail on it check readability first.
+    there as a warning, so callers that must fail on it check readability first.  A line past
+    ``max_line_bytes`` raises :class:`~solver.analysis.records.LineTooLong`.
     """
-    yield from _Importer(os.fspath(path), stats if stats is not None else ImportStats()).run()
+    stats = stats if stats is not None else ImportStats()
+    yield from _Importer(os.fspath(path), stats, max_line_bytes).run()
