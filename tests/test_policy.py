@@ -256,3 +256,12 @@ def test_impossible_policy_file_names_are_policy_errors(name: str) -> None:
 def test_a_policy_file_past_its_size_bound_is_a_policy_error() -> None:
     with pytest.raises(PolicyError, match="larger than 1048576 bytes"):
         Policy.from_toml("/dev/zero")
+
+
+def test_a_huge_integer_in_a_configure_policy_is_an_invalid_request_not_internal() -> None:
+    """Over the protocol the same check answers: ``invalid_request`` naming the key (docs/limits.md)."""
+    from solver.protocol.messages import ProtocolError, parse_request
+
+    with pytest.raises(ProtocolError) as refused:
+        parse_request({"type": "configure", "id": 1, "policy": {"weights": {"loyalty": 10**400}}}, 2000)
+    assert "must be from" in str(refused.value)
