@@ -362,3 +362,11 @@ def test_the_analysis_table_prints_hostile_ids_escaped(tmp_path: Path) -> None:
     assert "\x1b" not in done.stdout and "\u202e" not in done.stdout
     exact = run_cli("analyze", str(records), "--workers", "1", "--json")
     assert json.loads(exact.stdout)["decisions"][0]["game"] == "g" + HOSTILE
+
+
+def test_file_names_in_messages_are_escaped_too(tmp_path: Path) -> None:
+    evil = tmp_path / ("Player\x1b]0;owned\x07.log")
+    evil.write_bytes(ARENA_NEW.read_bytes())
+    done = run_cli("import-arena", str(evil))
+    assert done.returncode == 0, done.stderr
+    assert "\x1b" not in done.stderr and "\\x1b]0;owned\\x07" in done.stderr

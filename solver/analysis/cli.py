@@ -326,10 +326,9 @@ def _runner(args: argparse.Namespace) -> Iterator[ChunkRunner | None]:
 
 
 def _arena_summary(path: str, stats: ImportStats) -> None:
-    print(
+    _say(
         f"{PROG}: {path}: {stats.records} proliferate decision(s) in {stats.games} game(s) "
-        f"({stats.messages} game-state messages, {stats.client_messages} client messages, {stats.lines} lines)",
-        file=sys.stderr,
+        f"({stats.messages} game-state messages, {stats.client_messages} client messages, {stats.lines} lines)"
     )
     for text in stats.warning_lines():
         _warn(f"{path}: {text}")
