@@ -27,6 +27,7 @@ from .errors import Problem
 from .files import TooLarge, read_bounded
 from .kinds import KEYWORD_KINDS, PLAYER_KINDS, KindError, canonical_kind, pt_delta, same_kind_message
 from .limits import ASSUMED_SCORE_RATIO, ASSUMED_WEIGHT, MAX_POLICY_BYTES, MAX_SEATS
+from .validation import join, keyed
 
 __all__ = [
     "DEFAULT_POLICY",
@@ -102,7 +103,7 @@ class Policy:
         ]
         numbers.append(("game.weight", self.game_weight, MAX_GAME_WEIGHT))
         numbers += [(f"values.{key}", getattr(self, key), MAX_WEIGHT) for key in _VALUE_KEYS]
-        numbers += [(f'weights["{kind}"]', value, MAX_WEIGHT) for kind, value in self.weights.items()]
+        numbers += [(keyed("weights", kind), value, MAX_WEIGHT) for kind, value in self.weights.items()]
         return numbers
 
     def __reduce__(self) -> tuple[Any, tuple[dict[str, Any]]]:
@@ -150,13 +151,13 @@ class Policy:
         }
         for table, table_value in data.items():
             if table not in known:
-                problems.append(Problem(table, "unknown table (expected game, values, weights)"))
+                problems.append(Problem(join("", table), "unknown table (expected game, values, weights)"))
                 continue
             if not isinstance(table_value, Mapping):
-                problems.append(Problem(table, "must be a table"))
+                problems.append(Problem(join("", table), "must be a table"))
                 continue
             for key, val in table_value.items():
-                path = f"{table}.{key}" if table != "weights" else f'weights["{key}"]'
+                path = join(table, key) if table != "weights" else keyed("weights", key)  # surrogates escaped
                 if isinstance(val, bool) or not isinstance(val, int | float):  # before the cache: it hashes
                     problems.append(Problem(path, "must be a finite number"))
                     continue

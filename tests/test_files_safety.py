@@ -370,3 +370,26 @@ def test_file_names_in_messages_are_escaped_too(tmp_path: Path) -> None:
     done = run_cli("import-arena", str(evil))
     assert done.returncode == 0, done.stderr
     assert "\x1b" not in done.stderr and "\\x1b]0;owned\\x07" in done.stderr
+
+
+def test_docs_limits_list_every_input_bound() -> None:
+    """docs/limits.md, Input sizes: each reader's bound and the option that changes it."""
+    from solver import limits
+
+    doc = (ROOT / "docs/limits.md").read_text()
+    for name in ("MAX_BOARD_BYTES", "MAX_POLICY_BYTES", "MAX_LINE_BYTES"):
+        assert f"`{name}`" in doc, name
+        assert getattr(limits, name) > 0
+    for option in ("--max-board-bytes", "--max-line-bytes"):
+        assert option in doc
+
+
+def test_a_message_quoting_a_huge_field_name_is_cut(tmp_path: Path) -> None:
+    board = duel("alice", {}, {}, [creature("bears", "alice", {"+1/+1": 1})])
+    records = tmp_path / "long.jsonl"
+    line = {**record(board, ["bears"]), "x" * 100_000: 1}
+    records.write_text(json.dumps(line) + "\n")
+    done = run_cli("analyze", str(records))
+    assert done.returncode == 2
+    assert max(len(line) for line in done.stderr.splitlines()) < 1100
+    assert "more characters)" in done.stderr
