@@ -494,9 +494,11 @@ def worker_started(parent: int) -> None:
     On Linux the kernel sends the worker SIGKILL when its parent dies (``prctl(PR_SET_PDEATHSIG)``);
     everywhere, a watchdog thread ends the worker once its parent is no longer ``parent``
     (the fallback, and the check for a parent that died before the prctl).  SIGINT is ignored:
-    a Ctrl-C reaches the whole process group, and the parent stops the pool itself.
+    a Ctrl-C reaches the whole process group, and the parent stops the pool itself; SIGTERM
+    ends the worker at once (the parent's handler, inherited through fork, is for the parent).
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the command's handler, inherited through fork: just end
     if sys.platform.startswith("linux"):
         with contextlib.suppress(OSError, AttributeError):
             libc = ctypes.CDLL(None, use_errno=True)
