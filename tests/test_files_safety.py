@@ -393,3 +393,5 @@ def test_a_message_quoting_a_huge_field_name_is_cut(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert max(len(line) for line in done.stderr.splitlines()) < 1100
     assert "more characters)" in done.stderr
+    listed = json.loads(run_cli("analyze", str(records), "--json").stdout)["skipped"]["problems"]
+    assert len(listed) == 1 and len(listed[0]) < 1100

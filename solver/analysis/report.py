@@ -46,6 +46,8 @@ __all__ = [
 MAX_PAGES = 200
 #: Problems listed in the JSON and HTML outputs (all are counted, and all go to stderr).
 MAX_LISTED_PROBLEMS = 1000
+#: Longest problem message kept for them (1,000 of a megabyte each would make a gigabyte).
+MAX_PROBLEM_CHARS = 1000
 
 
 @dataclass
@@ -58,7 +60,10 @@ class ProblemLog:
     def add(self, problem: LineProblem | str) -> None:
         self.count += 1
         if len(self.listed) < MAX_LISTED_PROBLEMS:
-            self.listed.append(str(problem))
+            text = str(problem)
+            if len(text) > MAX_PROBLEM_CHARS:  # a message can quote a field name of any length
+                text = text[:MAX_PROBLEM_CHARS] + f"... ({len(text) - MAX_PROBLEM_CHARS} more characters)"
+            self.listed.append(text)
 
 
 class Sink(Protocol):
