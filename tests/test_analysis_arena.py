@@ -187,6 +187,16 @@ def test_detection_needs_every_kind_an_entity_had_and_nothing_new() -> None:
                 '"gameStateMessage": {"type": "GameStateType_Diff", "players": [1], "annotations": '
                 '[{"type": ["AnnotationType_CounterAdded"], "details": 3}]}}]}}'
             ),
+            st.just(
+                '{"greToClientEvent": {"greToClientMessages": [{"type": "GREMessageType_SelectNReq", '
+                '"selectNReq": {"ids": "x", "minSel": "0", "sourceId": [1]}}]}}'
+            ),
+            st.just(
+                '{"greToClientEvent": {"greToClientMessages": [{"type": "GREMessageType_GameStateMessage", '
+                '"gameStateMessage": {"type": "GameStateType_Full", "players": [{"systemSeatNumber": 1}], '
+                '"annotations": [{"type": ["AnnotationType_ResolutionStart"], "affectorId": 9}]}}, '
+                '{"type": "GREMessageType_SelectNReq", "selectNReq": {"ids": [1, null], "minSel": 0}}]}}'
+            ),
         ),
         max_size=12,
     )

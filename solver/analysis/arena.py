@@ -311,7 +311,10 @@ class _Importer:
             return
         for message in messages:
             if isinstance(message, Mapping) and message.get("type") == _SELECT_N:
-                self.select_n(message, line)
+                try:
+                    self.select_n(message, line)
+                except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+                    self.stats.warn(f"skipped selection request not understood ({type(exc).__name__})", line)
                 continue
             if not isinstance(message, Mapping) or message.get("type") not in _STATE_MESSAGES:
                 continue
