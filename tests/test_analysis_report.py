@@ -169,7 +169,7 @@ def test_the_terminal_table_has_a_row_per_decision_and_the_summaries() -> None:
 def test_terminal_tables_never_cut_ids_so_that_games_look_alike() -> None:
     """Issue 24: ``202d2b4e-725b-4d`` was shown for ``…:1``, ``…:2`` and ``…:3``: three games, one label."""
     match = "202d2b4e-725b-4dc9-b663-dbc51bb60ab4"
-    items = []
+    items: list[tuple[str, int, str]] = []
     for source, line, text in _items():
         try:
             record = json.loads(text)

@@ -213,8 +213,9 @@ def test_a_counter_label_never_runs_under_its_badges() -> None:
         for t in g.iterfind("s:text[@class='counter']", NS):
             right = float(t.get("x", "0")) + len(texts_of(t)) * 12 * 0.6
             for b in g.iterfind("s:g", NS):
-                if "badge" in classes(b) and b.get("data-kind") == t.get("data-kind"):
-                    assert right <= float(b.find("s:rect", NS).get("x", "0")), (texts_of(t), g.get("data-id"))
+                rect = b.find("s:rect", NS)
+                if "badge" in classes(b) and b.get("data-kind") == t.get("data-kind") and rect is not None:
+                    assert right <= float(rect.get("x", "0")), (texts_of(t), g.get("data-id"))
 
 
 def texts_of(t: ET.Element) -> str:
