@@ -133,6 +133,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="N",
         help=f"longest log line read, in bytes (default: {MAX_LINE_BYTES}; docs/limits.md)",
     )
+    importer.add_argument(
+        "--cards",
+        metavar="PATH",
+        help="Arena card database (Raw_CardDatabase_*.mtga): abilities whose text says proliferate count even "
+        "when the log holds no selection request (an opponent's); default: the installed client's, if found",
+    )
     importer.set_defaults(handler=run_import_arena)
 
 
@@ -259,7 +265,13 @@ def run_analyze(args: argparse.Namespace) -> int:
         except RuntimeError as exc:  # distributed.RayStartError: an address that does not answer, ...
             return _error("--ray", str(exc))
         inputs, unmatched = expand(args.records, args.source_format)
-        reader = Reader(inputs, unmatched, on_arena=_arena_summary, max_line_bytes=args.max_line_bytes)
+        reader = Reader(
+            inputs,
+            unmatched,
+            on_arena=_arena_summary,
+            ability_text=cards.ability_text if cards is not None else None,
+            max_line_bytes=args.max_line_bytes,
+        )
         out: TextIO = sys.stdout
         if args.output:
             try:
@@ -369,13 +381,18 @@ class _Bar:
 def run_import_arena(args: argparse.Namespace) -> int:
     """Records to ``-o`` (replaced whole, and only when the import finds something) or standard output."""
     from .arena import ImportStats, import_log
+    from .cards import CardDatabaseError, open_cards
     from .records import LineTooLong
 
     reason = _unreadable(args.log)
     if reason is not None:
         return _error(args.log, reason)
+    try:
+        cards = open_cards(args.cards)
+    except CardDatabaseError as exc:
+        return _error("--cards", str(exc))
     stats = ImportStats()
-    records = import_log(args.log, stats, args.max_line_bytes)
+    records = import_log(args.log, stats, cards.ability_text if cards is not None else None, args.max_line_bytes)
     try:
         if args.output:
             with safe_output(args.output, inputs=[args.log]) as target:

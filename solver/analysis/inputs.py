@@ -19,7 +19,7 @@ from typing import Literal
 
 from ..limits import MAX_LINE_BYTES
 from .analyze import Item
-from .arena import ImportStats, import_log
+from .arena import AbilityText, ImportStats, import_log
 from .cli import FORMATS  # the ``--from`` values: kept where the parser is built, which must import nothing heavy
 from .records import LineProblem, LineTooLong, iter_lines
 
@@ -104,9 +104,11 @@ class Reader:
         inputs: Sequence[Input],
         problems: Sequence[LineProblem] = (),
         on_arena: Callable[[str, ImportStats], None] | None = None,
+        ability_text: AbilityText | None = None,
         max_line_bytes: int = MAX_LINE_BYTES,
     ) -> None:
         self.inputs = list(inputs)
+        self.ability_text = ability_text
         self.problems = list(problems)
         self.on_arena = on_arena
         self.max_line_bytes = max_line_bytes
@@ -139,7 +141,7 @@ class Reader:
 
     def _arena(self, path: str) -> Iterator[Item | LineProblem]:
         stats = ImportStats()
-        for line, record in import_log(path, stats, self.max_line_bytes):
+        for line, record in import_log(path, stats, self.ability_text, self.max_line_bytes):
             self.lines += 1
             yield path, line, record
         if self.on_arena is not None:
