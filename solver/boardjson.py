@@ -33,6 +33,7 @@ from . import limits
 from .board import CARD_TYPE_NAMES, Board, Effect, PermanentRow, Player, Threshold, Variant, assemble
 from .cards import CARDS, SUPPORTED_CARDS, canonical_card
 from .errors import BoardError, Problem
+from .files import TooLarge, read_bounded
 from .formats import (
     BOARD_DECODER,
     NOT_TEXT,
@@ -45,7 +46,7 @@ from .formats import (
     keyed,
     type_problems,
 )
-from .kinds import KindError, canonical_kind
+from .kinds import KindError, canonical_kind, same_kind_message
 
 __all__ = ["FORMAT_VERSION", "BoardLike", "as_board", "dump_board", "load_board", "load_struct"]
 
@@ -81,14 +82,15 @@ def as_board(board: object) -> Board:
     raise TypeError(f"board must be {_BOARD}, not {type(board).__name__}")
 
 
-def load_board(source: BoardLike | BoardStruct) -> Board:
+def load_board(source: BoardLike | BoardStruct, *, max_bytes: int = limits.MAX_BOARD_BYTES) -> Board:
     """Load a board from a :class:`Board` (returned as it is), decoded Structs, parsed JSON (a mapping), JSON text,
     or a JSON file.
 
     A ``str`` (or UTF-8 ``bytes``) starting with ``{`` (after whitespace) is JSON text, any
     other ``str``, ``bytes`` or path-like is a file name.  Raises
     :class:`~solver.errors.BoardError` listing every problem found; no other exception
-    escapes for bad input.
+    escapes for bad input.  A file is read only up to ``max_bytes`` (docs/limits.md): a
+    larger one is a BoardError, having read no more than that.
     """
     if isinstance(source, Board):
         return source
@@ -101,7 +103,7 @@ def load_board(source: BoardLike | BoardStruct) -> Board:
             except (msgspec.ValidationError, UnicodeEncodeError) as exc:  # the latter: a lone surrogate
                 raise _refusal(source, exc) from None
             return load_struct(struct, check_text=True)
-        text = _text(source)
+        text = _text(source, max_bytes)
         try:
             struct = BOARD_DECODER.decode(text)
         except (msgspec.ValidationError, msgspec.DecodeError, UnicodeEncodeError) as exc:
@@ -215,8 +217,8 @@ def _dump_effect(e: Effect) -> dict[str, Any]:
 # ---------------------------------------------------------------------- parsing
 
 
-def _text(source: str | bytes | os.PathLike[str]) -> str | bytes:
-    """The JSON text of a source: the text itself, or the file's."""
+def _text(source: str | bytes | os.PathLike[str], max_bytes: int) -> str | bytes:
+    """The JSON text of a source: the text itself, or the file's (read up to ``max_bytes``)."""
     if isinstance(source, str) and source.lstrip().startswith("{"):
         return source
     if isinstance(source, bytes) and source.lstrip().startswith(b"{"):
@@ -227,14 +229,15 @@ def _text(source: str | bytes | os.PathLike[str]) -> str | bytes:
         message = f"a board must be a mapping, JSON text or a file path, not {type(source).__name__}"
         raise BoardError([Problem("", message)]) from None
     try:
-        with open(name, "rb") as file:
-            data = file.read()
+        return read_bounded(name, max_bytes, "board file").decode("utf-8")
+    except TooLarge as exc:
+        raise BoardError([Problem("", f"cannot read board file {str(name)!r}: {exc}")]) from None
     except OSError as exc:
         raise BoardError([Problem("", f"cannot read board file {str(name)!r}: {exc.strerror or exc}")]) from None
-    try:
-        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise BoardError([Problem("", f"cannot read board file {str(name)!r}: not UTF-8 ({exc.reason})")]) from None
+    except ValueError:  # a NUL byte or a lone surrogate (UnicodeEncodeError): no file can have that name
+        raise BoardError([Problem("", f"cannot read board file {str(name)!r}: not a possible file name")]) from None
 
 
 def _parse(text: str | bytes) -> Any:
@@ -778,7 +781,7 @@ class _Checker:
         return out
 
     def duplicate_kind(self, path: str, key: object, first: object, kind: str) -> None:
-        self.problem(path, f"{key!r} and {first!r} are the same counter kind {kind!r} (122.1)")
+        self.problem(path, same_kind_message(key, first, kind))
 
     def kind(self, key: str) -> str | None:
         """The canonical kind of a key, or None (cached for the process: boards repeat few kinds)."""
