@@ -683,16 +683,6 @@ def required_fields(struct: type) -> frozenset[str]:
     return frozenset(f.encode_name for f in info.fields if f.required)
 
 
-def decode_board(text: str | bytes) -> BoardStruct:
-    """The board of JSON text, decoded and validated in C (raises msgspec errors at the first problem)."""
-    return BOARD_DECODER.decode(text)
-
-
-def board_of(data: Mapping[str, Any]) -> BoardStruct:
-    """A mapping (parsed board JSON) validated by the same Structs (raises msgspec.ValidationError)."""
-    return msgspec.convert(data, BoardStruct)
-
-
 def lone_surrogate_path(value: object) -> str | None:
     """The path of the first string or key holding a lone surrogate (text no output could carry), or None."""
     return _lone_surrogate(value, "")
