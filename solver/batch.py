@@ -1140,7 +1140,6 @@ def settle_many(boards: Sequence[Board], counts: Sequence[IntArray]) -> list[tup
             chapters_before=settled.chapters_before[rows],
             chapters_after=settled.chapters_after[rows],
             sacrificed=settled.sacrificed[rows],
-            shield_used=settled.shield_used[rows],
             thr_reached=settled.thr_reached[thr],
             thr_crossed=settled.thr_crossed[thr],
         )

@@ -169,8 +169,6 @@ class _Facts:
             flags[r].append("+1/+1 and -1/-1 counters annihilate (704.5q)")
         for r in np.flatnonzero(after.dies & ~before.dies).tolist():
             flags[r].append(f"{whose[r]} permanent dies (704.5f/704.5g): -{objective.worth[r]:g} and its counters")
-        for r in np.flatnonzero(after.shield_used & ~before.shield_used).tolist():
-            flags[r].append("a shield counter is removed instead of destruction (122.1c)")
         for r in np.flatnonzero(after.chapters_after > before.chapters_after).tolist():
             first, last = int(before.chapters_after[r]) + 1, int(after.chapters_after[r])
             flags[r].append(f"Saga chapter {first if first == last else f'{first}-{last}'} triggers (714.2b)")
