@@ -24,7 +24,7 @@ from . import jsoncodec, limits
 from .board import CARD_TYPE_NAMES, Board, Effect, PermanentRow, Player, Threshold, Variant, assemble
 from .cards import CARDS, SUPPORTED_CARDS, canonical_card
 from .errors import BoardError, Problem
-from .kinds import KindError, canonical_kind
+from .kinds import KindError, known_kind
 from .validation import (
     Problems,
     finite_number,
@@ -338,7 +338,7 @@ class _Loader:
         if not isinstance(key, str) or key in self.kind_cache:
             return None
         try:
-            kind = canonical_kind(key)
+            kind = known_kind(key)
         except KindError:
             return None
         if kind not in self.kinds and not self.kinds_refused and self.refusal(len(self.kinds) + 1):
@@ -854,7 +854,7 @@ class _Loader:
         except KeyError:
             pass
         try:
-            kind: str | None = canonical_kind(key)
+            kind: str | None = known_kind(key)
         except KindError:
             kind = None
         self.kind_cache[key] = kind
@@ -868,7 +868,7 @@ class _Loader:
         kind = self.kind(key)
         if kind is None:
             try:
-                canonical_kind(key)
+                known_kind(key)
             except KindError as exc:
                 self.problem(path, str(exc))
         else:
