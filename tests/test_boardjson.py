@@ -20,7 +20,7 @@ from strategies import board_dicts
 
 from solver import limits
 from solver.analysis.arena import COUNTER_TYPES
-from solver.board import Board, Variant
+from solver.board import Board, TeamPoison, Variant
 from solver.boardjson import dump_board, load_board
 from solver.catalogue import default_spec
 from solver.effects import SUPPORTED_CARDS
@@ -174,7 +174,9 @@ def test_round_trip(data: dict[str, Any]) -> None:
     VALIDATOR.validate(dumped)
     assert load_board(dumped) == board
     assert dump_board(load_board(json.loads(json.dumps(dumped)))) == dumped
-    assert list(dumped) == ["format", "variant", "proliferator", "proliferates", "players", "permanents", "effects"]
+    per_head = ["team_poison"] if board.team_poison is TeamPoison.PER_HEAD else []  # only when not the default
+    fields = ["format", "variant", "proliferator", "proliferates", *per_head, "players", "permanents", "effects"]
+    assert list(dumped) == fields
 
 
 @settings(max_examples=100, deadline=None)
