@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from html import escape
 
 from .board import Board, CardType, Variant
+from .inputs import BoardLike, ChoiceLike, as_board, as_choice
 from .rules import Choice, apply_proliferate
 
 __all__ = ["BEST_COLOUR", "CHOSEN_COLOUR", "board_svg", "choice_svg"]
@@ -58,21 +59,28 @@ class _Marks:
 
 
 def choice_svg(
-    board: Board,
-    chosen: Choice | None = None,
-    best: Choice | None = None,
+    board: BoardLike,
+    chosen: ChoiceLike | None = None,
+    best: ChoiceLike | None = None,
     *,
     title: str = "",
     names: Mapping[str, str] | None = None,
     type_lines: Mapping[str, str] | None = None,
 ) -> str:
-    """:func:`board_svg` with the marks and "+1" badges worked out by the rules from whole choices."""
-    chosen_out = apply_proliferate(board, chosen) if chosen is not None else None
-    best_out = apply_proliferate(board, best) if best is not None else None
+    """:func:`board_svg` with the marks and "+1" badges worked out by the rules from whole choices.
+
+    The board and the choices come in any form :func:`solver.inputs.as_board` and
+    :func:`solver.inputs.as_choice` take.
+    """
+    board = as_board(board)
+    chosen_ = None if chosen is None else as_choice(chosen, board)
+    best_ = None if best is None else as_choice(best, board)
+    chosen_out = apply_proliferate(board, chosen_) if chosen_ is not None else None
+    best_out = apply_proliferate(board, best_) if best_ is not None else None
     return board_svg(
         board,
-        chosen=None if chosen is None else _ids(chosen),
-        best=None if best is None else _ids(best),
+        chosen=None if chosen_ is None else _ids(chosen_),
+        best=None if best_ is None else _ids(best_),
         chosen_added=chosen_out.added if chosen_out is not None else None,
         best_added=best_out.added if best_out is not None else None,
         title=title,
@@ -82,7 +90,7 @@ def choice_svg(
 
 
 def board_svg(
-    board: Board,
+    board: BoardLike,
     *,
     chosen: Iterable[str] | None = None,
     best: Iterable[str] | None = None,
@@ -96,8 +104,10 @@ def board_svg(
 
     ``None`` leaves that mark out of the picture and its legend (``best`` alone draws a
     solver's answer; neither, a plain position).  ``names`` and ``type_lines`` override the
-    board's own, by id (e.g. names from the Arena card database).
+    board's own, by id (e.g. names from the Arena card database).  The board comes in any form
+    :func:`solver.inputs.as_board` takes.
     """
+    board = as_board(board)
     marks = _Marks(
         None if chosen is None else frozenset(chosen),
         None if best is None else frozenset(best),
