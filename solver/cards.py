@@ -28,7 +28,17 @@ from .terms import CardType, Variant
 if TYPE_CHECKING:
     from .board import Board, BoolArray, Effect
 
-__all__ = ["CARDS", "SUPPORTED_CARDS", "Card", "Op", "Parameter", "Scope", "canonical_card", "scopes_in_force"]
+__all__ = [
+    "CARDS",
+    "SUPPORTED_CARDS",
+    "Card",
+    "Op",
+    "Parameter",
+    "Scope",
+    "canonical_card",
+    "effect_scopes",
+    "scopes_in_force",
+]
 
 
 class Op(Enum):
@@ -437,8 +447,13 @@ def canonical_card(name: str) -> str | None:
 
 def scopes_in_force(board: Board) -> list[tuple[Scope, int]]:
     """Every scope in force on the board, with the row of the player controlling it."""
-    out: list[tuple[Scope, int]] = []
+    return [(scope, controller) for _, scope, controller in effect_scopes(board)]
+
+
+def effect_scopes(board: Board) -> list[tuple[Effect, Scope, int]]:
+    """:func:`scopes_in_force` with the effect each scope comes from (e.g. to name the card behind a count)."""
+    out: list[tuple[Effect, Scope, int]] = []
     for effect in board.effects:
         controller = board.ids.index(effect.controller, 0, board.n_players)
-        out.extend((scope, controller) for scope in CARDS[effect.card].scopes(board, controller, effect))
+        out.extend((effect, scope, controller) for scope in CARDS[effect.card].scopes(board, controller, effect))
     return out

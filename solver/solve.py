@@ -33,7 +33,16 @@ from .fast import solve_fast
 from .inputs import BoardLike, ChoiceLike, PolicyLike, as_board, as_choice, as_policy
 from .objective import MILLI, Assignment, Objective, UnitKind
 from .policy import Policy
-from .rules import Choice, ChoiceMatrix, Outcome, apply_matrix, choice_matrix, eligible_mask, event_mask
+from .rules import (
+    Choice,
+    ChoiceMatrix,
+    Outcome,
+    apply_matrix,
+    choice_matrix,
+    eligible_mask,
+    event_mask,
+    why_ineligible,
+)
 from .status import GameResult, Method, Status
 
 __all__ = [
@@ -390,7 +399,7 @@ def _constraints(
         for obj_id in ids:
             row = board.index.get(obj_id)
             if row is None or not ok[row]:
-                raise ValueError(f"{name}: {obj_id!r} is not an eligible object on this board")
+                raise ValueError(f"{name}: {why_ineligible(board, obj_id)}")
             found.append(row)
         rows[name] = tuple(found)
     if max_chosen is not None:

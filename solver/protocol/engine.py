@@ -355,10 +355,7 @@ _HANDLERS: Mapping[type[Request], Callable[[Session, Any], bool]] = {
 
 def _choice(item: EvaluateItem, board: solver.Board, path: str) -> tuple[str, solver.Choice]:
     """An ``evaluate`` entry as a Choice on ``board``; the legality check happens when it is scored."""
-    if item.repeat:
-        chosen, recipients = item.rounds[0]
-        return path, solver.Choice.of(chosen, recipients, rounds=board.rounds)
-    return path, solver.Choice(tuple(solver.Round(chosen, recipients) for chosen, recipients in item.rounds))
+    return path, item.choice(board.rounds)
 
 
 def _evaluate(
