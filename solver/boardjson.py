@@ -21,11 +21,11 @@ from typing import Any, NamedTuple, TypeAlias
 import numpy as np
 
 from . import jsoncodec, limits
-from .board import CARD_TYPE_NAMES, Board, Effect, PermanentRow, Player, Threshold, Variant, assemble
+from .board import CARD_TYPE_NAMES, Board, Effect, PermanentRow, Player, TeamPoison, Threshold, Variant, assemble
 from .cards import CARDS, SUPPORTED_CARDS, canonical_card
 from .errors import BoardError, Problem
 from .files import TooLarge, read_bounded
-from .kinds import KindError, canonical_kind, same_kind_message
+from .kinds import KindError, known_kind, same_kind_message
 from .validation import (
     Problems,
     finite_number,
@@ -45,7 +45,9 @@ __all__ = ["FORMAT_VERSION", "BoardLike", "as_board", "dump_board", "load_board"
 
 FORMAT_VERSION = 1
 
-_TOP_FIELDS = frozenset({"format", "variant", "proliferator", "proliferates", "players", "permanents", "effects"})
+_TOP_FIELDS = frozenset(
+    {"format", "variant", "proliferator", "proliferates", "team_poison", "players", "permanents", "effects"}
+)
 _PLAYER_FIELDS = frozenset({"id", "team", "life", "counters"})
 _PERMANENT_FIELDS = frozenset(
     {
@@ -154,6 +156,7 @@ def dump_board(board: BoardLike) -> dict[str, Any]:
         "variant": board.variant.value,
         "proliferator": board.proliferator_id,
         "proliferates": board.proliferates,
+        **({"team_poison": board.team_poison.value} if board.team_poison is not TeamPoison.SHARED else {}),
         "players": [{"id": p.id, "team": p.team, "life": p.life, "counters": dict(p.counters)} for p in board.players],
         "permanents": [_dump_permanent(p) for p in board.permanent_fields()],
         "effects": [_dump_effect(e) for e in board.effects],
@@ -273,6 +276,7 @@ class _Loader:
         self.kinds: set[str] = set()  # distinct canonical kinds seen, for the kinds and cells limits
         self.n_objects = 0  # players and permanents, known before they are walked
         self.kinds_refused = False
+        self.team_poison = TeamPoison.SHARED
         self.controller_of: dict[str, str] = {}  # permanent id -> its controller, for effects' sources
 
     def problem(self, path: str, message: str) -> None:
@@ -292,6 +296,12 @@ class _Loader:
                 proliferates = value
             else:
                 self.problem("proliferates", f"must be an integer from 1 to {_MAX_PROLIFERATES}")
+        if "team_poison" in data:
+            conventions = [c.value for c in TeamPoison]
+            if data["team_poison"] in conventions:
+                self.team_poison = TeamPoison(data["team_poison"])
+            else:
+                self.problem("team_poison", f"must be one of {', '.join(map(repr, conventions))} (810.10)")
         players = self.players(data, variant)
         permanents = [
             perm
@@ -310,7 +320,7 @@ class _Loader:
             self.check_rounds(placed, proliferator, proliferates)
         if self.problems or variant is None or proliferator is None:
             raise BoardError(self.problems.list())
-        board = assemble(variant, proliferator, players, permanents, tuple(effects), proliferates)
+        board = assemble(variant, proliferator, players, permanents, tuple(effects), proliferates, self.team_poison)
         self.check_once_per_turn(board, placed)
         check_magnitude(board)
         return board
@@ -398,7 +408,7 @@ class _Loader:
         if not isinstance(key, str) or key in self.kind_cache:
             return None
         try:
-            kind = canonical_kind(key)
+            kind = known_kind(key)
         except KindError:
             return None
         if kind not in self.kinds and not self.kinds_refused and self.refusal(len(self.kinds) + 1):
@@ -495,7 +505,13 @@ class _Loader:
             self.check_team_poison(members)
 
     def check_team_poison(self, members: list[_Head]) -> None:
-        """The team's poison is one shared total (810.10), so heads that state it must agree."""
+        """The team's poison is one shared total (810.10), so heads that state it must agree.
+
+        Unless the board counts it per head (``"team_poison": "per_head"``): then each head
+        states its own count and the team's total is their sum.
+        """
+        if self.team_poison is TeamPoison.PER_HEAD:
+            return
         first: Player | None = None
         for head in members:
             count = head.player.counters.get("poison")
@@ -507,7 +523,8 @@ class _Loader:
                 key = next(k for k in head.raw["counters"] if self.kind(k) == "poison")
                 self.problem(
                     keyed(f"{head.path}.counters", key),
-                    f"team poison is shared (810.10): {count} here but {first.counters['poison']} on {first.id!r}",
+                    f"team poison is shared (810.10): {count} here but {first.counters['poison']} on {first.id!r}"
+                    ' (a board that counts poison per head says "team_poison": "per_head")',
                 )
 
     # ------------------------------------------------------------------ permanents
@@ -945,7 +962,7 @@ class _Loader:
         except KeyError:
             pass
         try:
-            kind: str | None = canonical_kind(key)
+            kind: str | None = known_kind(key)
         except KindError:
             kind = None
         self.kind_cache[key] = kind
@@ -959,7 +976,7 @@ class _Loader:
         kind = self.kind(key)
         if kind is None:
             try:
-                canonical_kind(key)
+                known_kind(key)
             except KindError as exc:
                 self.problem(path, str(exc))
         else:
