@@ -6,7 +6,7 @@ The public API is re-exported here; see the README for a short tour.
 from __future__ import annotations
 
 from .batch import BatchDecisions, decide_many, solve_many
-from .board import Board, CardType, Effect, Permanent, Player, Threshold, Variant
+from .board import Board, CardType, Effect, Permanent, Player, TeamPoison, Threshold, Variant
 from .boardjson import dump_board, load_board
 from .cards import CARDS, SUPPORTED_CARDS
 from .cpsat import SearchStopped
@@ -47,6 +47,7 @@ __all__ = [
     "Score",
     "SearchStopped",
     "Status",
+    "TeamPoison",
     "Threshold",
     "Variant",
     "__version__",

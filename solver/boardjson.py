@@ -30,7 +30,7 @@ import numpy as np
 from msgspec import UNSET
 
 from . import limits
-from .board import CARD_TYPE_NAMES, Board, Effect, PermanentRow, Player, Threshold, Variant, assemble
+from .board import CARD_TYPE_NAMES, Board, Effect, PermanentRow, Player, TeamPoison, Threshold, Variant, assemble
 from .cards import CARDS, SUPPORTED_CARDS, canonical_card
 from .errors import BoardError, Problem
 from .files import TooLarge, read_bounded
@@ -46,7 +46,7 @@ from .formats import (
     keyed,
     type_problems,
 )
-from .kinds import KindError, canonical_kind, same_kind_message
+from .kinds import KindError, known_kind, same_kind_message
 
 __all__ = ["FORMAT_VERSION", "BoardLike", "as_board", "dump_board", "load_board", "load_struct"]
 
@@ -121,6 +121,7 @@ def load_struct(struct: BoardStruct, check_text: bool = False) -> Board:
     """
     checker = _Checker(len(struct.players) + len(struct.permanents), check_text)
     checker.sizes(struct.variant, len(struct.players), len(struct.effects))
+    checker.team_poison = TeamPoison(struct.team_poison)
     return checker.board(
         struct.variant, struct.proliferator, struct.proliferates, struct.players, struct.permanents, struct.effects
     )
@@ -156,6 +157,7 @@ def dump_board(board: BoardLike) -> dict[str, Any]:
         "variant": board.variant.value,
         "proliferator": board.proliferator_id,
         "proliferates": board.proliferates,
+        **({"team_poison": board.team_poison.value} if board.team_poison is not TeamPoison.SHARED else {}),
         "players": [{"id": p.id, "team": p.team, "life": p.life, "counters": dict(p.counters)} for p in board.players],
         "permanents": [_dump_permanent(p) for p in board.permanent_fields()],
         "effects": [_dump_effect(e) for e in board.effects],
@@ -287,7 +289,9 @@ def _refusal(data: Any, exc: Exception) -> BoardError:
     checker.sizes(variant, len(players), len(effects))
     problems = type_problems(data, BoardStruct)
     checker.incomplete = True
-    top = {key: _decoded(data.get(key), key) for key in ("variant", "proliferator", "proliferates")}
+    top = {key: _decoded(data.get(key), key) for key in ("variant", "proliferator", "proliferates", "team_poison")}
+    if top["team_poison"] is not None:
+        checker.team_poison = TeamPoison(top["team_poison"])
     try:
         checker.board(
             top["variant"],
@@ -342,6 +346,7 @@ class _Checker:
         self.n_objects = n_objects
         self.check_text = check_text
         self.incomplete = False  # some items failed their types (the error path): check, never build
+        self.team_poison = TeamPoison.SHARED
 
     def problem(self, path: str, message: str) -> None:
         self.problems.append(Problem(path, message))
@@ -387,7 +392,9 @@ class _Checker:
             self.check_rounds(placed, proliferator, proliferates)
         if self.problems or self.incomplete or variant is None or proliferator is None:
             raise BoardError(self.problems)
-        board = assemble(variant, proliferator, heads, rows, tuple(e for e, _ in placed), proliferates)
+        board = assemble(
+            variant, proliferator, heads, rows, tuple(e for e, _ in placed), proliferates, self.team_poison
+        )
         self.check_once_per_turn(board, placed)
         check_magnitude(board)
         return board
@@ -529,7 +536,13 @@ class _Checker:
             self.check_team_poison(members)
 
     def check_team_poison(self, members: list[_Head]) -> None:
-        """The team's poison is one shared total (810.10), so heads that state it must agree."""
+        """The team's poison is one shared total (810.10), so heads that state it must agree.
+
+        Unless the board counts it per head (``"team_poison": "per_head"``): then each head
+        states its own count and the team's total is their sum.
+        """
+        if self.team_poison is TeamPoison.PER_HEAD:
+            return
         first: Player | None = None
         for head in members:
             count = head.player.counters.get("poison")
@@ -541,7 +554,8 @@ class _Checker:
                 key = next(k for k in head.raw if self.kind(k) == "poison")
                 self.problem(
                     keyed(f"{head.path}.counters", key),
-                    f"team poison is shared (810.10): {count} here but {first.counters['poison']} on {first.id!r}",
+                    f"team poison is shared (810.10): {count} here but {first.counters['poison']} on {first.id!r}"
+                    ' (a board that counts poison per head says "team_poison": "per_head")',
                 )
 
     # ------------------------------------------------------------------ permanents
@@ -790,7 +804,7 @@ class _Checker:
         except KeyError:
             pass
         try:
-            kind: str | None = canonical_kind(key)
+            kind: str | None = known_kind(key)
         except KindError:
             kind = None
         if len(_KINDS) > _CACHE_SIZE:
@@ -806,7 +820,7 @@ class _Checker:
         kind = self.kind(key)
         if kind is None:
             try:
-                canonical_kind(key)
+                known_kind(key)
             except KindError as exc:
                 self.problem(keyed(path, key) if quoted else path, str(exc))
             return None

@@ -301,6 +301,15 @@ class BoardStruct(_Strict):
             "state-based actions happen between them (704.4). Tekuthal, Inquiry Dominus doubles it again.",
         ),
     ] = 1
+    team_poison: Annotated[
+        Literal["shared", "per_head"],
+        Meta(
+            description="Two-Headed Giant poison (810.10): 'shared' states the team's total on each head that states "
+            "it (the heads agree); 'per_head' gives each head its own count, the team's total being their sum "
+            "(Forge's convention).",
+            extra={"expected": "one of 'shared', 'per_head' (810.10)"},
+        ),
+    ] = "shared"
     permanents: Annotated[
         list[PermanentStruct],
         Meta(max_length=limits.MAX_OBJECTS, description="Permanents on the battlefield (403.3)."),

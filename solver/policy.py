@@ -8,7 +8,6 @@ scores.  It is immutable and cheap to build, so callers make one per opinion.
 
 from __future__ import annotations
 
-import difflib
 import itertools
 import math
 import os
@@ -22,10 +21,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .catalogue import CATALOGUE, default_spec
+from .catalogue import default_spec
 from .errors import Problem
 from .files import TooLarge, read_bounded
-from .kinds import KEYWORD_KINDS, PLAYER_KINDS, KindError, canonical_kind, pt_delta, same_kind_message
+from .kinds import KindError, known_kind, same_kind_message
 from .limits import ASSUMED_SCORE_RATIO, ASSUMED_WEIGHT, MAX_POLICY_BYTES, MAX_SEATS
 from .validation import join, keyed
 
@@ -55,8 +54,6 @@ SCORE_TOLERANCE = 1e-9
 
 #: Kinds tuples whose weights a policy keeps (:meth:`Policy.kind_weights`); others are worked out each time.
 _KIND_TUPLES = 256
-#: Kinds with a known meaning; a policy kind close to one of these but not equal is a typo.
-_KNOWN_KINDS = tuple(sorted(set(CATALOGUE) | KEYWORD_KINDS | PLAYER_KINDS))
 
 
 class PolicyError(ValueError):
@@ -306,20 +303,8 @@ def _kind_of(value: object) -> str:
 
 
 def _policy_kind(name: str) -> str:
-    """The canonical kind of a policy weight; a near miss of a known kind is an error naming it.
-
-    Kinds are an open vocabulary (122.1), so a kind nobody knows (``"slime"``, ``"arena:12"``)
-    is accepted; one that is a letter or two away from a known kind (``"loyality"``) is almost
-    certainly a typo that would otherwise silently change nothing.
-    """
-    kind = canonical_kind(name)
-    if kind in _KNOWN_KINDS or pt_delta(kind) is not None or kind.startswith("arena:"):
-        return kind
-    near = difflib.get_close_matches(kind, _KNOWN_KINDS, n=3, cutoff=0.8)
-    if near:
-        names = " or ".join(repr(n) for n in near)
-        raise KindError(f"unknown counter kind {kind!r}; did you mean {names}?")
-    return kind
+    """The canonical kind of a policy weight: a real kind, or an error naming the nearest ones (:func:`known_kind`)."""
+    return known_kind(name)
 
 
 _VALUE_KEYS = tuple(f.name for f in fields(Policy) if f.name in ("creature_base", "saga_chapter", "saga_value"))

@@ -115,7 +115,6 @@ class Settled:
     chapters_before: IntArray
     chapters_after: IntArray
     sacrificed: BoolArray
-    shield_used: BoolArray
     thr_reached: BoolArray
     thr_crossed: BoolArray
 
@@ -149,13 +148,36 @@ class Outcome:
     @cached_property
     def board(self) -> Board:
         """The board after the state-based actions, with dead permanents gone (122.2)."""
-        return self.before.with_counts(self.settled.counts).without(self.settled.dies)
+        before = self.before
+        if before.head_poison is not None:  # a per-head 2HG board: each head keeps its own count
+            after = before.with_head_poison(self.settled.counts, self._head_poison_added)
+        else:
+            after = before.with_counts(self.settled.counts)
+        return after.without(self.settled.dies)
+
+    @cached_property
+    def _head_poison_added(self) -> IntArray:
+        """Poison each player row received as the team's recipient (701.34b), over all rounds."""
+        board = self.before
+        out = np.zeros(board.n_players, dtype=np.int64)
+        col = board.kind_column("poison")
+        if col >= 0:
+            heads = self.recipients[self.recipients >= 0]
+            np.add.at(out, heads, board.gain[heads, col])
+        return out
 
     @cached_property
     def added(self) -> Mapping[str, Mapping[str, int]]:
-        """Counters put on each object, per kind, before the state-based actions."""
+        """Counters put on each object, per kind, before the state-based actions.
+
+        A 2HG team's one poison counter (701.34b) shows as the board wrote its poison: on
+        every head (the team's total on each head, ``shared``) or on the recipient head alone
+        (``per_head``), so that an engine storing poison per head applies it once.
+        """
         board = self.before
         diff = self.raw - board.counts
+        if board.head_poison is not None and board.kind_column("poison") >= 0:
+            diff[: board.n_players, board.kind_column("poison")] = self._head_poison_added
         return MappingProxyType(
             {
                 board.ids[i]: MappingProxyType({board.kinds[k]: int(diff[i, k]) for k in np.flatnonzero(diff[i])})
@@ -463,12 +485,10 @@ def settle(board: ObjectArrays, counts: IntArray, *, consume: bool = False) -> S
         else:
             toughness = toughness + delta * column
     zero_toughness = masks.creature & (toughness <= 0)  # 704.5f: indestructible doesn't help
-    lethal = masks.destructible & (toughness > 0) & (board.damage >= toughness)  # 704.5g
-    shield = board.kind_column("shield")
-    shield_used = lethal & (counts[..., shield] > 0) if shield >= 0 else np.zeros(lead, dtype=bool)
-    if shield >= 0:  # 122.1c: a shield counter is removed instead of the destruction
-        counts[..., shield] -= shield_used
-    dies = zero_toughness | (lethal & ~shield_used)
+    # 704.5g.  A shield counter does not help: 122.1c replaces damage and destruction "as the
+    # result of an effect", and dying to lethal damage already marked is a state-based action.
+    lethal = masks.destructible & (toughness > 0) & (board.damage >= toughness)
+    dies = np.zeros(lead, dtype=bool) | zero_toughness | lethal  # with the leading axes of ``counts``
     for kind, holders, any_held in (
         ("loyalty", masks.planeswalker, masks.any_planeswalker),
         ("defense", masks.battle, masks.any_battle),
@@ -500,7 +520,6 @@ def settle(board: ObjectArrays, counts: IntArray, *, consume: bool = False) -> S
         chapters_before=chapters_before,
         chapters_after=chapters_after,
         sacrificed=sacrificed,
-        shield_used=shield_used,
         thr_reached=reached,
         thr_crossed=crossed,
     )

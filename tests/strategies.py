@@ -236,6 +236,17 @@ def board_dicts(
         "players": players,
         "permanents": _permanents(draw, players, max_permanents, max_kinds_per_object),
     }
+    if variant == Variant.TWO_HEADED_GIANT and max_kinds_per_object and draw(st.booleans()):
+        # Poison per head, as Forge stores it (810.10): the team's total is the heads' sum.
+        board["team_poison"] = "per_head"
+        for team in (players[:2], players[2:]):
+            for head in team:
+                head["counters"] = {k: v for k, v in head["counters"].items() if k.lower() != "poison"}
+            total = draw(st.integers(0, 14))
+            first = draw(st.integers(0, total))
+            for head, count in zip(team, (first, total - first), strict=True):
+                if count:
+                    head["counters"][_spelling(draw, "poison")] = count
     if draw(st.booleans()):
         board["format"] = 1
     if draw(st.booleans()):

@@ -138,11 +138,12 @@ def test_solve_text_has_answer_value_and_explanation() -> None:
     result = run("solve", str(EXAMPLES / "proliferate_twice.json"))
     assert result.returncode == 0, result.stderr
     out = result.stdout
-    assert "round 1: bob, rhino, elf, saga" in out
-    assert "round 2: bob, rhino, saga" in out
-    assert "Value: +1008 points (OPTIMAL" in out
+    # A finished game is worth its result alone (104.2a): bob in both rounds, nothing else (issue 24).
+    assert "round 1: bob\n" in out
+    assert "round 2: bob\n" in out
+    assert "Value: +1000 points (OPTIMAL" in out
     assert "Game result: win" in out
-    assert "dies        elf" in out
+    assert "counters added to it are worth nothing" in out
     assert "opponent's poison 8 -> 10" in out
 
 
@@ -504,3 +505,28 @@ def test_solve_time_limit_bounds_the_whole_command(tmp_path: Path) -> None:
     assert data["status"] in ("OPTIMAL", "FEASIBLE") and 1 <= len(data["alternatives"]) <= 5
     assert data["elapsed_ms"] <= (0.5 + MARGIN) * 1000  # the solve itself, top-k included
     assert elapsed <= startup + 0.5 + MARGIN + 1.0  # and printing 2,000 explained objects, after the limit
+
+
+def test_810_10_per_head_poison_board_answers_per_head(tmp_path: Path) -> None:
+    # A Forge-style 2HG board (poison per head, 7 + 7 = 14 for team B): main refused it (810.10).
+    board = {
+        "variant": "two_headed_giant",
+        "proliferator": "a1",
+        "team_poison": "per_head",
+        "players": [
+            {"id": "a1", "team": "A"},
+            {"id": "a2", "team": "A"},
+            {"id": "b1", "team": "B", "counters": {"poison": 7}},
+            {"id": "b2", "team": "B", "counters": {"poison": 7}},
+        ],
+    }
+    path = tmp_path / "forge_2hg.json"
+    path.write_text(json.dumps(board), encoding="utf-8")
+    result = run("solve", str(path), "--json")
+    assert result.returncode == 0, result.stderr
+    answer = json.loads(result.stdout)
+    assert answer["chosen"] == ["b1"] and answer["game_result"] == "win"
+    assert answer["outcome"]["added"] == {"b1": {"poison": 1}}  # the team's one counter, on its recipient only
+    players = {p["id"]: p["counters"] for p in answer["outcome"]["board"]["players"]}
+    assert players["b1"] == {"poison": 8} and players["b2"] == {"poison": 7}
+    assert answer["outcome"]["board"]["team_poison"] == "per_head"

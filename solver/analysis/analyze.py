@@ -269,6 +269,7 @@ def _judged(
             apply_matrix(board, chosen_m, chosen_r),
             best_choice,
             apply_matrix(board, best_m, best_r),
+            game_over=result_best in _GAME_OVER,
         )
     )
     text = comment(
@@ -310,8 +311,19 @@ def _game_reason(chosen: str, best: str) -> str:
     return "missed an elimination"
 
 
-def differences(board: Board, chosen: Choice, chosen_out: Outcome, best: Choice, best_out: Outcome) -> list[str]:
-    """What the best choice does differently, in words: ``also proliferate bob (poison 9 -> 10)``."""
+#: Game results that end the game for the decider: the counters of such a resolution are worth nothing.
+_GAME_OVER = frozenset({"win", "loss", "draw"})
+
+
+def differences(
+    board: Board, chosen: Choice, chosen_out: Outcome, best: Choice, best_out: Outcome, *, game_over: bool = False
+) -> list[str]:
+    """What the best choice does differently, in words: ``also proliferate bob (poison 9 -> 10)``.
+
+    When the best choice ends the game (``game_over``: a win, a loss or a draw), the counters
+    added are worth nothing (docs/objective.md), so an object chosen that the best leaves out is
+    named only if adding it to the best would change who loses.
+    """
     times_chosen = chosen_out.chosen.sum(axis=0)
     times_best = best_out.chosen.sum(axis=0)
     also, drop, rounds = [], [], []
@@ -320,6 +332,8 @@ def differences(board: Board, chosen: Choice, chosen_out: Outcome, best: Choice,
         if b and not c:
             also.append(f"also proliferate {obj_id} ({_counter_text(board, best_out, row)})")
         elif c and not b:
+            if game_over and not _changes_losers(board, best_out, row, chosen_out.chosen[:, row]):
+                continue
             drop.append(f"don't proliferate {obj_id} ({_counter_text(board, chosen_out, row)})")
         else:
             rounds.append(f"proliferate {obj_id} in {b} rounds, not {c}")
@@ -331,6 +345,13 @@ def differences(board: Board, chosen: Choice, chosen_out: Outcome, best: Choice,
                 where = f" in round {r + 1}" if len(best.rounds) > 1 else ""
                 recipients.append(f"give team {team}'s poison to {head}, not {other}{where}")
     return also + drop + rounds + recipients
+
+
+def _changes_losers(board: Board, best_out: Outcome, row: int, rounds: BoolArray) -> bool:
+    """Whether also choosing ``row`` (in the ``rounds`` it was chosen in) on top of the best changes who loses."""
+    chosen = best_out.chosen.copy()
+    chosen[:, row] |= rounds
+    return bool((apply_matrix(board, chosen, best_out.recipients).lost != best_out.lost).any())
 
 
 def _counter_text(board: Board, outcome: Outcome, row: int) -> str:
