@@ -29,6 +29,7 @@ import ctypes.util
 import heapq
 import itertools
 import logging
+import os
 import sys
 import threading
 import time
@@ -69,7 +70,17 @@ from .messages import (
     request_id,
 )
 
-__all__ = ["QUEUE_MAX", "WORKERS", "Deadlines", "Scheduler", "Session", "Settings", "run_session", "stop_all"]
+__all__ = [
+    "HEAVY_OBJECTS",
+    "QUEUE_MAX",
+    "WORKERS",
+    "Deadlines",
+    "Scheduler",
+    "Session",
+    "Settings",
+    "run_session",
+    "stop_all",
+]
 
 log = logging.getLogger("solver.protocol")
 
@@ -77,6 +88,10 @@ log = logging.getLogger("solver.protocol")
 QUEUE_MAX: Final = 32
 #: Worker threads of the default scheduler: enough that a few long solves never hold up a short one.
 WORKERS: Final = 16
+#: Boards with more players + permanents than this are heavy solves (:class:`Scheduler`).
+HEAVY_OBJECTS: Final = 500
+#: Seconds between two looks at whether the client left, while its queue is full.
+_GONE_POLL: Final = 0.2
 #: ``evaluate`` entries scored between two looks at the solve's cancel token.
 _EVALUATE_CHECK: Final = 64
 
@@ -141,6 +156,7 @@ class _Job:
     received: float
     session: Session
     time_ms: int | None = None
+    heavy: bool = False
     stop: threading.Event = field(default_factory=threading.Event)
     _answered: bool = False
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -166,21 +182,29 @@ class Scheduler:
     """A fixed pool of solve workers shared by every session, taking the sessions in turn.
 
     A session with queued solves and none running waits in a ring; a free worker takes the
-    first session of the ring, runs its oldest solve, and puts it back at the end of the ring
-    if it has more.  So each session runs one solve at a time, in its arrival order, and a
-    newly queued solve waits behind at most one solve of each other session (plus those
-    already running).  Workers are started when there is work and none is free, up to
+    first session of the ring whose next solve may start, runs that solve, and puts the
+    session back at the end of the ring if it has more.  So each session runs one solve at
+    a time, in its arrival order, and a newly queued solve waits behind at most one solve of
+    each other session (plus those already running).
+
+    Heavy solves (top-k, which runs CP-SAT once per alternative, or a board of more than
+    :data:`HEAVY_OBJECTS` objects) run at most ``heavy`` at a time, one per core by default:
+    more of them would not finish sooner on the cores there are, and every extra one holding
+    the interpreter lock while it builds a model would delay the short solves, which always
+    find a worker.  Workers are started when there is work and none is free, up to
     ``workers``; they are daemon threads and live as long as the process.
     """
 
-    def __init__(self, workers: int = WORKERS) -> None:
+    def __init__(self, workers: int = WORKERS, heavy: int | None = None) -> None:
         if workers < 1:
             raise ValueError(f"a scheduler needs at least one worker, not {workers}")
         self.workers = workers
+        self.heavy = max(1, heavy if heavy is not None else min(workers - 1, os.cpu_count() or 2))
         self.cond = threading.Condition()
         self._ring: deque[Session] = deque()
         self._threads: list[threading.Thread] = []
         self._free = 0  # workers waiting for work, or starting
+        self._heavy_running = 0
 
     @property
     def threads(self) -> int:
@@ -196,7 +220,7 @@ class Scheduler:
         if not session._in_ring and session._running is None:
             session._in_ring = True
             self._ring.append(session)
-        self.cond.notify()
+        self.cond.notify_all()
         if self._free == 0 and len(self._threads) < self.workers:
             thread = threading.Thread(target=self._work, name=f"proliferate-solve-{len(self._threads)}", daemon=True)
             self._free += 1
@@ -210,15 +234,25 @@ class Scheduler:
             else:
                 self._threads.append(thread)
 
+    def _next(self) -> Session | None:
+        """The first session in the ring whose next solve may start now (the caller holds ``cond``)."""
+        room = self._heavy_running < self.heavy
+        for session in self._ring:
+            if room or not session._jobs[0].heavy:
+                return session
+        return None
+
     def _work(self) -> None:
         while True:
             with self.cond:
-                self.cond.wait_for(lambda: bool(self._ring))
+                while (session := self._next()) is None:
+                    self.cond.wait()
                 self._free -= 1
-                session = self._ring.popleft()
+                self._ring.remove(session)
                 session._in_ring = False
                 job = session._jobs.popleft()
                 session._running = job
+                self._heavy_running += job.heavy
                 self.cond.notify_all()  # a place in that session's queue is free
             try:
                 session._run(job)
@@ -226,6 +260,7 @@ class Scheduler:
                 with self.cond:
                     session._running = None
                     self._free += 1
+                    self._heavy_running -= job.heavy
                     if session._jobs:
                         session._in_ring = True
                         self._ring.append(session)
@@ -360,7 +395,9 @@ class Session:
 
     ``settings`` are the operator's: their limits are this session's ceilings.  ``queue_max``
     bounds the solves waiting to run; the scheduler and the deadline thread default to the
-    process-wide ones.
+    process-wide ones.  ``client_gone``, when given, tells whether the client has left; it
+    is asked while the reader waits for room in a full queue, since the transport cannot
+    see the client leave while it is not reading.
     """
 
     def __init__(
@@ -371,6 +408,7 @@ class Session:
         queue_max: int = QUEUE_MAX,
         scheduler: Scheduler | None = None,
         deadlines: Deadlines | None = None,
+        client_gone: Callable[[], bool] | None = None,
     ) -> None:
         if queue_max < 1:
             raise ValueError(f"queue_max must be at least 1, not {queue_max}")
@@ -380,6 +418,7 @@ class Session:
         self.queue_max = queue_max
         self._scheduler = scheduler or default_scheduler()
         self._deadlines = deadlines or default_deadlines()
+        self._client_gone = client_gone
         self._pending: dict[RequestId, _Job] = {}
         self._pending_changed = threading.Condition()
         self._gone = False  # set once the client is gone: nothing more is solved
@@ -511,10 +550,19 @@ class Session:
     def _submit(self, request: Solve) -> None:
         """Queue a solve, waiting for room in the queue; nothing stays registered if it cannot be run or timed."""
         cond = self._scheduler.cond
+        left = False
         with cond:
-            cond.wait_for(lambda: self._gone or len(self._jobs) < self.queue_max)
+            while not (self._gone or len(self._jobs) < self.queue_max):
+                if self._client_gone is None:
+                    cond.wait()
+                elif not cond.wait(_GONE_POLL) and self._client_gone():
+                    left = True  # closed while its queue was full: nobody will read these replies
+                    break
+        if left:
+            self.abandon()
         time_ms = request.time_ms or self.settings.time_ms
-        job = _Job(request, self.settings, time.perf_counter(), self, time_ms)
+        heavy = (request.top_k or self.settings.top_k) > 1 or _objects(request.board) > HEAVY_OBJECTS
+        job = _Job(request, self.settings, time.perf_counter(), self, time_ms, heavy)
         with self._pending_changed:
             if self._gone:
                 return
@@ -704,6 +752,10 @@ def _evaluate(
     return out
 
 
+def _objects(board: Mapping[str, Any]) -> int:
+    return sum(len(v) for key in ("players", "permanents") if isinstance(v := board.get(key), list))
+
+
 def _ms(seconds: float) -> float:
     return round(seconds * 1000, 3)
 
@@ -716,6 +768,7 @@ def run_session(
     answer_at_end: bool = True,
     queue_max: int = QUEUE_MAX,
     join_timeout: float | None = None,
+    client_gone: Callable[[], bool] | None = None,
 ) -> None:
     """Serve one client: read request lines from ``stream`` until ``quit`` or end of input.
 
@@ -728,7 +781,7 @@ def run_session(
     (waiting at most ``join_timeout`` seconds for a stopped one to notice), and the memory
     the session freed is handed back to the system.
     """
-    session = Session(send, settings, queue_max=queue_max)
+    session = Session(send, settings, queue_max=queue_max, client_gone=client_gone)
     try:
         while True:
             limit = session.settings.max_line_bytes

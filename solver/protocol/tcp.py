@@ -13,6 +13,7 @@ cannot hold a worker.
 from __future__ import annotations
 
 import logging
+import select
 import socket
 import socketserver
 import struct
@@ -31,6 +32,8 @@ DEFAULT_HOST = "127.0.0.1"
 BACKLOG = max(1024, socket.SOMAXCONN)
 #: Seconds a reply may wait for a client that does not read before that client is dropped.
 SEND_TIMEOUT = 10
+#: poll() events of a connection its client closed (POLLRDHUP: the peer shut down its side; Linux).
+_CLOSED = select.POLLHUP | select.POLLERR | getattr(select, "POLLRDHUP", 0)
 
 
 def parse_address(text: str) -> tuple[str, int]:
@@ -79,8 +82,22 @@ class _Handler(socketserver.StreamRequestHandler):
 
         peer = f"{self.client_address[0]}:{self.client_address[1]}"
         log.info("client %s connected", peer)
+        poller = select.poll()
+        poller.register(self.request, select.POLLIN | _CLOSED)
+
+        def client_gone() -> bool:
+            """Whether the client closed or reset its connection, even with requests still unread."""
+            return any(events & _CLOSED for _, events in poller.poll(0))
+
         try:
-            run_session(self.rfile, send, self.server.settings, answer_at_end=False, queue_max=self.server.queue_max)
+            run_session(
+                self.rfile,
+                send,
+                self.server.settings,
+                answer_at_end=False,
+                queue_max=self.server.queue_max,
+                client_gone=client_gone,
+            )
         except OSError as exc:
             log.info("client %s: %s", peer, exc)
         log.info("client %s done", peer)
