@@ -242,6 +242,13 @@ class Scheduler:
                 return session
         return None
 
+    def drop(self, session: Session) -> None:
+        """Take a session whose queue emptied (its solves were cancelled) out of the ring; the caller holds ``cond``."""
+        if session._in_ring and not session._jobs:
+            session._in_ring = False
+            self._ring.remove(session)
+        self.cond.notify_all()
+
     def _work(self) -> None:
         while True:
             with self.cond:
@@ -475,7 +482,7 @@ class Session:
             job.claim()
         with self._scheduler.cond:
             self._jobs.clear()
-            self._scheduler.cond.notify_all()  # a reader blocked on a full queue wakes up and sees the session gone
+            self._scheduler.drop(self)  # and a reader blocked on a full queue wakes up and sees the session gone
 
     def join(self, timeout: float | None = None) -> bool:
         """Wait until no solve of this session runs (after :meth:`finish` or :meth:`abandon`); False at ``timeout``."""
@@ -590,7 +597,7 @@ class Session:
                 self._jobs.remove(job)
             except ValueError:
                 return  # running, or already taken
-            self._scheduler.cond.notify_all()
+            self._scheduler.drop(self)
 
     def _cancel(self, request: Cancel) -> None:
         with self._pending_changed:
