@@ -188,9 +188,8 @@ def test_misbehaving_clients_do_not_hurt_a_well_behaved_one(load: Load) -> None:
         good.close()
         assert process.poll() is None
     p90 = percentile(latencies, 90)
-    print(
-        f"\nload: {start:.0f} MB -> peak {peak:.0f} MB -> {after:.0f} MB; p90 {p90 * 1000:.0f} ms; {most_threads} threads"
-    )
+    memory = f"{start:.0f} MB, peak {peak:.0f} MB, then {after:.0f} MB"
+    print(f"\nload: {memory}; p90 {p90 * 1000:.0f} ms; {most_threads} threads")
     assert not errors, errors
     assert peak - start <= GROWTH_MB, (start, peak)
     assert after - start <= AFTER_MB, (start, peak, after)
