@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import gc
 import heapq
 import itertools
 import logging
@@ -90,6 +91,8 @@ QUEUE_MAX: Final = 32
 WORKERS: Final = 16
 #: Boards with more players + permanents than this are heavy solves (:class:`Scheduler`).
 HEAVY_OBJECTS: Final = 500
+#: A session that received this many bytes hands its memory back to the system when it ends.
+_RELEASE_BYTES: Final = 1 << 20
 #: Seconds between two looks at whether the client left, while its queue is full.
 _GONE_POLL: Final = 0.2
 #: ``evaluate`` entries scored between two looks at the solve's cancel token.
@@ -391,7 +394,12 @@ def _malloc_trim() -> Callable[[int], int] | None:
 
 
 def release_memory() -> None:
-    """Return the memory a finished session freed to the system (glibc keeps freed arenas otherwise)."""
+    """Return the memory a finished session freed to the system.
+
+    A collection first (the parsed requests' cycles), then glibc's ``malloc_trim``: without
+    it glibc keeps the freed pages in its arenas and the process stays at its peak.
+    """
+    gc.collect()
     trim = _malloc_trim()
     if trim is not None:
         trim(0)
@@ -786,15 +794,17 @@ def run_session(
     works), else cancelled (TCP: a client that closes is gone).  A read error (a reset
     connection) cancels them too.  Either way no solve of the session runs when this returns
     (waiting at most ``join_timeout`` seconds for a stopped one to notice), and the memory
-    the session freed is handed back to the system.
+    the session freed is handed back to the system (after sessions of a megabyte or more).
     """
     session = Session(send, settings, queue_max=queue_max, client_gone=client_gone)
+    received = 0
     try:
         while True:
             limit = session.settings.max_line_bytes
             line = stream.readline(limit + 1)
             if not line:
                 break
+            received += len(line)
             if len(line) > limit and not line.endswith(b"\n"):
                 session.line_too_long(len(line) + _skip_line(stream))
                 continue
@@ -809,7 +819,8 @@ def run_session(
         raise
     finally:
         session.join(join_timeout)
-        release_memory()
+        if received >= _RELEASE_BYTES:
+            release_memory()
 
 
 def _skip_line(stream: LineSource) -> int:
