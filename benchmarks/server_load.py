@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.boards import BoardSpec, generate
-from benchmarks.common import cartpole_unit, in_units, markdown_table
+from benchmarks.common import cartpole_unit, in_units, markdown_table, write_json
 
 __all__ = ["Client", "five_object_board", "percentile", "process_rss_mb", "process_threads", "server", "slow_board"]
 
@@ -377,6 +377,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ]
     print()
     print(markdown_table(["measure", "main", "target", "this run"], rows))
+    payload = {"u_s": u, "u_samples": list(unit.samples), "args": vars(args), "growth_mb": grown}
+    payload |= {"threads": counted, "latency_s": timed, "burst": connected}
+    print(f"\nwrote {write_json('server_load', payload)}")
     return 0
 
 
