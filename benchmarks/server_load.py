@@ -18,7 +18,7 @@ clients, reading the server's resident memory and thread count from ``/proc`` (L
 The yardstick ``u`` (one CartPole-v1 step, :func:`benchmarks.common.cartpole_unit`) is timed
 in the same run and the latencies are also given in it.
 
-    python -m benchmarks.server_load [--pipelined 400] [--timed 2000] [--busy 8] [--connections 200]
+    python -m benchmarks.server_load [--pipelined 400] [--timed 2000] [--busy 8] [--connections 200] [--json FILE]
 """
 
 from __future__ import annotations
@@ -332,6 +332,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--busy", type=int, default=8, help="sessions running top-k beside the probe (8)")
     parser.add_argument("--probes", type=int, default=200, help="5-object solves timed (200)")
     parser.add_argument("--connections", type=int, default=200, help="simultaneous connections (200)")
+    parser.add_argument("--json", type=Path, metavar="FILE", help="where to write the JSON (benchmarks/results/)")
     args = parser.parse_args(argv)
     unit = cartpole_unit()
     u = unit.median
@@ -377,9 +378,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     ]
     print()
     print(markdown_table(["measure", "main", "target", "this run"], rows))
-    payload = {"u_s": u, "u_samples": list(unit.samples), "args": vars(args), "growth_mb": grown}
+    payload = {"u_s": u, "u_samples": list(unit.samples), "args": {k: str(v) for k, v in vars(args).items()}}
+    payload["growth_mb"] = grown
     payload |= {"threads": counted, "latency_s": timed, "burst": connected}
-    print(f"\nwrote {write_json('server_load', payload)}")
+    print(f"\nwrote {write_json('server_load', payload, args.json)}")
     return 0
 
 

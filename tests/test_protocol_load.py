@@ -18,11 +18,14 @@ import contextlib
 import json
 import socket
 import struct
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.resources import files
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -198,3 +201,26 @@ def test_misbehaving_clients_do_not_hurt_a_well_behaved_one(load: Load) -> None:
     # Threads: one reader per connection and the fixed pool, never one per request.
     connections = load.flooders + load.slowloris + load.huge + load.disconnects + load.idle + load.busy + 1
     assert most_threads <= connections + 32
+
+
+def test_the_server_load_benchmark_prints_the_target_table(tmp_path: Path) -> None:
+    """``benchmarks.server_load`` at a small size: the issue's four measures, in a table, and its JSON."""
+    root = Path(__file__).resolve().parents[1]
+    out = tmp_path / "server_load.json"
+    small = ["--pipelined", "5", "--objects", "100", "--timed", "20", "--busy", "1", "--probes", "5"]
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks.server_load", *small, "--connections", "5", "--json", str(out)],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    for measure in ("server growth", "server threads", "5-object solve p90", "5 simultaneous connections"):
+        assert measure in done.stdout
+    assert "yardstick u" in done.stdout
+    assert "| 5 simultaneous connections, answered within 15 s | 168-200 of 200 | 5 " in " ".join(done.stdout.split())
+    data = json.loads(out.read_text())
+    assert data["burst"] == {"answered": 5, "of": 5}
+    assert data["threads"]["most"] <= 64
