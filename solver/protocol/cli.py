@@ -84,9 +84,9 @@ def run(args: argparse.Namespace) -> int:
         from .tcp import serve_tcp
 
         status = serve_tcp(host, port, settings, queue_max=queue_max)
-    if status >= 128 and engine.default_scheduler().busy():
-        # A solve that could not be stopped (reading a huge board) is still running: leave
-        # without tearing the interpreter down under it.
+    if engine.default_scheduler().busy():
+        # A stopped solve has still not returned (reading a huge board cannot be interrupted):
+        # leave without tearing the interpreter down under it.
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(status)

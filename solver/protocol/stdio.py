@@ -9,7 +9,7 @@ import sys
 import threading
 
 from .engine import QUEUE_MAX, Settings, run_session
-from .signals import Interrupted, stopping
+from .signals import STOP_SECONDS, Interrupted, stopping
 
 __all__ = ["serve_stdio"]
 
@@ -44,7 +44,7 @@ def serve_stdio(settings: Settings, *, queue_max: int = QUEUE_MAX) -> int:
 
     try:
         with stopping():
-            run_session(sys.stdin.buffer, send, settings, queue_max=queue_max, join_timeout=0)
+            run_session(sys.stdin.buffer, send, settings, queue_max=queue_max, join_timeout=STOP_SECONDS)
         return 0
     except Interrupted as exc:
         return exc.status
