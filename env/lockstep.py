@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from solver.core import MILLI, Board, BoardError, BoolArray, IntArray, load_board, score_many
+from solver.core import MILLI, Board, BoardError, BoolArray, IntArray, as_board, score_many
 
 from .config import AgentConfig, EnvConfig
 from .game import Game, PendingDecision, Resolved, advance_all, plan_all, play_all
@@ -142,7 +142,7 @@ class Lockstep:
     def _given_board(self, given: Any) -> Board:
         config = self.config
         try:
-            board = given if isinstance(given, Board) else load_board(given)
+            board = as_board(given)
         except BoardError as exc:
             raise ValueError(f"options['board'] is not a valid board:\n{exc}") from exc
         if board.variant is not config.variant:

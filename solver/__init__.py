@@ -13,8 +13,8 @@ from .cpsat import SearchStopped
 from .decision import Alternative, Decision, ExplanationRow
 from .errors import BoardError, IllegalChoice, Infeasible, Problem
 from .policy import Policy, PolicyError
-from .rules import Choice, ChoiceMatrix, Outcome, Round, apply_proliferate, eligible
-from .solve import Score, explain_choice, score, solve, top_k, worst_value
+from .rules import Choice, ChoiceMatrix, Outcome, Round
+from .solve import Score, apply_proliferate, eligible, explain_choice, score, solve, top_k, worst_value
 from .status import GameResult, Method, Status
 from .svg import board_svg, choice_svg
 

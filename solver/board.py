@@ -111,12 +111,17 @@ class Threshold:
 class Effect:
     """A card's effect in play, by the card's printed name (see :data:`solver.cards.CARDS`).
 
-    ``level`` is a card parameter (:class:`solver.cards.Parameter`), read only by the card declaring it.
+    ``level`` and ``poisoned_this_turn`` are card parameters (:class:`solver.cards.Parameter`), read
+    only by the card declaring them.
+    ``source`` is the id of the permanent whose ability it is, if given; a card whose text
+    names itself ("another creature you control") requires it (:attr:`solver.cards.Card.needs_source`).
     """
 
     card: str
     controller: str
     level: int = 3
+    source: str | None = None
+    poisoned_this_turn: int = 0
 
 
 def _frozen_counts(counts: Mapping[str, int]) -> Mapping[str, int]:
@@ -150,6 +155,8 @@ class Permanent:
     chapters: int | None = None
     protector: str | None = None
     phased_out: bool = False
+    #: It can't have counters put on it (Tatterkite, a creature enchanted by Blossombind): proliferate adds none.
+    no_counters: bool = False
     value: float | None = None
     thresholds: tuple[Threshold, ...] = ()
     counter_values: Mapping[str, float] = field(default_factory=dict)
@@ -184,6 +191,7 @@ class Board:
     chapters: IntArray
     protector: IntArray
     phased_out: BoolArray
+    no_counters: BoolArray
     value: FloatArray
     effects: tuple[Effect, ...]
     names: ObjArray
@@ -241,6 +249,7 @@ class Board:
                 p.chapters,
                 p.protector,
                 p.phased_out,
+                p.no_counters,
                 p.value,
                 p.thresholds,
                 p.counter_values,
@@ -568,6 +577,7 @@ class Board:
         controller, protector = self.controller[first:].tolist(), self.protector[first:].tolist()
         damage, chapters = self.damage[first:].tolist(), self.chapters[first:].tolist()
         phased, value = self.phased_out[first:].tolist(), self.value[first:].tolist()
+        no_counters = self.no_counters[first:].tolist()
         out = []
         for j in range(self.n_objects - first):
             has_pt = creature[j] or power[j] or toughness[j]
@@ -586,6 +596,7 @@ class Board:
                     "chapters": chapters[j] or None,
                     "protector": ids[protector[j]] if protector[j] >= 0 else None,
                     "phased_out": phased[j],
+                    "no_counters": no_counters[j],
                     "value": None if value[j] != value[j] else value[j],
                     "thresholds": tuple(thresholds.get(j, ())),
                     "counter_values": values.get(j, {}),
@@ -636,6 +647,7 @@ _PER_OBJECT = (
     "chapters",
     "protector",
     "phased_out",
+    "no_counters",
     "value",
     "names",
     "type_names",
@@ -716,6 +728,7 @@ def _permanent_key(p: Permanent) -> tuple[Any, ...]:
         p.chapters,
         p.protector,
         p.phased_out,
+        p.no_counters,
         p.value,
         p.thresholds,
         tuple(p.counter_values.items()),
@@ -754,6 +767,7 @@ PermanentRow = tuple[
     tuple[str, ...],
     "int | None",
     "str | None",
+    bool,
     bool,
     "float | None",
     tuple[Threshold, ...],
@@ -816,9 +830,9 @@ def assemble(
     player_index = {p.id: i for i, p in enumerate(players)}
     team_names = tuple(dict.fromkeys(p.team for p in players))
     team_index = {t: i for i, t in enumerate(team_names)}
-    columns: list[tuple[Any, ...]] = list(zip(*rows, strict=True)) if rows else [()] * 16
+    columns: list[tuple[Any, ...]] = list(zip(*rows, strict=True)) if rows else [()] * 17
     (pids, ctrls, types_c, names, power, tough, damage, counters, keywords, subtypes, chapters, protectors, phased,
-     value, thresholds, values) = columns  # fmt: skip
+     no_counters, value, thresholds, values) = columns  # fmt: skip
     n = n_players + len(rows)
 
     kinds: dict[str, int] = {}
@@ -876,8 +890,12 @@ def assemble(
         ],
         dtype=np.int64,
     )
-    indestructible, phased_out = np.array(
-        [[False] * n_players + ["indestructible" in k for k in keywords], [False] * n_players + list(phased)],
+    indestructible, phased_out, no_counters_a = np.array(
+        [
+            [False] * n_players + ["indestructible" in k for k in keywords],
+            [False] * n_players + list(phased),
+            [False] * n_players + list(no_counters),
+        ],
         dtype=bool,
     )
     # Filled like :meth:`Board._derived` rather than through the generated ``__init__``, whose
@@ -903,6 +921,7 @@ def assemble(
         chapters=chapters_a,
         protector=protector_a,
         phased_out=phased_out,
+        no_counters=no_counters_a,
         value=np.array([np.nan] * n_players + [np.nan if v is None else v for v in value], dtype=np.float64),
         effects=effects,
         names=_objects([""] * n_players + list(names)),

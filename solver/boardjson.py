@@ -16,7 +16,7 @@ import json
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeAlias
 
 import numpy as np
 
@@ -40,7 +40,7 @@ from .validation import (
     unknown_fields,
 )
 
-__all__ = ["FORMAT_VERSION", "dump_board", "load_board"]
+__all__ = ["FORMAT_VERSION", "BoardLike", "as_board", "dump_board", "load_board"]
 
 FORMAT_VERSION = 1
 
@@ -61,6 +61,7 @@ _PERMANENT_FIELDS = frozenset(
         "chapters",
         "protector",
         "phased_out",
+        "no_counters",
         "value",
         "thresholds",
         "counter_values",
@@ -69,7 +70,9 @@ _PERMANENT_FIELDS = frozenset(
 #: The fields :meth:`_Loader.plain_permanent` reads; a permanent with any other takes the checked path.
 _PLAIN_FIELDS = _PERMANENT_FIELDS - {"value", "thresholds", "counter_values"}
 _THRESHOLD_FIELDS = frozenset({"kind", "at", "effect", "label"})
-_EFFECT_FIELDS = frozenset({"card", "controller"} | {p.name for card in CARDS.values() for p in card.parameters})
+_EFFECT_FIELDS = frozenset(
+    {"card", "controller", "source"} | {p.name for card in CARDS.values() for p in card.parameters}
+)
 
 #: Card types by lower-case spelling; "tribal" is the pre-2024 name of kindred (205.2a).
 _TYPES: dict[str, str] = {name: name for name in CARD_TYPE_NAMES} | {"tribal": "kindred"}
@@ -83,14 +86,35 @@ _MAX_SIGNED = limits.MAX_SIGNED
 _ABSENT: Any = object()
 
 
-def load_board(source: str | bytes | os.PathLike[str] | Mapping[str, Any]) -> Board:
-    """Load a board from parsed JSON, JSON text, or a JSON file.
+#: A board in any form the public entry points accept (:func:`as_board`).
+BoardLike: TypeAlias = Board | Mapping[str, Any] | str | bytes | os.PathLike[str]
+
+_BOARD = "a Board, a mapping (board JSON), JSON text (str or UTF-8 bytes) or a path to a board file"
+
+
+def as_board(board: object) -> Board:
+    """The board given in any accepted form; BoardError for a bad board, TypeError for anything else.
+
+    The one coercion every public entry point uses (re-exported by :mod:`solver.inputs`).
+
+    >>> as_board({"variant": "duel", "players": [{"id": "me"}, {"id": "you"}], "proliferator": "me"}).n_players
+    2
+    """
+    if isinstance(board, Board | Mapping | str | bytes | os.PathLike):
+        return load_board(board)
+    raise TypeError(f"board must be {_BOARD}, not {type(board).__name__}")
+
+
+def load_board(source: BoardLike) -> Board:
+    """Load a board from parsed JSON, JSON text, or a JSON file (a :class:`Board` is returned as it is).
 
     A ``str`` (or UTF-8 ``bytes``) starting with ``{`` (after whitespace) is JSON text, any
     other ``str``, ``bytes`` or path-like is a file name.  Raises
     :class:`~solver.errors.BoardError` listing every problem found; no other exception
     escapes for bad input.
     """
+    if isinstance(source, Board):
+        return source
     with gc_paused():
         data = _parse(source)
         if not isinstance(data, Mapping):
@@ -116,12 +140,13 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def dump_board(board: Board) -> dict[str, Any]:
-    """The board as a JSON-ready dict that :func:`load_board` reads back to an equal board.
+def dump_board(board: BoardLike) -> dict[str, Any]:
+    """The board (in any form :func:`as_board` takes) as a JSON-ready dict that :func:`load_board` reads back.
 
     Optional permanent fields at their defaults are left out so dumps stay readable and
     diffs show only what matters; keys come in a fixed order.
     """
+    board = as_board(board)
     return {
         "format": FORMAT_VERSION,
         "variant": board.variant.value,
@@ -157,6 +182,8 @@ def _dump_permanent(p: dict[str, Any]) -> dict[str, Any]:
         out["protector"] = p["protector"]
     if p["phased_out"]:
         out["phased_out"] = True
+    if p["no_counters"]:
+        out["no_counters"] = True
     if p["value"] is not None:
         out["value"] = p["value"]
     if p["thresholds"]:
@@ -175,6 +202,8 @@ def _dump_threshold(t: Threshold) -> dict[str, Any]:
 
 def _dump_effect(e: Effect) -> dict[str, Any]:
     out: dict[str, Any] = {"card": e.card, "controller": e.controller}
+    if e.source is not None:
+        out["source"] = e.source
     for param in CARDS[e.card].parameters:
         if getattr(e, param.name) != param.default:
             out[param.name] = getattr(e, param.name)
@@ -239,6 +268,7 @@ class _Loader:
         self.kinds: set[str] = set()  # distinct canonical kinds seen, for the kinds and cells limits
         self.n_objects = 0  # players and permanents, known before they are walked
         self.kinds_refused = False
+        self.controller_of: dict[str, str] = {}  # permanent id -> its controller, for effects' sources
 
     def problem(self, path: str, message: str) -> None:
         self.problems.add(path, message)
@@ -263,6 +293,7 @@ class _Loader:
             for i, raw in enumerate(self.list_field(data, "permanents", "", required=False))
             if (perm := self.permanent(raw, f"permanents[{i}]")) is not None
         ]
+        self.controller_of = {perm[0]: perm[1] for perm in permanents}
         placed = [
             (effect, path)
             for i, raw in enumerate(self.list_field(data, "effects", "", required=False))
@@ -275,8 +306,32 @@ class _Loader:
         if self.problems or variant is None or proliferator is None:
             raise BoardError(self.problems.list())
         board = assemble(variant, proliferator, players, permanents, tuple(effects), proliferates)
+        self.check_once_per_turn(board, placed)
         check_magnitude(board)
         return board
+
+    def check_once_per_turn(self, board: Board, placed: list[tuple[Effect, str]]) -> None:
+        """Refuse a resolution that would give a "once a turn" kind to its card's controller twice.
+
+        Melira, the Living Cure lets its controller get one poison counter a turn; each of a
+        resolution's proliferates adds the same (:attr:`Board.gain`), so a second one, which
+        gives them nothing, is not modelled.
+        """
+        if board.rounds == 1:
+            return
+        for effect, path in placed:
+            card = CARDS[effect.card]
+            col = board.kind_column(card.once_per_turn) if card.once_per_turn else -1
+            if col < 0 or effect.poisoned_this_turn:
+                continue
+            if board.counts[board.index[effect.controller], col] > 0:
+                self.problem(
+                    path,
+                    f"{effect.card}: {effect.controller!r} can get {card.once_per_turn} counters only once this "
+                    f"turn, but this resolution proliferates {board.rounds} times; not modelled",
+                )
+        if self.problems:
+            raise BoardError(self.problems.list())
 
     # ------------------------------------------------------------------ limits
     def check_sizes(self, data: Mapping[str, Any]) -> None:
@@ -551,9 +606,12 @@ class _Loader:
         phased_out = get("phased_out", False)
         if type(phased_out) is not bool:
             return None
+        no_counters = get("no_counters", False)
+        if type(no_counters) is not bool:
+            return None
         self.ids[pid] = path
         return (pid, controller, types, name, power, toughness, damage, counters, keywords, subtypes, chapters,
-                protector, phased_out, None, (), {})  # fmt: skip
+                protector, phased_out, no_counters, None, (), {})  # fmt: skip
 
     def checked_permanent(self, raw: object, path: str) -> PermanentRow | None:
         """Every field checked, every problem recorded at its path."""
@@ -603,6 +661,9 @@ class _Loader:
         phased_out = get("phased_out", False)
         if type(phased_out) is not bool:
             self.problem(f"{path}.phased_out", "must be a boolean")
+        no_counters = get("no_counters", False)
+        if type(no_counters) is not bool:
+            self.problem(f"{path}.no_counters", "must be a boolean")
         value = self.number(raw["value"], f"{path}.value") if "value" in raw else None
         thresholds = self.thresholds(raw, path) if "thresholds" in raw else ()
         counter_values = self.counter_values(raw, path) if "counter_values" in raw else {}
@@ -622,6 +683,7 @@ class _Loader:
             chapters,
             protector,
             phased_out,
+            no_counters,
             value,
             thresholds,
             counter_values,
@@ -743,16 +805,40 @@ class _Loader:
                 self.problem(f"{path}.card", f"unknown card {raw['card']!r}; supported: {'; '.join(SUPPORTED_CARDS)}")
         controller = self.player_ref(raw, "controller", path)
         values = self.parameters(raw, card, path) if card is not None else None
-        if card is None or controller is None or values is None:
+        ok, source = self.effect_source(raw, card, controller, path)
+        if card is None or controller is None or values is None or not ok:
             return None
-        return Effect(card, controller, **values)
+        return Effect(card, controller, **values, source=source)
+
+    def effect_source(
+        self, raw: Mapping[str, Any], card: str | None, controller: str | None, path: str
+    ) -> tuple[bool, str | None]:
+        """Whether the effect's ``source`` is valid (a permanent its controller controls), and the source."""
+        spath = join(path, "source")
+        if "source" not in raw:
+            if card is not None and CARDS[card].needs_source:
+                self.problem(spath, f"required: the id of the {card} permanent (its text names itself)")
+                return False, None
+            return True, None
+        source = raw["source"]
+        if type(source) is not str:
+            self.problem(spath, "must be a permanent id")
+            return False, None
+        owner = self.controller_of.get(source)
+        if owner is None:
+            self.problem(spath, f"{source!r} is not a permanent on this board")
+            return False, None
+        if controller is not None and owner != controller:
+            self.problem(spath, f"{source!r} is controlled by {owner!r}, not by the effect's controller {controller!r}")
+            return False, None
+        return True, source
 
     def parameters(self, raw: Mapping[str, Any], card: str, path: str) -> dict[str, int] | None:
         """The card's parameters (only those it declares; absent ones keep their defaults), or None."""
         declared = {p.name: p for p in CARDS[card].parameters}
         values: dict[str, int] = {}
         ok = True
-        for key in sorted(_EFFECT_FIELDS - {"card", "controller"}):
+        for key in sorted(_EFFECT_FIELDS - {"card", "controller", "source"}):
             if key not in raw:
                 continue
             param = declared.get(key)

@@ -27,8 +27,8 @@ from .board import Board
 from .boardjson import load_board
 from .errors import BoardError, Problem
 from .policy import Policy, PolicyError
-from .render import render_board
-from .solve import solve
+from .render import render_board, render_score
+from .solve import score, solve
 
 __all__ = ["build_parser", "example_names", "main", "read_example"]
 
@@ -82,6 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
     _add_solve(subparsers)
+    _add_score(subparsers)
     _add_demo(subparsers)
     for name in SUBCOMMAND_MODULES:
         importlib.import_module(name).register(subparsers)
@@ -178,6 +179,87 @@ def _read_board(source: str) -> Board:
     if not isinstance(data, dict):
         raise BoardError([Problem("", "must be an object (the board)")])
     return load_board(data)
+
+
+# ---------------------------------------------------------------------------- score
+def _add_score(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    sub = subparsers.add_parser(
+        "score",
+        help="the value, the best value and the regret of a given choice",
+        description="Score a given proliferate choice on a board: its value, the best value and the regret "
+        "(best minus value), in points. The ids are the chosen objects (none: choose nothing), the same in "
+        "every proliferate; --choice gives one per proliferate.",
+    )
+    sub.add_argument("board", metavar="BOARD", help="board JSON file, or - to read it from standard input")
+    sub.add_argument("ids", metavar="ID", nargs="*", help="a chosen player or permanent (none: choose nothing)")
+    sub.add_argument(
+        "--recipient",
+        metavar="TEAM=PLAYER",
+        action="append",
+        help="Two-Headed Giant: the chosen head of TEAM that gets the team's poison counter (701.34b; repeatable)",
+    )
+    sub.add_argument(
+        "--choice",
+        metavar="JSON",
+        help='the whole choice as JSON instead of IDs: {"chosen": [...], "poison_recipients": {"TEAM": "PLAYER"}} '
+        'or {"rounds": [{"chosen": [...]}, ...]}, one round per proliferate (as in docs/protocol.md)',
+    )
+    sub.add_argument("--json", action="store_true", help='print {"choice", "value", "best", "regret"} as JSON')
+    sub.add_argument("--policy", metavar="FILE", help="TOML file of objective weights (docs/objective.md)")
+    sub.set_defaults(handler=_score)
+
+
+def _score(args: argparse.Namespace) -> int:
+    from .decision import choice_to_json
+    from .errors import IllegalChoice
+    from .protocol.messages import evaluate_item
+    from .rules import Choice
+    from .validation import Problems, unique_ids
+
+    where = "<stdin>" if args.board == "-" else args.board
+    try:
+        board = _read_board(args.board)
+    except BoardError as exc:
+        return _bad_input(where, exc.problems)
+    policy = None
+    if args.policy is not None:
+        try:
+            policy = Policy.from_toml(args.policy)
+        except PolicyError as exc:
+            return _bad_input(args.policy, exc.problems)
+    problems = Problems()
+    if args.choice is not None:
+        if args.ids or args.recipient:
+            return _bad_input("--choice", ["gives the whole choice: leave out the IDs and --recipient"])
+        try:
+            raw = json.loads(args.choice)
+        except (ValueError, RecursionError) as exc:
+            return _bad_input("--choice", [f"not valid JSON: {exc}"])
+        item = evaluate_item(raw, "--choice", problems)  # the protocol's evaluate entry (docs/protocol.md)
+        if item is None:
+            return _bad_input(None, problems)
+        choice = item.choice(board.rounds)
+    else:
+        recipients = {}
+        for spec in args.recipient or ():
+            team, sep, head = spec.partition("=")
+            if not sep or not team or not head:
+                return _bad_input("--recipient", [f"must be TEAM=PLAYER, not {spec!r}"])
+            recipients[team] = head
+        ids = unique_ids(list(args.ids), "ID", problems)
+        if ids is None or problems:
+            return _bad_input(None, problems)
+        choice = Choice.of(ids, recipients, rounds=board.rounds)
+    try:
+        result = score(board, choice, policy)
+    except IllegalChoice as exc:  # the rules' reason, e.g. "'alice' has no counters (701.34a)"
+        return _bad_input(where, [str(exc)])
+    if args.json:
+        doc = {"choice": choice_to_json(choice), "value": result.value, "best": result.best, "regret": result.regret}
+        print(json.dumps(doc))
+    else:
+        print(render_score(choice, result.value, result.best, result.regret), end="")
+    return 0
 
 
 # ---------------------------------------------------------------------------- demo

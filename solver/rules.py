@@ -49,6 +49,7 @@ __all__ = [
     "team_poison",
     "team_poison_events",
     "team_poison_lost",
+    "why_ineligible",
 ]
 
 
@@ -240,6 +241,18 @@ def eligible_mask(board: ObjectArrays) -> BoolArray:
     return out
 
 
+def why_ineligible(board: Board, obj_id: str) -> str | None:
+    """Why ``obj_id`` may not be chosen on ``board`` (the reason, naming it), or None when it may (701.34a)."""
+    row = board.index.get(obj_id)
+    if row is None:
+        return f"{obj_id!r} is not a player or permanent on this board"
+    if board.phased_out[row]:
+        return f"{obj_id!r} is phased out and treated as nonexistent (702.26b)"
+    if not (board.counts[row] > 0).any():
+        return f"{obj_id!r} has no counters (701.34a)"
+    return None
+
+
 def eligible(board: Board) -> tuple[str, ...]:
     """Ids that may be chosen, in board order (players first)."""
     return tuple(map(board.ids.__getitem__, eligible_mask(board).nonzero()[0].tolist()))  # 1-D: no flattening
@@ -276,12 +289,8 @@ class ChoiceMatrix:
         for r, rnd in enumerate(choice.rounds):
             for obj_id in rnd.chosen:
                 row = board.index.get(obj_id)
-                if row is None:
-                    raise IllegalChoice(f"round {r + 1}: {obj_id!r} is not a player or permanent on this board")
-                if board.phased_out[row]:
-                    raise IllegalChoice(f"round {r + 1}: {obj_id!r} is phased out and treated as nonexistent (702.26b)")
-                if not ok[row]:
-                    raise IllegalChoice(f"round {r + 1}: {obj_id!r} has no counters (701.34a)")
+                if row is None or not ok[row]:
+                    raise IllegalChoice(f"round {r + 1}: {why_ineligible(board, obj_id)}")
                 chosen[r, row] = True
             recipients[r] = _recipients(board, chosen[r], rnd.poison_recipients, r)
         return cls(board, chosen, recipients)

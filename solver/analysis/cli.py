@@ -95,6 +95,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     importer.add_argument("log", metavar="LOG", help="Player.log or Player.log.gz")
     importer.add_argument("-o", "--output", metavar="OUT.jsonl", help="write here instead of standard output")
+    importer.add_argument(
+        "--cards",
+        metavar="PATH",
+        help="Arena card database (Raw_CardDatabase_*.mtga): abilities whose text says proliferate count even "
+        "when the log holds no selection request (an opponent's); default: the installed client's, if found",
+    )
     importer.set_defaults(handler=run_import_arena)
 
 
@@ -178,7 +184,9 @@ def run_analyze(args: argparse.Namespace) -> int:
         except RuntimeError as exc:  # distributed.RayStartError: an address that does not answer, ...
             return _error("--ray", str(exc))
         inputs, unmatched = expand(args.records, args.source_format)
-        reader = Reader(inputs, unmatched, on_arena=_arena_summary)
+        reader = Reader(
+            inputs, unmatched, on_arena=_arena_summary, ability_text=cards.ability_text if cards is not None else None
+        )
         sinks: list[Sink] = [
             JsonReport(sys.stdout, thresholds, args.records) if args.json else TextReport(sys.stdout, thresholds)
         ]
@@ -269,10 +277,15 @@ def run_import_arena(args: argparse.Namespace) -> int:
     import json
 
     from .arena import ImportStats, import_log
+    from .cards import CardDatabaseError, open_cards
 
     reason = _unreadable(args.log)
     if reason is not None:
         return _error(args.log, reason)
+    try:
+        cards = open_cards(args.cards)
+    except CardDatabaseError as exc:
+        return _error("--cards", str(exc))
     stats = ImportStats()
     out: TextIO
     try:
@@ -280,7 +293,7 @@ def run_import_arena(args: argparse.Namespace) -> int:
     except OSError as exc:
         return _error(args.output, f"cannot write: {exc.strerror or exc}")
     try:
-        for _, record in import_log(args.log, stats):
+        for _, record in import_log(args.log, stats, cards.ability_text if cards is not None else None):
             out.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
     finally:
         if out is not sys.stdout:

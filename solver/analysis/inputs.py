@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from .analyze import Item
-from .arena import ImportStats, import_log
+from .arena import AbilityText, ImportStats, import_log
 from .cli import FORMATS  # the ``--from`` values: kept where the parser is built, which must import nothing heavy
 from .records import LineProblem, iter_lines
 
@@ -102,8 +102,10 @@ class Reader:
         inputs: Sequence[Input],
         problems: Sequence[LineProblem] = (),
         on_arena: Callable[[str, ImportStats], None] | None = None,
+        ability_text: AbilityText | None = None,
     ) -> None:
         self.inputs = list(inputs)
+        self.ability_text = ability_text
         self.problems = list(problems)
         self.on_arena = on_arena
         self.lines = 0
@@ -128,7 +130,7 @@ class Reader:
 
     def _arena(self, path: str) -> Iterator[Item | LineProblem]:
         stats = ImportStats()
-        for line, record in import_log(path, stats):
+        for line, record in import_log(path, stats, self.ability_text):
             self.lines += 1
             yield path, line, record
         if self.on_arena is not None:

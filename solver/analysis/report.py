@@ -91,16 +91,54 @@ def _mean(value: float | None) -> str:
 
 
 # ---------------------------------------------------------------------------- terminal
-class TextReport:
-    """A fixed-width table, one row per decision as it is analysed, then the summaries."""
+def elide(text: str, width: int) -> str:
+    """``text`` in at most ``width`` characters, its middle elided: ids differ in their tails (``match:1``)."""
+    if len(text) <= width:
+        return text
+    keep = width - 1
+    head = keep // 3
+    return text[:head] + "…" + text[len(text) - (keep - head) :]
 
-    ROW = "{:>6}  {:<16.16} {:>4}  {:<10.10} {:<13} {:>9} {:>5}  {}"
-    SUMMARY = "{:<16.16} {:<10.10} {:>9} {:>8} {:>5} {:>5} {:>5} {:>5} {:>5} {:>12} {:>11}"
+
+class ElidedColumn:
+    """Values of one table column, elided to ``width`` but never so that two different values look alike.
+
+    A value whose elided form is already taken by another value is shown whole (the row is
+    then wider); a value is shown the same way every time.
+    """
+
+    def __init__(self, width: int) -> None:
+        self.width = width
+        self._shown: dict[str, str] = {}
+        self._owner: dict[str, str] = {}
+
+    def __call__(self, text: str) -> str:
+        shown = self._shown.get(text)
+        if shown is None:
+            shown = elide(text, self.width)
+            if self._owner.setdefault(shown, text) != text:
+                shown = text
+            self._shown[text] = shown
+        return shown
+
+
+class TextReport:
+    """A fixed-width table, one row per decision as it is analysed, then the summaries.
+
+    Rows stream, so their game and player columns have a fixed width and long ids are elided in
+    the middle (:class:`ElidedColumn`: still told apart); the summaries, printed at the end,
+    are as wide as their longest id.
+    """
+
+    ROW = "{:>6}  {:<16} {:>4}  {:<10} {:<13} {:>9} {:>5}  {}"
+    SUMMARY = "{:<{w}} {:<{p}} {:>9} {:>8} {:>5} {:>5} {:>5} {:>5} {:>5} {:>12} {:>11}"
 
     def __init__(self, out: TextIO, thresholds: Thresholds) -> None:
         self.out = out
         self.thresholds = thresholds
         self.rows = 0
+        self.games = ElidedColumn(16)
+        self.players = ElidedColumn(10)
 
     def decision(self, result: DecisionResult) -> None:
         if not self.rows:
@@ -109,9 +147,9 @@ class TextReport:
         print(
             self.ROW.format(
                 result.index + 1,
-                str(result.game),
+                self.games(str(result.game)),
                 result.turn,
-                result.decider,
+                self.players(str(result.decider)),
                 _grade_text(result.grade),
                 num(result.regret),
                 f"{max(0.0, result.win_chances_best - result.win_chances_chosen):.1f}",
@@ -127,18 +165,23 @@ class TextReport:
             self._skipped(summary, problems)
             return
         header = ("decisions", "accuracy", "best", "good", "?!", "?", "??", "total regret", "mean regret")
+        labels = [str(label) for label in summary.game_labels.values()]
+        pids = [str(pid) for pid in summary.players] + [str(p) for g in summary.games.values() for p in g.players]
+        w = max([16, *map(len, labels)])
+        p = max([10, *map(len, pids)])
         print(file=out)
         print("Players", file=out)
-        print(self.SUMMARY.format("player", "", *header), file=out)
+        pw = max(16, p)
+        print(self.SUMMARY.format("player", "", *header, w=pw, p=10), file=out)
         for pid, tally in summary.players.items():
-            print(self.SUMMARY.format(pid, "", *_tally_cells(tally)), file=out)
+            print(self.SUMMARY.format(str(pid), "", *_tally_cells(tally), w=pw, p=10), file=out)
         print(file=out)
         print("Games", file=out)
-        print(self.SUMMARY.format("game", "player", *header), file=out)
+        print(self.SUMMARY.format("game", "player", *header, w=w, p=p), file=out)
         for key, game in summary.games.items():
             label = str(summary.game_labels[key])
             for pid, tally in game.players.items():
-                print(self.SUMMARY.format(label, pid, *_tally_cells(tally)), file=out)
+                print(self.SUMMARY.format(label, str(pid), *_tally_cells(tally), w=w, p=p), file=out)
         t = self.thresholds
         print(file=out)
         print(

@@ -713,10 +713,7 @@ _HANDLERS: Mapping[type[Request], Callable[[Session, Any], bool]] = {
 
 def _choice(item: EvaluateItem, board: solver.Board) -> solver.Choice:
     """An ``evaluate`` entry as a Choice on ``board``; the legality check happens when it is scored."""
-    if item.repeat:
-        chosen, recipients = item.rounds[0]
-        return solver.Choice.of(chosen, recipients, rounds=board.rounds)
-    return solver.Choice(tuple(solver.Round(chosen, recipients) for chosen, recipients in item.rounds))
+    return item.choice(board.rounds)
 
 
 def _choices(
