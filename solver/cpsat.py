@@ -378,6 +378,8 @@ class _Model:
 
 
 _CP_MODEL = "ortools.sat.python.cp_model"
+#: How long an interrupted caller waits for the stopped search to return (it takes milliseconds).
+_STOP_WAIT = 10.0
 #: Units between two looks at the budget while the model is built (a few milliseconds of work).
 _BUILD_CHECK = 256
 
@@ -394,24 +396,33 @@ def _interruptible(solver: CpSolver, model: CpModel) -> CpSolverStatus:
         return solver.solve(model)
     result: list[CpSolverStatus] = []
     failure: list[BaseException] = []
+    done = threading.Event()
 
     def run() -> None:
         try:
             result.append(solver.solve(model))
         except BaseException as exc:
             failure.append(exc)
+        finally:
+            done.set()
 
     thread = threading.Thread(target=run, name="proliferate-cpsat", daemon=True)
     try:
         thread.start()
     except RuntimeError:  # no thread to spare: search here, uninterruptibly
         return solver.solve(model)
+    except BaseException:  # interrupted while starting it: the search may be running already
+        solver.stop_search()
+        done.wait(_STOP_WAIT)
+        raise
     try:
-        while thread.is_alive():
-            thread.join(0.05)
+        # An Event, not Thread.join: a join interrupted by a signal can leave the thread
+        # looking finished while it still runs, and the interpreter must not exit under it.
+        while not done.wait(0.05):
+            pass
     except BaseException:
         solver.stop_search()
-        thread.join()
+        done.wait(_STOP_WAIT)
         raise
     if failure:
         raise failure[0]
