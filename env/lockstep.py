@@ -344,9 +344,8 @@ class Lockstep:
                 "decision_done": decision_done[j],
             }
             decision = ep.game.pending
-            if decision is None:  # the episode is over: the last decision's view, nothing allowed
+            if decision is None:  # the episode is over: the last decision's view, nothing allowed (bar DONE)
                 info["action_mask"] = masks[j].copy()
-                info["action_mask"][self.slots :] = 0
             else:
                 for chosen in decision.rows:
                     times[j, views[j].slot_of_row[chosen]] += 1

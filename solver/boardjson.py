@@ -24,7 +24,8 @@ from . import jsoncodec, limits
 from .board import CARD_TYPE_NAMES, Board, Effect, PermanentRow, Player, Threshold, Variant, assemble
 from .cards import CARDS, SUPPORTED_CARDS, canonical_card
 from .errors import BoardError, Problem
-from .kinds import KindError, canonical_kind
+from .files import TooLarge, read_bounded
+from .kinds import KindError, canonical_kind, same_kind_message
 from .validation import (
     Problems,
     finite_number,
@@ -105,18 +106,19 @@ def as_board(board: object) -> Board:
     raise TypeError(f"board must be {_BOARD}, not {type(board).__name__}")
 
 
-def load_board(source: BoardLike) -> Board:
+def load_board(source: BoardLike, *, max_bytes: int = limits.MAX_BOARD_BYTES) -> Board:
     """Load a board from parsed JSON, JSON text, or a JSON file (a :class:`Board` is returned as it is).
 
     A ``str`` (or UTF-8 ``bytes``) starting with ``{`` (after whitespace) is JSON text, any
     other ``str``, ``bytes`` or path-like is a file name.  Raises
     :class:`~solver.errors.BoardError` listing every problem found; no other exception
-    escapes for bad input.
+    escapes for bad input.  A file is read only up to ``max_bytes`` (docs/limits.md): a
+    larger one is a BoardError, having read no more than that.
     """
     if isinstance(source, Board):
         return source
     with gc_paused():
-        data = _parse(source)
+        data = _parse(source, max_bytes)
         if not isinstance(data, Mapping):
             raise BoardError([Problem("", "must be an object (the board)")])
         return _Loader().load(data)
@@ -213,7 +215,7 @@ def _dump_effect(e: Effect) -> dict[str, Any]:
 # ---------------------------------------------------------------------- parsing
 
 
-def _parse(source: str | bytes | os.PathLike[str] | Mapping[str, Any]) -> Any:
+def _parse(source: str | bytes | os.PathLike[str] | Mapping[str, Any], max_bytes: int) -> Any:
     if isinstance(source, Mapping):
         return source
     text: str | bytes
@@ -234,12 +236,15 @@ def _parse(source: str | bytes | os.PathLike[str] | Mapping[str, Any]) -> Any:
                 ]
             ) from None
         try:
-            with open(name, encoding="utf-8") as file:
-                text = file.read()
+            text = read_bounded(name, max_bytes, "board file").decode("utf-8")
+        except TooLarge as exc:
+            raise BoardError([Problem("", f"cannot read board file {str(name)!r}: {exc}")]) from None
         except OSError as exc:
             raise BoardError([Problem("", f"cannot read board file {str(name)!r}: {exc.strerror or exc}")]) from None
         except UnicodeDecodeError as exc:
             raise BoardError([Problem("", f"cannot read board file {str(name)!r}: not UTF-8 ({exc.reason})")]) from None
+        except ValueError:  # a NUL byte or a lone surrogate (UnicodeEncodeError): no file can have that name
+            raise BoardError([Problem("", f"cannot read board file {str(name)!r}: not a possible file name")]) from None
     try:
         return jsoncodec.loads(text)
     except json.JSONDecodeError as exc:
@@ -929,7 +934,7 @@ class _Loader:
         return kind if ok else None
 
     def duplicate_kind(self, path: str, key: object, first: object, kind: str) -> None:
-        self.problem(path, f"{key!r} and {first!r} are the same counter kind {kind!r} (122.1)")
+        self.problem(path, same_kind_message(key, first, kind))
 
     def kind(self, key: object) -> str | None:
         """The canonical kind of a key, or None; cached per load because boards repeat few kinds."""

@@ -18,6 +18,7 @@ __all__ = [
     "canonical_kind",
     "is_keyword_kind",
     "pt_delta",
+    "same_kind_message",
 ]
 
 #: Kinds a player can hold (122.1f, 107.14, 107.17, 728); others may appear on players too.
@@ -114,3 +115,11 @@ def pt_delta(kind: str) -> tuple[int, int] | None:
 def is_keyword_kind(kind: str) -> bool:
     """True for keyword counters (122.1b)."""
     return kind in KEYWORD_KINDS
+
+
+def same_kind_message(key: object, first: object, kind: str) -> str:
+    """Why a second spelling of one kind in the same mapping is refused (board counters, policy weights).
+
+    ``"+1/+1"`` and ``"P1P1"`` are one kind (122.1), so a mapping giving both says two things about it.
+    """
+    return f"{key!r} and {first!r} are the same counter kind {kind!r} (122.1)"

@@ -17,7 +17,14 @@ input order whatever the runner, so ``--workers 2`` and ``--ray`` print exactly 
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import json
+import os
+import signal
+import sys
+import threading
+import time
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -450,8 +457,62 @@ def _inline(jobs: Iterable[Job | LineProblem]) -> Iterator[DecisionResult | Line
 
 
 def _pooled(jobs: Iterable[Job | LineProblem], workers: int) -> Iterator[DecisionResult | LineProblem]:
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    """Chunks on a local process pool whose workers die with this process.
+
+    An interruption (Ctrl-C, SIGTERM raised as an exception by the command line) or a consumer
+    that stops early ends the workers at once rather than waiting for the chunks in flight.
+    """
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=worker_started, initargs=(os.getpid(),))
+    try:
         yield from windowed(jobs, _PoolRunner(pool, workers))
+    except BaseException:
+        stop_pool(pool)
+        raise
+    pool.shutdown(wait=True)
+
+
+def stop_pool(pool: ProcessPoolExecutor) -> None:
+    """End a pool now: queued chunks cancelled, running workers terminated (Python 3.11 has no terminate_workers)."""
+    processes = list(getattr(pool, "_processes", {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        with contextlib.suppress(Exception):
+            process.terminate()
+    for process in processes:
+        with contextlib.suppress(Exception):
+            process.join(timeout=5)
+
+
+#: How often a worker checks that the process that started it is still there, in seconds.
+PARENT_POLL_SECONDS = 1.0
+_PR_SET_PDEATHSIG = 1
+
+
+def worker_started(parent: int) -> None:
+    """Initialise a pool worker: it dies with ``parent``, and leaves Ctrl-C to it.
+
+    On Linux the kernel sends the worker SIGKILL when its parent dies (``prctl(PR_SET_PDEATHSIG)``);
+    everywhere, a watchdog thread ends the worker once its parent is no longer ``parent``
+    (the fallback, and the check for a parent that died before the prctl).  SIGINT is ignored:
+    a Ctrl-C reaches the whole process group, and the parent stops the pool itself; SIGTERM
+    ends the worker at once (the parent's handler, inherited through fork, is for the parent).
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the command's handler, inherited through fork: just end
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:
+        os._exit(1)
+
+    def watch() -> None:
+        while True:
+            time.sleep(PARENT_POLL_SECONDS)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="parent-watchdog", daemon=True).start()
 
 
 def windowed(jobs: Iterable[Job | LineProblem], runner: ChunkRunner) -> Iterator[DecisionResult | LineProblem]:

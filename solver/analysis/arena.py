@@ -37,6 +37,7 @@ from ..board import CARD_TYPE_NAMES
 from ..boardjson import load_board
 from ..errors import BoardError
 from ..kinds import pt_delta
+from ..limits import MAX_LINE_BYTES
 from ..rules import eligible
 from .records import LineProblem, iter_lines
 
@@ -263,9 +264,16 @@ def _detail(annotation: Mapping[str, Any], key: str) -> int | None:
 class _Importer:
     """One pass over one log; yields ``(line, record)`` as decisions complete."""
 
-    def __init__(self, source: str, stats: ImportStats, ability_text: AbilityText | None = None) -> None:
+    def __init__(
+        self,
+        source: str,
+        stats: ImportStats,
+        ability_text: AbilityText | None = None,
+        max_line_bytes: int = MAX_LINE_BYTES,
+    ) -> None:
         self.source = source
         self.ability_text = ability_text
+        self.max_line_bytes = max_line_bytes
         self.label = os.path.basename(source)
         self.stats = stats
         self.game: _Game | None = None
@@ -273,7 +281,7 @@ class _Importer:
 
     def run(self) -> Iterator[tuple[int, dict[str, Any]]]:
         skipping_block = False
-        for item in iter_lines(self.source):
+        for item in iter_lines(self.source, self.max_line_bytes):
             if isinstance(item, LineProblem):
                 if item.line:
                     self.stats.lines += 1
@@ -732,7 +740,10 @@ def _entity_id(entity: int, game: _Game) -> str:
 
 
 def import_log(
-    path: str | os.PathLike[str], stats: ImportStats | None = None, ability_text: AbilityText | None = None
+    path: str | os.PathLike[str],
+    stats: ImportStats | None = None,
+    ability_text: AbilityText | None = None,
+    max_line_bytes: int = MAX_LINE_BYTES,
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """``(log line, record JSON)`` for every proliferate decision found in an Arena log (gzip or not).
 
@@ -740,5 +751,7 @@ def import_log(
     there as a warning, so callers that must fail on it check readability first.
     ``ability_text`` (e.g. :meth:`solver.analysis.cards.CardDatabase.ability_text`) lets a
     resolution whose ability's text says "proliferate" count without a selection request.
+    A line past ``max_line_bytes`` raises :class:`~solver.analysis.records.LineTooLong`.
     """
-    yield from _Importer(os.fspath(path), stats if stats is not None else ImportStats(), ability_text).run()
+    stats = stats if stats is not None else ImportStats()
+    yield from _Importer(os.fspath(path), stats, ability_text, max_line_bytes).run()
