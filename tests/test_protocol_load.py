@@ -9,7 +9,7 @@ shared), and the server's memory grow by at most the issue's 400 MB and come bac
 start once the misbehaving clients are gone.
 
 The default run is bounded in count and time (about 10 s); ``pytest --load-long`` runs the
-longer version (ten times the connections, 4,000 well-behaved requests; about a minute or two).
+longer version (ten times the connections, 4,000 well-behaved requests; about 45 s).
 """
 
 from __future__ import annotations
