@@ -143,29 +143,17 @@ def _add_solve(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     sub.add_argument("--include", metavar="ID", action="append", help="force ID into the choice (repeatable)")
     sub.add_argument("--exclude", metavar="ID", action="append", help="keep ID out of the choice (repeatable)")
     sub.add_argument("--svg", metavar="FILE", help="also draw the board with the answer marked, as SVG, to FILE")
-    sub.add_argument(
-        "--max-board-bytes",
-        metavar="N",
-        type=_positive_int,
-        default=MAX_BOARD_BYTES,
-        help=f"largest board file (or standard input) read, in bytes (default: {MAX_BOARD_BYTES}; docs/limits.md)",
-    )
+    _add_board_bound(sub)
     sub.set_defaults(handler=_solve)
 
 
 def _solve(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     where = "<stdin>" if args.board == "-" else args.board
-    try:
-        board = _read_board(args.board, args.max_board_bytes)
-    except BoardError as exc:
-        return _bad_input(where, exc.problems)
-    policy = None
-    if args.policy is not None:
-        try:
-            policy = Policy.from_toml(args.policy)
-        except PolicyError as exc:
-            return _bad_input(args.policy, exc.problems)
+    read = _board_and_policy(args)
+    if isinstance(read, int):
+        return read
+    board, policy = read
     time_limit = args.time_limit
     if time_limit is not None:  # the limit bounds the command's work: reading the board and policy count
         time_limit = max(time_limit - (time.perf_counter() - started), 1e-3)
@@ -197,6 +185,30 @@ def _solve(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(terminal_text(str(decision)))  # str(decision) is the readable rendering
     return 0
+
+
+def _board_and_policy(args: argparse.Namespace) -> tuple[Board, Policy | None] | int:
+    """The board and the policy a command names (``BOARD``, ``--policy``), or the exit code of bad input (2)."""
+    try:
+        board = _read_board(args.board, args.max_board_bytes)
+    except BoardError as exc:
+        return _bad_input("<stdin>" if args.board == "-" else args.board, exc.problems)
+    if args.policy is None:
+        return board, None
+    try:
+        return board, Policy.from_toml(args.policy)
+    except PolicyError as exc:
+        return _bad_input(args.policy, exc.problems)
+
+
+def _add_board_bound(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument(
+        "--max-board-bytes",
+        metavar="N",
+        type=_positive_int,
+        default=MAX_BOARD_BYTES,
+        help=f"largest board file (or standard input) read, in bytes (default: {MAX_BOARD_BYTES}; docs/limits.md)",
+    )
 
 
 def _read_board(source: str, max_bytes: int = MAX_BOARD_BYTES) -> Board:
@@ -247,6 +259,7 @@ def _add_score(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     sub.add_argument("--json", action="store_true", help='print {"choice", "value", "best", "regret"} as JSON')
     sub.add_argument("--policy", metavar="FILE", help="TOML file of objective weights (docs/objective.md)")
+    _add_board_bound(sub)
     sub.set_defaults(handler=_score)
 
 
@@ -258,16 +271,10 @@ def _score(args: argparse.Namespace) -> int:
     from .validation import Problems, unique_ids
 
     where = "<stdin>" if args.board == "-" else args.board
-    try:
-        board = _read_board(args.board)
-    except BoardError as exc:
-        return _bad_input(where, exc.problems)
-    policy = None
-    if args.policy is not None:
-        try:
-            policy = Policy.from_toml(args.policy)
-        except PolicyError as exc:
-            return _bad_input(args.policy, exc.problems)
+    read = _board_and_policy(args)
+    if isinstance(read, int):
+        return read
+    board, policy = read
     problems = Problems()
     if args.choice is not None:
         if args.ids or args.recipient:

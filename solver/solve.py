@@ -25,7 +25,7 @@ from . import rules
 from .board import Board, BoolArray, IntArray
 from .brute import enumerate_choices, solve_brute
 from .budget import Budget, CancelToken
-from .cpsat import Constraints, SearchStopped, solve_cpsat, unit_index
+from .cpsat import Constraints, SearchStopped, preload, solve_cpsat, unit_index
 from .decision import Alternative, Decision, ExplanationRow
 from .errors import Infeasible
 from .explain import explain
@@ -127,6 +127,8 @@ def solve(
     """
     start = time.perf_counter()
     budget = Budget.start(time_limit, cancel)
+    if top_k != 1 or max_chosen is not None or must_include or must_exclude or method in (Method.CPSAT, "cpsat"):
+        preload()  # CP-SAT will be needed: its first load overlaps reading the board
     board_, policy_ = as_board(board), as_policy(policy)
     chosen_method = _method(method)
     if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:

@@ -391,6 +391,8 @@ def test_a_solve_queued_past_its_deadline_times_out_without_running(release: thr
         (["--time-limit", "0"], "--time-limit must be from 0.001 to 3600 seconds"),
         (["--time-limit", "nan"], "--time-limit must be from 0.001"),
         (["--tcp", "localhost:http"], "expected HOST:PORT"),
+        (["--workers", "0"], "--workers must be from 1 to 1024"),
+        (["--max-queue", "5000"], "--max-queue must be from 1 to 1024"),
     ],
 )
 def test_bad_serve_flags_exit_2_with_a_message(

@@ -598,7 +598,8 @@ def test_810_10_per_head_addition_shows_on_the_recipient_head_only() -> None:
     out = apply_proliferate(board, Choice((Round(("b1", "b2"), {"B": "b2"}),)))
     assert out.added == {"b2": {"poison": 1}}
     assert out.board.counters("b1") == {"poison": 3} and out.board.counters("b2") == {"poison": 3}
-    assert out.to_json()["board"]["team_poison"] == "per_head"
+    board_after = out.to_json()["board"]
+    assert isinstance(board_after, dict) and board_after["team_poison"] == "per_head"
     # The shared convention (the team's total on each head) reports the team's counter on every head.
     shared = apply_proliferate(load_board(_giant_json(None, 5, 5)), Choice((Round(("b1", "b2"), {"B": "b2"}),)))
     assert shared.added == {"b1": {"poison": 1}, "b2": {"poison": 1}}
