@@ -100,7 +100,7 @@ def test_unknown_fields_are_ignored() -> None:
 
 
 def test_hello_accepts_minor_versions_and_refuses_other_majors() -> None:
-    assert parse({"type": "hello", "id": 1, "protocol": PROTOCOL}) == Hello(1, PROTOCOL, 0)
+    assert parse({"type": "hello", "id": 1, "protocol": PROTOCOL}) == Hello(1, PROTOCOL)
     assert parse({"type": "hello", "id": 1, "protocol": "proliferate-jsonl/1.4"}).minor == 4
     for other in ("proliferate-jsonl/2", "proliferate-jsonl/0.9", "uci", "proliferate-jsonl/1x"):
         error = error_of({"type": "hello", "id": 1, "protocol": other})
