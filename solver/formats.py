@@ -322,7 +322,7 @@ class BoardStruct(_Strict):
 
 # ---------------------------------------------------------------------- the game record
 #: Ids listed once each (the reader checks that; msgspec cannot).  The ``expected`` extras word the problems
-#: as the protocol's choice checks do (solver.validation), so a choice is refused alike by both.
+#: as the protocol's evaluate entries use them too (solver.protocol.messages), so a choice is refused alike by both.
 Ids = Annotated[
     list[Annotated[str, Meta(min_length=1, extra={"expected": "a non-empty string (an id of the board)", "not": 1})]],
     Meta(extra_json_schema={"uniqueItems": True}, extra={"expected": "a list of ids"}),

@@ -26,7 +26,7 @@ from .errors import Problem
 from .files import TooLarge, read_bounded
 from .kinds import KindError, known_kind, same_kind_message
 from .limits import ASSUMED_SCORE_RATIO, ASSUMED_WEIGHT, MAX_POLICY_BYTES, MAX_SEATS
-from .validation import join, keyed
+from .formats import join, keyed
 
 __all__ = [
     "DEFAULT_POLICY",

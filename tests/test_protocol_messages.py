@@ -157,7 +157,7 @@ def test_solve_reports_every_problem_at_its_path() -> None:
 
 
 def test_evaluate_choices_are_checked_as_records_check_them() -> None:
-    """The shared toolkit's words and rules (solver.validation.choice_round): these used to pass or say "missing"."""
+    """The shared toolkit's words and rules (the Ids and Recipients types of solver.formats): these used to pass or say "missing"."""
     error = error_of(
         {
             "type": "solve",

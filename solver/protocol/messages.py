@@ -30,9 +30,10 @@ import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
 from solver import jsoncodec
+from solver.boardjson import load_board
 from solver.decision import JSON_FIELDS
 from solver.errors import BoardError, Problem
-from solver.formats import BoardStruct, Ids, Recipients, is_text, json_type, lone_surrogate_path, type_problems
+from solver.formats import BoardStruct, Ids, Recipients, is_text, join, json_type, lone_surrogate_path, type_problems
 from solver.policy import Policy, PolicyError
 from solver.rules import Choice, Round
 
@@ -331,6 +332,7 @@ def request_id(message: Mapping[str, Any]) -> RequestId | None:
     return None
 
 
+_SURROGATE_TEXT = "contains a lone UTF-16 surrogate escape, which is not a character"
 #: JSON escapes of UTF-16 surrogates; only a line holding one needs the full surrogate check.
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
@@ -386,7 +388,7 @@ def decode(line: bytes) -> dict[str, Any]:
     if _SURROGATE_ESCAPE.search(line):
         bad = lone_surrogate_path(value)
         if bad is not None:
-            raise invalid([Problem(bad, "contains a lone UTF-16 surrogate escape, which is not a character")])
+            raise invalid([Problem(bad, _SURROGATE_TEXT)])
     return value
 
 
@@ -416,6 +418,8 @@ def parse_request(message: Mapping[str, Any], max_objects: int) -> Request:
         request = msgspec.convert(message, struct)
     except (msgspec.ValidationError, UnicodeEncodeError) as exc:
         raise _refusal(message, struct, exc) from None
+    if lone_surrogate_path(message) is not None:  # decoded JSON cannot hold one (decode refuses it); a mapping can
+        raise _refusal(message, struct, ValueError("a lone surrogate"))
     return _checked(request, max_objects)
 
 
@@ -426,8 +430,8 @@ def _refusal(message: Mapping[str, Any], struct: type[Request], exc: Exception) 
     if struct is Configure and isinstance(policy, Mapping):
         try:
             Policy.from_dict(policy)
-        except PolicyError as bad:
-            problems[:0] = [Problem(_under("policy", p.path), p.message) for p in bad.problems]
+        except PolicyError as refused_policy:
+            problems[:0] = [Problem(_under("policy", p.path), p.message) for p in refused_policy.problems]
     entries = message.get("evaluate")
     if isinstance(entries, list):
         problems += [p for p in _choice_problems(entries) if p not in problems]
@@ -436,12 +440,13 @@ def _refusal(message: Mapping[str, Any], struct: type[Request], exc: Exception) 
         return invalid(outside)
     board = message.get("board")
     if struct is Solve and isinstance(board, Mapping):
-        from solver.boardjson import load_board
-
         try:
             load_board(board)
         except BoardError as refused:
             return board_refused(refused)
+    bad = lone_surrogate_path(message)
+    if bad is not None:  # in a field this engine ignores
+        return invalid([Problem(bad, _SURROGATE_TEXT)])
     return invalid([Problem("", f"invalid request: {exc}")])  # msgspec refused what the walk accepts: its words
 
 
@@ -504,14 +509,14 @@ def _entry_rules(entry: object, at: str) -> list[Problem]:
     if rounds is None:
         chosen = _field(entry, "chosen")
         if chosen is None and not (isinstance(entry, Mapping) and "chosen" in entry):
-            return [Problem(f"{at}.chosen", "required")]
-        return _duplicates(chosen, f"{at}.chosen") if isinstance(chosen, list) else []
+            return [Problem(join(at, "chosen"), "required")]
+        return _duplicates(chosen, join(at, "chosen")) if isinstance(chosen, list) else []
     out: list[Problem] = []
     if isinstance(rounds, list):
         for r, rnd in enumerate(rounds):
             chosen = _field(rnd, "chosen") if isinstance(rnd, Mapping | EvaluateRound) else None
             if isinstance(chosen, list):
-                out += _duplicates(chosen, f"{at}.rounds[{r}].chosen")
+                out += _duplicates(chosen, join(f"{join(at, 'rounds')}[{r}]", "chosen"))
     return out
 
 
@@ -533,11 +538,14 @@ def read_choice(raw: object, path: str) -> tuple[EvaluateItem | None, list[Probl
     The protocol's ``evaluate`` entries and ``proliferate score`` (``--choice``, the IDs) read this shape.
     """
     try:
+        if lone_surrogate_path(raw) is not None:  # Python text can hold one; msgspec's conversion keeps it
+            raise msgspec.ValidationError("lone surrogate")
         entry = msgspec.convert(raw, EvaluateEntry)
     except (msgspec.ValidationError, UnicodeEncodeError):
         found = type_problems({"evaluate": [raw]}, _EvaluateHolder)
         found += [p for p in _entry_rules(raw, "evaluate[0]") if p not in found]
-        return None, [Problem(path + p.path.removeprefix("evaluate[0]"), p.message) for p in found]
+        return None, [Problem(_under(path, p.path.removeprefix("evaluate[0]").removeprefix(".")), p.message)
+                      for p in found]  # fmt: skip
     problems = _entry_rules(entry, path)
     return (None, problems) if problems else (EvaluateItem.of(entry), [])
 
