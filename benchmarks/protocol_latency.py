@@ -23,7 +23,7 @@ Calls are timed back to back, taking turns (one sample of each per round,
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -72,8 +72,8 @@ def measure(sizes: Sequence[int], repeats: int) -> tuple[list[dict[str, Any]], T
             def encoded(reply: Result = reply) -> bytes:
                 return encode(reply)
 
-            calls = {"answer": answer, "full": full, "ping": engine.ping}
-            stages = {"decode": decode, "load": load, "solve": solve, "encode": encoded}
+            calls: dict[str, Callable[[], Any]] = {"answer": answer, "full": full, "ping": engine.ping}
+            stages: dict[str, Callable[[], Any]] = {"decode": decode, "load": load, "solve": solve, "encode": encoded}
             timed = time_round_robin({**calls, **stages}, repeats, warmup=5)
             if timed["answer"][1]["value"] != decision.value:
                 raise AssertionError("the reply and the in-process solve disagree")
