@@ -417,14 +417,18 @@ def parse_request(message: Mapping[str, Any], max_objects: int) -> Request:
     try:
         request = msgspec.convert(message, struct)
     except (msgspec.ValidationError, UnicodeEncodeError) as exc:
-        raise _refusal(message, struct, exc) from None
+        refused = _refusal(message, struct)
+        raise refused or invalid([Problem("", f"invalid request: {exc}")]) from None  # else msgspec's own words
     if lone_surrogate_path(message) is not None:  # decoded JSON cannot hold one (decode refuses it); a mapping can
-        raise _refusal(message, struct, ValueError("a lone surrogate"))
+        refused = _refusal(message, struct)
+        if refused is not None:  # in a field the Structs read (one they ignore is ignored)
+            raise refused
     return _checked(request, max_objects)
 
 
-def _refusal(message: Mapping[str, Any], struct: type[Request], exc: Exception) -> ProtocolError:
-    """Every problem of a request msgspec refused at its first: the type walk, the rules, then the board's own."""
+def _refusal(message: Mapping[str, Any], struct: type[Request]) -> ProtocolError | None:
+    """Every problem of a request msgspec refused at its first: the type walk, the rules, then the board's own
+    (None if none is found)."""
     problems = type_problems(message, struct)
     policy = message.get("policy")
     if struct is Configure and isinstance(policy, Mapping):
@@ -444,10 +448,7 @@ def _refusal(message: Mapping[str, Any], struct: type[Request], exc: Exception) 
             load_board(board)
         except BoardError as refused:
             return board_refused(refused)
-    bad = lone_surrogate_path(message)
-    if bad is not None:  # in a field this engine ignores
-        return invalid([Problem(bad, _SURROGATE_TEXT)])
-    return invalid([Problem("", f"invalid request: {exc}")])  # msgspec refused what the walk accepts: its words
+    return None
 
 
 def _checked(request: Request, max_objects: int) -> Request:
