@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import importlib
 import json
 import sys
 import time
@@ -56,8 +57,8 @@ FIXTURE = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "decis
 
 def board_dict(i: int) -> dict[str, Any]:
     """Board ``i`` of the fixture as board JSON (its own generator: a subset needs no other board)."""
-    from tests.batch_strategies import random_board
-
+    # The test suite's generator, imported by name: the suite imports it as ``batch_strategies``.
+    random_board = importlib.import_module("tests.batch_strategies").random_board
     rng = np.random.default_rng([SEED, i])
     if i % LARGE_EVERY == LARGE_EVERY - 1:
         spec = BoardSpec(
@@ -68,7 +69,8 @@ def board_dict(i: int) -> dict[str, Any]:
             seed=i,
         )
         return generate(spec)
-    return random_board(rng, int(rng.choice(_MAX_PERMANENTS)))
+    board: dict[str, Any] = random_board(rng, int(rng.choice(_MAX_PERMANENTS)))
+    return board
 
 
 def _digest_of(payload: object) -> bytes:
