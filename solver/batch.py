@@ -7,7 +7,7 @@ material (:func:`solver.objective.material_of`), the loss events
 board.  What is truly per board -- base material and events, the game weight, the game score
 -- is a segment reduction with the board index; 2HG team options come from the same cached
 enumeration as one board's (:func:`solver.objective.team_patterns`), one gather per kind of
-team; and the dynamic programme over coupled units (:func:`solver.fast.best_options`) runs
+team; and the dynamic programme over coupled units (:func:`solver.fast.best_options_over`) runs
 once per group of boards of the same shape.  Decisions are those of :func:`solver.solve`
 with its default method: same value, choice, tie-break and status.  Within a
 :func:`stacked` block, every batched call on the same boards shares one stack.
@@ -31,7 +31,7 @@ import numpy as np
 from .board import Board, BoolArray, FloatArray, IntArray
 from .decision import Alternative, Decision
 from .errors import BoardError, Problem
-from .fast import MAX_FREE_SEATS, NO_OPTION, best_options, solve_fast
+from .fast import MAX_FREE_SEATS, NO_OPTION, best_options_over, solve_fast
 from .inputs import BoardLike, PolicyLike, as_board, as_policy
 from .objective import (
     MILLI,
@@ -39,6 +39,7 @@ from .objective import (
     MaterialTables,
     Objective,
     game_milli_of,
+    game_over_of,
     game_scores,
     game_weight_of,
     material_of,
@@ -500,12 +501,24 @@ def _decide(st: Stack, policy: Policy, sense: int, tabulated: _Rows) -> tuple[Ba
         """Game milli-points of event masks (axis 1) of some boards (axis 0)."""
         return game_milli_of(weight[boards], game_scores(policy, _rules_of(game_rules, boards), events_))
 
-    # The dynamic programme over coupled units, per group of boards of one shape.
+    def game_over(boards: IntArray, events_: IntArray) -> BoolArray:
+        """Whether event masks (axis 1) of some boards (axis 0) end the game for the proliferator."""
+        return game_over_of(_rules_of(game_rules, boards), events_)
+
+    # The dynamic programme over coupled units, per group of boards of one shape.  The single
+    # units decided alone count when it weighs ending the game (their material void) against not.
     units = _coupled_units(st, coupled, sense, sensed, material, events, teams.units)
     final_events = base_events.copy()
     team_choice = np.zeros(len(team_poison), dtype=np.int64)
+    alone = np.flatnonzero(single & ~coupled)
+    alone_board = board_of[alone]
+    alone_sums = np.zeros((4, n_boards), dtype=np.int64)  # best material, its rounds, nothing's material, most rounds
+    for i, part in enumerate((sensed[times[alone], alone], times[alone], sensed[0, alone], rounds_of[alone])):
+        segment_reduce(np.add, alone_sums[i], alone_board, part)
+    ended = game_over(np.arange(n_boards), base_events[:, None])[:, 0]
     if len(units.board):
-        _run_dp(units, base_events, game_milli, sense, times, team_choice, final_events)
+        _run_dp(units, base_events, game_milli, game_over, sense, times, team_choice, final_events, alone_sums, ended)
+    times[alone[ended[alone_board]]] = 0  # the game ends: what no seat's loss hangs on is worth nothing
 
     value = base_material + np.bincount(
         board_of[single], weights=material[times[single], np.flatnonzero(single)], minlength=n_boards
@@ -517,7 +530,7 @@ def _decide(st: Stack, policy: Policy, sense: int, tabulated: _Rows) -> tuple[Ba
         ).astype(np.int64)  # fmt: skip
     both = game_milli(np.arange(n_boards), np.stack([final_events, baseline_events], axis=1))
     baseline = baseline_material + both[:, 1]
-    value = value + both[:, 0] - baseline
+    value = np.where(ended, baseline_material, value) + both[:, 0] - baseline  # Objective.total
 
     chosen = (np.arange(most)[:, None] < times[None, :]) & single
     recipients = np.full((most, len(team_poison)), -1, dtype=np.int64)
@@ -738,12 +751,20 @@ def _run_dp(
     units: _Units,
     base_events: IntArray,
     game_milli: Any,
+    game_over: Any,
     sense: int,
     times: IntArray,
     team_choice: IntArray,
     final_events: IntArray,
+    alone: IntArray,
+    ended: BoolArray,
 ) -> None:
-    """Decide the coupled units of every board (see :func:`solver.fast.best_options`), in place."""
+    """Decide the coupled units of every board (see :func:`solver.fast.best_options_over`), in place.
+
+    ``alone`` holds per board the sums over the single units decided alone: their best
+    (sensed) material, its rounds, their material when chosen in no round, their rounds at
+    most.  ``ended`` is set for the boards whose choice ends the game.
+    """
     n_boards = len(base_events)
     per_board = np.bincount(units.board, minlength=n_boards)
     start = np.concatenate([[0], np.cumsum(per_board)[:-1]])
@@ -767,9 +788,12 @@ def _run_dp(
         compact |= ((units.events >> unit_pos[:, j : j + 1]) & 1) << j
     max_picks = np.zeros(n_boards, dtype=np.int64)
     segment_reduce(np.add, max_picks, units.board, units.picks.max(axis=1))
-    max_picks += 1
+    max_picks += alone[3] + 1
     scale = max_picks[units.board][:, None]
     keys = np.where(units.material == NO_OPTION, NO_OPTION, units.material * scale - units.picks)
+    nothing = units.material[np.arange(len(units.board)), np.argmax(units.picks == 0, axis=1)]
+    idle = np.where(units.material == NO_OPTION, NO_OPTION, nothing[:, None] * scale - units.picks)
+    extra = np.stack([alone[0] * max_picks - alone[1], alone[2] * max_picks], axis=1)
 
     # Boards of one shape (coupled units, free seats) go through the DP together, in board order.
     active = np.flatnonzero(per_board)
@@ -785,7 +809,8 @@ def _run_dp(
         for j in range(n_bits):
             expanded |= ((states >> j) & 1)[None, :] << position[boards, j][:, None]
         game = sense * game_milli(boards, expanded) * max_picks[boards][:, None]
-        chosen, state = best_options(keys[idx], compact[idx], game)
+        over = game_over(boards, expanded)
+        chosen, state, ended[boards] = best_options_over(keys[idx], idle[idx], compact[idx], game, over, extra[boards])
         final_events[boards] = expanded[np.arange(len(boards)), state]
         flat_units, flat_choice = idx.ravel(), chosen.ravel()
         team = units.team[flat_units]
@@ -1003,7 +1028,9 @@ def _score(
         scoring = np.flatnonzero((scores != 0).any(axis=1))
         spans = np.zeros(n_boards, dtype=np.int64)
         spans[scoring] = material_spans([st.boards[b] for b in scoring.tolist()], policy)
-    total = material + game_milli_of(game_weight_of(policy, spans, rules.n_opponents), scores).T
+    # A resolution that ends the game is worth its game score alone (Objective.total): material as choosing nothing.
+    held = np.where(game_over_of(rules, events.T).T, material[:1], material)
+    total = held + game_milli_of(game_weight_of(policy, spans, rules.n_opponents), scores).T
     lost = lost_seats_of(rules.seats, events.T)
     ours = ((lost >> rules.our_seat[:, None]) & 1) == 1
     results = tuple(_results(policy, scores[:, j], ours[:, j]) for j in range(1, len(counts)))
@@ -1140,7 +1167,6 @@ def settle_many(boards: Sequence[Board], counts: Sequence[IntArray]) -> list[tup
             chapters_before=settled.chapters_before[rows],
             chapters_after=settled.chapters_after[rows],
             sacrificed=settled.sacrificed[rows],
-            shield_used=settled.shield_used[rows],
             thr_reached=settled.thr_reached[thr],
             thr_crossed=settled.thr_crossed[thr],
         )

@@ -48,7 +48,7 @@ _ENTRIES = [
     _spec("age", -1.0, "cumulative upkeep is paid once per age counter (702.24)"),
     _spec("charge", 0.5, "fuel for many artifacts; station bands (721)"),
     _spec("stun", -1.0, "each one replaces an untap (122.1d)"),
-    _spec("shield", 1.0, "each one absorbs one destruction or damage event (122.1c)"),
+    _spec("shield", 1.0, "stops one destruction or damage by an effect, not a state-based action (122.1c)"),
     _spec("finality", -1.0, "dies means exiled instead (122.1h)", presence_only=True),
     _spec("hone", 0.5, "+1/+0 to the equipped creature per counter (122.1j)"),
     _spec("oil", 0.5, "spent by Phyrexian artifacts"),

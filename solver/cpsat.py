@@ -98,7 +98,11 @@ class _Model:
         self.units: Units = objective.units
         self.rounds = objective.board.rounds
         self.sense = sense
-        self.terms: list[tuple[IntVar, int]] = []
+        self.terms: list[tuple[IntVar, int]] = []  # material
+        self.game_terms: list[tuple[IntVar, int]] = []
+        self.over: list[IntVar] = []  # the game patterns that end the game for the proliferator
+        self.ended: IntVar | None = None
+        self.value: LinearExpr | int = 0
         self.constant = 0
         self.picks: list[tuple[IntVar, int]] = []
         self.round_picks: list[list[tuple[IntVar, int]]] = [[] for _ in range(self.rounds)]
@@ -216,7 +220,9 @@ class _Model:
                 mask |= bit << seat
             var = self.model.new_bool_var(f"pattern_{mask}")
             patterns.append((var, bits))
-            self.terms.append((var, self.objective.game_milli(mask)))
+            self.game_terms.append((var, self.objective.game_milli(mask)))
+            if self.objective.game_over(mask):
+                self.over.append(var)
         self.model.add_exactly_one([v for v, _ in patterns])
         for i, seat in enumerate(seats):
             self.model.add(lost[seat] == sum(v for v, bits in patterns if bits[i]))
@@ -269,9 +275,8 @@ class _Model:
         phase before it, so whatever was found is never lost.
         """
         weighted = self.cp.LinearExpr.weighted_sum
-        value = weighted([v for v, _ in self.terms], [c for _, c in self.terms])
+        value, max_value = self._value()
         picks = weighted([v for v, _ in self.picks], [c for _, c in self.picks])
-        max_value = sum(abs(c) for _, c in self.terms) + abs(self.constant)
         max_picks = sum(c for _, c in self.picks) + 1
         solver = self._solver(no_goods)
         one_solve = max_value * max_picks < 2**53
@@ -301,6 +306,34 @@ class _Model:
         name = "OPTIMAL" if status == self.cp.OPTIMAL else "FEASIBLE"
         return CpSolution(found.times, found.team_options, name, relative, found.layout)
 
+    def _value(self) -> tuple[LinearExpr, int]:
+        """The value to maximise (material plus game score), and a bound on its magnitude.
+
+        A game pattern that ends the game for the proliferator (:meth:`Objective.game_over`)
+        voids the material: it is worth its game score on top of the material of choosing
+        nothing, so ``material`` is an integer variable tied to the material terms when the
+        game goes on and to choosing nothing when it ends.
+        """
+        weighted = self.cp.LinearExpr.weighted_sum
+        material = weighted([v for v, _ in self.terms], [c for _, c in self.terms])
+        game = weighted([v for v, _ in self.game_terms], [c for _, c in self.game_terms])
+        span = sum(abs(c) for _, c in self.terms)
+        max_value = span + sum(abs(c) for _, c in self.game_terms) + abs(self.constant)
+        if self.over:
+            # Choosing nothing, in the model's terms (the constant and the fixed material apart).
+            idle = self.objective.nothing_material - self.constant - self.units.base_material
+            bound = span + abs(idle)
+            held = self.model.new_int_var(-bound, bound, "material")
+            ended = self.model.new_bool_var("game_over")
+            self.model.add(ended == sum(self.over))
+            self.model.add(held == material).only_enforce_if(~ended)
+            self.model.add(held == idle).only_enforce_if(ended)
+            self.ended = ended
+            self.value = held + game
+            return self.value, max_value + abs(idle)
+        self.value = material + game
+        return self.value, max_value
+
     def _run(self, solver: CpSolver, budget: Budget) -> tuple[CpSolverStatus, _Found | None]:
         remaining = budget.remaining()
         if budget.stopped:
@@ -314,7 +347,9 @@ class _Model:
 
     def _read(self, solver: CpSolver) -> _Found:
         solved = np.array([sum(int(solver.boolean_value(v)) for v in xs) for xs in self.x], dtype=np.int64)
-        times = np.where(self.fixed >= 0, self.fixed, solved)
+        # Units decided alone change no seat's loss: when the game ends they are worth nothing, so choose none.
+        ended = self.ended is not None and solver.boolean_value(self.ended)
+        times = np.where(self.fixed >= 0, 0 if ended else self.fixed, solved)
         team_opts = tuple(next(i for i, v in enumerate(o) if solver.boolean_value(v)) for o in self.options)
         layout = None
         if self.counted:  # rounds are told apart (a per-round pick limit): keep the placement found
@@ -322,7 +357,7 @@ class _Model:
             layout[:] = np.arange(self.rounds)[:, None] < times[None, :]
             for u in self.counted:
                 layout[:, u] = [solver.boolean_value(v) for v in self.x[u]]
-        value = round(sum(c * solver.value(v) for v, c in self.terms))
+        value = round(solver.value(self.value))
         picks = round(sum(c * solver.value(v) for v, c in self.picks))
         return _Found(times, team_opts, layout, value, picks)
 

@@ -45,8 +45,9 @@ def explain(objective: Objective, chosen: BoolArray, recipients: IntArray) -> tu
         t = int(single_times[u])
         with_c = t if t else board.rounds
         rest = others(UnitRef(UnitKind.SINGLE, u))
-        v_with = int(material[with_c, row]) + objective.game_milli(rest | int(events[with_c, row]))
-        v_without = int(material[0, row]) + objective.game_milli(rest | int(events[0, row]))
+        nothing = int(material[0, row])
+        v_with = _worth(objective, int(material[with_c, row]), nothing, rest | int(events[with_c, row]))
+        v_without = _worth(objective, nothing, nothing, rest | int(events[0, row]))
         reasons = facts.reasons(int(row), with_c)
         reasons += _game_reasons(objective, rest | int(events[0, row]), rest | int(events[with_c, row]))
         rows[int(row)] = ExplanationRow(board.ids[row], t, (v_with - v_without) / MILLI, tuple(reasons))
@@ -57,6 +58,11 @@ def explain(objective: Objective, chosen: BoolArray, recipients: IntArray) -> tu
             if board.counts[head].any():
                 rows[head] = _head_row(objective, facts, team, option, pos, rest)
     return tuple(rows[r] for r in sorted(rows))
+
+
+def _worth(objective: Objective, material: int, nothing: int, events: int) -> int:
+    """A unit's share of a resolution's value: its material (``nothing`` if the game ends, :meth:`Objective.total`)."""
+    return (nothing if objective.game_over(events) else material) + objective.game_milli(events)
 
 
 def _head_row(
@@ -71,8 +77,10 @@ def _head_row(
     board = objective.board
     head = team.heads[pos]
 
+    nothing = next(o.material for o in team.options if o.picks == 0)
+
     def worth(o: TeamOption) -> int:
-        return o.material + objective.game_milli(rest | o.events)
+        return _worth(objective, o.material, nothing, rest | o.events)
 
     chosen_now = option.times[pos] > 0
     flip = [o for o in team.options if (o.times[pos] > 0) != chosen_now]
@@ -169,8 +177,6 @@ class _Facts:
             flags[r].append("+1/+1 and -1/-1 counters annihilate (704.5q)")
         for r in np.flatnonzero(after.dies & ~before.dies).tolist():
             flags[r].append(f"{whose[r]} permanent dies (704.5f/704.5g): -{objective.worth[r]:g} and its counters")
-        for r in np.flatnonzero(after.shield_used & ~before.shield_used).tolist():
-            flags[r].append("a shield counter is removed instead of destruction (122.1c)")
         for r in np.flatnonzero(after.chapters_after > before.chapters_after).tolist():
             first, last = int(before.chapters_after[r]) + 1, int(after.chapters_after[r])
             flags[r].append(f"Saga chapter {first if first == last else f'{first}-{last}'} triggers (714.2b)")
@@ -183,9 +189,13 @@ class _Facts:
         return counters, flags
 
 
+#: Why an object's counters are worth nothing: the resolution ends the game whatever it does.
+GAME_OVER_REASON = "the game is over either way: counters added to it are worth nothing (104.2a, 104.3)"
+
+
 def _game_reasons(objective: Objective, without: int, with_: int) -> list[str]:
     if without == with_:
-        return []
+        return [GAME_OVER_REASON] if objective.game_over(with_) else []
     board = objective.board
     seat_names = board.team_names if board.variant is Variant.TWO_HEADED_GIANT else board.ids[: board.n_players]
     newly = lost_seats(board, with_) & ~lost_seats(board, without)

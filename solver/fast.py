@@ -19,16 +19,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .board import IntArray
+from .board import BoolArray, IntArray
 from .objective import Assignment, Objective, UnitKind
 
-__all__ = ["MAX_FREE_SEATS", "NO_OPTION", "FastSolution", "best_options", "solve_fast"]
+__all__ = ["DEAD", "MAX_FREE_SEATS", "NO_OPTION", "FastSolution", "best_options", "best_options_over", "solve_fast"]
 
 #: Seats whose loss one choice can decide; the DP has 2**this states.
 MAX_FREE_SEATS = 20
 
 #: The key of a padding option (boards with fewer units or options than their batch).
 NO_OPTION = -(1 << 62)
+
+#: The key of an end state a programme may not take (far below any reachable total, far above overflow).
+DEAD = -(1 << 60)
 
 
 @dataclass(frozen=True)
@@ -53,10 +56,41 @@ def best_options(keys: IntArray, events: IntArray, game: IntArray) -> tuple[IntA
     Returns the option taken per unit (each unit, in order, takes its first option that stays
     optimal) and the final state per board.
     """
+    chosen, state, _ = _programme(keys, events, game)
+    return chosen, state
+
+
+def best_options_over(
+    keys: IntArray, idle: IntArray, events: IntArray, game: IntArray, over: BoolArray, extra: IntArray
+) -> tuple[IntArray, IntArray, BoolArray]:
+    """:func:`best_options` where a resolution that ends the game is worth its game score alone.
+
+    ``over[b, s]`` says that ending in state ``s`` ends the game for the proliferator (a win,
+    a loss or a draw, :func:`solver.objective.game_over_of`): its material is then that of
+    choosing nothing, so each option's key is ``idle`` (the unit's nothing material, scaled,
+    minus the option's picks) and only the picks still tell options apart.  The programme
+    runs once over the states that don't end the game and once over those that do, and each
+    board takes the better end; ``extra[b, 0]`` and ``extra[b, 1]`` are the keys of the units
+    outside the programme in each case (their best options, or choosing nothing).  Returns
+    the options, the final state and whether the game ends, per board.
+    """
+    live = ~over
+    chosen, state, best = _programme(keys, events, np.where(live, game, DEAD))
+    if not over.any():
+        return chosen, state, np.zeros(len(keys), dtype=bool)
+    idle_keys = np.where(keys == NO_OPTION, NO_OPTION, idle)
+    chosen_over, state_over, best_over = _programme(idle_keys, events, np.where(over, game, DEAD))
+    ended = (best_over + extra[:, 1] > best + extra[:, 0]) if live.any() else np.ones(len(keys), dtype=bool)
+    return np.where(ended[:, None], chosen_over, chosen), np.where(ended, state_over, state), ended
+
+
+def _programme(keys: IntArray, events: IntArray, game: IntArray) -> tuple[IntArray, IntArray, IntArray]:
+    """:func:`best_options`, and the best total key per board."""
     n_boards, n_units, n_options = keys.shape
     n_states = game.shape[1]
     if n_states == 1:  # no seat's loss is at stake: every unit takes its best option, the first of equals
-        return np.argmax(keys, axis=2), np.zeros(n_boards, dtype=np.int64)
+        best = keys.max(axis=2).sum(axis=1) + game[:, 0] if n_units else game[:, 0].copy()
+        return np.argmax(keys, axis=2), np.zeros(n_boards, dtype=np.int64), best
     states = np.arange(n_states, dtype=np.int64)
     boards = np.arange(n_boards)
     rows = boards[:, None]
@@ -77,7 +111,7 @@ def best_options(keys: IntArray, events: IntArray, game: IntArray) -> tuple[IntA
         first = first_best[u][boards, state]
         chosen[:, u] = first
         state = state | events[boards, u, first]
-    return chosen, state
+    return chosen, state, value_to_go[:, 0]
 
 
 def solve_fast(objective: Objective, sense: int = 1) -> FastSolution:
@@ -93,7 +127,7 @@ def solve_fast(objective: Objective, sense: int = 1) -> FastSolution:
     times = np.argmax(mat, axis=1) if mat.size else np.zeros(0, dtype=np.int64)
     team_choice = [0] * len(units.teams)
     state = base_events
-    game: int | None = None  # the game milli-points of the end state, when the programme has them
+    ended = objective.game_over(state)
     if len(coupled) or units.teams:
         # Coupled units, in board order: options as (material, picks, events) lists.
         rows, mat_rows, ev_rows = units.single_rows[coupled].tolist(), mat[coupled].tolist(), ev[coupled].tolist()
@@ -106,27 +140,38 @@ def solve_fast(objective: Objective, sense: int = 1) -> FastSolution:
                 options.append([(mat_rows[i][c], c, ev_rows[i][c]) for c in range(rounds, -1, -1)])
             else:
                 options.append([(sense * o.material, o.picks, o.events) for o in units.teams[i].options])
-        chosen, state, game = _coupled(objective, options, base_events, sense)
+        alone = np.ones(len(times), dtype=bool)
+        alone[coupled] = False
+        chosen, state, ended = _coupled(objective, options, base_events, sense, mat[alone], times[alone])
         for (_, kind, i), j in zip(order, chosen, strict=True):
             if kind is UnitKind.SINGLE:
                 times[coupled[i]] = rounds - j
             else:
                 team_choice[i] = j
-    if game is None:
-        game = objective.game_milli(state)
+        if ended:
+            times[alone] = 0
+    elif ended:  # the game ends whatever is chosen: every choice is worth the same, choose nothing
+        times[:] = 0
     material = units.base_material + int(units.single_material[np.arange(len(times)), times].sum())
     material += sum(units.teams[u].options[j].material for u, j in enumerate(team_choice))
-    value = material + game - objective.baseline
+    value = objective.total(material, state) - objective.baseline
     return FastSolution(single_times=times, team_options=tuple(team_choice), value=value, events=state)
 
 
 def _coupled(
-    objective: Objective, options: list[list[tuple[int, int, int]]], base_events: int, sense: int
-) -> tuple[list[int], int, int]:
-    """The DP of one board: the option per coupled unit, every seat-loss event in the end and its game milli-points.
+    objective: Objective,
+    options: list[list[tuple[int, int, int]]],
+    base_events: int,
+    sense: int,
+    alone_material: IntArray,
+    alone_times: IntArray,
+) -> tuple[list[int], int, bool]:
+    """The DP of one board: the option per coupled unit, every seat-loss event in the end, whether the game ends.
 
     The options are few and small, so their keys and events are laid out in plain Python and
-    handed to :func:`best_options` as two arrays; the game score of every state is one call.
+    handed to :func:`best_options_over` as arrays; the game score of every state is one call.
+    ``alone_material`` (sensed) and ``alone_times`` are the independent single units and
+    their best rounds, which count when the programme weighs ending the game against not.
     """
     # The DP state is the set of seats lost so far, over the seats some coupled option can still change.
     free = 0
@@ -142,14 +187,31 @@ def _coupled(
     for j, b in enumerate(free_bits):
         expanded |= ((states >> j) & 1) << b
     width = max(len(opts) for opts in options)
-    max_picks = sum(max(p for _, p, _ in opts) for opts in options) + 1
+    rounds = alone_material.shape[1] - 1 if alone_material.size else 0
+    max_picks = sum(max(p for _, p, _ in opts) for opts in options) + rounds * len(alone_times) + 1
     keys = [[m * max_picks - p for m, p, _ in opts] + [NO_OPTION] * (width - len(opts)) for opts in options]
+    nothing = [next(m for m, p, _ in opts if p == 0) * max_picks for opts in options]  # each unit choosing nothing
+    idle = [
+        [n - p for _, p, _ in opts] + [NO_OPTION] * (width - len(opts))
+        for n, opts in zip(nothing, options, strict=True)
+    ]
     events = [[_compact(e, free_bits) for _, _, e in opts] + [0] * (width - len(opts)) for opts in options]
     millis = objective.game_millis(expanded)
     game = millis * (sense * max_picks)
-    chosen, state = best_options(np.array([keys], dtype=np.int64), np.array([events], dtype=np.int64), game[None, :])
+    over = objective.games_over(expanded)
+    n_alone = len(alone_times)
+    live = int((alone_material[np.arange(n_alone), alone_times] * max_picks - alone_times).sum()) if n_alone else 0
+    idle_alone = int(alone_material[:, 0].sum() * max_picks) if n_alone else 0
+    chosen, state, ended = best_options_over(
+        np.array([keys], dtype=np.int64),
+        np.array([idle], dtype=np.int64),
+        np.array([events], dtype=np.int64),
+        game[None, :],
+        over[None, :],
+        np.array([[live, idle_alone]], dtype=np.int64),
+    )
     end = int(state[0])
-    return chosen[0].tolist(), int(expanded[end]), int(millis[end])
+    return chosen[0].tolist(), int(expanded[end]), bool(ended[0])
 
 
 def _compact(events: int, free_bits: list[int]) -> int:

@@ -13,7 +13,10 @@ minus the value after choosing nothing, from the proliferator's side, in integer
   its worth (``value``, else ``saga_value``); every Saga chapter triggered is worth
   ``saga_chapter``; a numeric threshold crossed pays its amount;
 * the game result (win, draw, loss, eliminations) is scored by the policy and weighted so
-  that it dominates: the weight is raised above the whole material range of the board.
+  that it dominates: the weight is raised above the whole material range of the board;
+* a resolution that ends the game for the proliferator (a win, a loss or a draw) is worth
+  its game score alone: counters added to a finished game are worth nothing, so among
+  winning choices the one with the fewest picks is chosen.
 
 The same objective also tabulates itself per *unit* (:class:`Units`): an object that is
 not a 2HG head is one unit whose value depends only on how many rounds it is chosen in;
@@ -68,6 +71,7 @@ __all__ = [
     "UnitRef",
     "Units",
     "game_milli_of",
+    "game_over_of",
     "game_scores",
     "material_of",
     "split_units",
@@ -429,17 +433,36 @@ def _seated_rules(variant: Variant, team: tuple[int, ...], proliferator: int, el
     return rules
 
 
-def game_scores(policy: Policy, rules: GameRules, events: IntArray) -> FloatArray:
-    """The policy's score of game events, per board (axis 0) and events mask (axis 1)."""
+def _losses(rules: GameRules, events: IntArray) -> tuple[BoolArray, BoolArray, IntArray]:
+    """Per board (axis 0) and events mask (axis 1): we lose, every opponent loses, how many opponents lose."""
     lost = lost_seats_of(rules.seats, events)
     lost_opponents = np.bitwise_count(lost & rules.opponents[:, None])  # small counts: uint8 is exact
     all_lost = (lost_opponents == rules.n_opponents[:, None]) & (lost_opponents > 0)
     ours = ((lost >> rules.our_seat[:, None]) & 1) == 1
+    return ours, all_lost, lost_opponents
+
+
+def game_scores(policy: Policy, rules: GameRules, events: IntArray) -> FloatArray:
+    """The policy's score of game events, per board (axis 0) and events mask (axis 1)."""
+    ours, all_lost, lost_opponents = _losses(rules, events)
     out: FloatArray = np.where(
         ours,
         np.where(all_lost, policy.draw, policy.loss),
         np.where(all_lost, policy.win, rules.elimination[:, None] * lost_opponents),
     )
+    return out
+
+
+def game_over_of(rules: GameRules, events: IntArray) -> BoolArray:
+    """Whether the game events end the game for the proliferator, per board (axis 0) and mask (axis 1).
+
+    A win (every opponent loses and we don't, 104.2a), a loss (104.3, 704.5c, 704.6b, 810.8)
+    or a draw (104.4a: we lose together with every opponent left) ends it; eliminations in a
+    free-for-all don't.  A resolution that ends the game is worth its game score alone: the
+    counters on a board nobody plays on any more are worth nothing (docs/objective.md).
+    """
+    ours, all_lost, _ = _losses(rules, events)
+    out: BoolArray = ours | all_lost
     return out
 
 
@@ -478,6 +501,7 @@ class Objective:
             raise ValueError("at most 62 players are supported")
         self._shared_poison = board.variant is Variant.TWO_HEADED_GIANT and board.kind_column("poison") >= 0
         self._game_cache: dict[int, int] = {0: 0}  # no game event, no game score
+        self._over_cache: dict[int, bool] = {}
 
     # The tables below are built on first use: many decisions never score a game event.
     @cached_property
@@ -596,10 +620,51 @@ class Objective:
         return self._team_poison(self.board.counts)
 
     def _total(self, material: IntArray, events: IntArray, poison: IntArray) -> int:
+        mask = combine_events(self.board, events, poison)
+        if self.game_over(mask):  # the game is over for us: the counters are worth nothing
+            return self.nothing_material + self.game_milli(mask)
         value = int(material.sum())
         if self._shared_poison:  # else no team holds any shared poison material
             value += int(self.team_material(poison).sum())
-        return value + self.game_milli(combine_events(self.board, events, poison))
+        return value + self.game_milli(mask)
+
+    def total(self, material: int, events: int) -> int:
+        """A resolution's value (not yet relative to choosing nothing) from its material and game events.
+
+        The one place the two meet: material plus the game score, except that a resolution
+        that ends the game for the proliferator (:meth:`game_over`) is worth its game score
+        alone, on top of the material of choosing nothing, so that relative to choosing
+        nothing the counters it adds are worth 0.
+        """
+        if self.game_over(events):
+            return self.nothing_material + self.game_milli(events)
+        return material + self.game_milli(events)
+
+    def game_over(self, events: int) -> bool:
+        """Whether these game events end the game for the proliferator (win, loss or draw; :func:`game_over_of`)."""
+        if not events:
+            return False
+        over = self._over_cache.get(events)
+        if over is None:
+            over = self._over_cache[events] = bool(game_over_of(self.rules, np.array([[events]], dtype=np.int64))[0, 0])
+        return over
+
+    def games_over(self, events: IntArray) -> BoolArray:
+        """:meth:`game_over` of many event masks at once."""
+        if not events.any():
+            return np.zeros(len(events), dtype=bool)
+        out: BoolArray = game_over_of(self.rules, events.reshape(1, -1))[0]
+        return out
+
+    @cached_property
+    def nothing_material(self) -> int:
+        """The material of the board with nothing chosen (2HG team poison included), in milli-points."""
+        tabulated = "row_tables" in self.__dict__
+        material = self.row_tables[0][0] if tabulated else self.material_rows(self.settled_nothing)
+        value = int(material.sum())
+        if self._shared_poison:
+            value += int(self.team_material(self._start_poison).sum())
+        return value
 
     @cached_property
     def baseline(self) -> int:

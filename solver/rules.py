@@ -114,7 +114,6 @@ class Settled:
     chapters_before: IntArray
     chapters_after: IntArray
     sacrificed: BoolArray
-    shield_used: BoolArray
     thr_reached: BoolArray
     thr_crossed: BoolArray
 
@@ -454,12 +453,10 @@ def settle(board: ObjectArrays, counts: IntArray, *, consume: bool = False) -> S
         else:
             toughness = toughness + delta * column
     zero_toughness = masks.creature & (toughness <= 0)  # 704.5f: indestructible doesn't help
-    lethal = masks.destructible & (toughness > 0) & (board.damage >= toughness)  # 704.5g
-    shield = board.kind_column("shield")
-    shield_used = lethal & (counts[..., shield] > 0) if shield >= 0 else np.zeros(lead, dtype=bool)
-    if shield >= 0:  # 122.1c: a shield counter is removed instead of the destruction
-        counts[..., shield] -= shield_used
-    dies = zero_toughness | (lethal & ~shield_used)
+    # 704.5g.  A shield counter does not help: 122.1c replaces damage and destruction "as the
+    # result of an effect", and dying to lethal damage already marked is a state-based action.
+    lethal = masks.destructible & (toughness > 0) & (board.damage >= toughness)
+    dies = np.zeros(lead, dtype=bool) | zero_toughness | lethal  # with the leading axes of ``counts``
     for kind, holders, any_held in (
         ("loyalty", masks.planeswalker, masks.any_planeswalker),
         ("defense", masks.battle, masks.any_battle),
@@ -491,7 +488,6 @@ def settle(board: ObjectArrays, counts: IntArray, *, consume: bool = False) -> S
         chapters_before=chapters_before,
         chapters_after=chapters_after,
         sacrificed=sacrificed,
-        shield_used=shield_used,
         thr_reached=reached,
         thr_crossed=crossed,
     )

@@ -105,6 +105,15 @@ def test_missed_lethal_stays_a_blunder_with_win_chances_100_for_the_best() -> No
     assert result.win_chances_best == 100.0 and result.win_chances_chosen < 100.0
 
 
+def test_104_2a_the_winning_play_is_best_whatever_counters_it_leaves_unadded() -> None:
+    # Both at 9 poison (704.5c): choosing bob alone wins (104.2a).  Counters added to a finished game
+    # are worth nothing, so the own +1/+1 creature left out costs no point (main graded it "Good").
+    board = duel("alice", {"poison": 9}, {"poison": 9}, [creature("bears", "alice", {"+1/+1": 1})])
+    result = analyze_record(parse_record(record(board, ["bob"])))
+    assert result.grade is Grade.BEST
+    assert result.regret == 0
+
+
 def test_custom_thresholds_move_the_bands() -> None:
     t = Thresholds.parse("inaccuracy=5, mistake=8,blunder=12")
     assert (t.inaccuracy, t.mistake, t.blunder) == (5.0, 8.0, 12.0)

@@ -138,11 +138,12 @@ def test_solve_text_has_answer_value_and_explanation() -> None:
     result = run("solve", str(EXAMPLES / "proliferate_twice.json"))
     assert result.returncode == 0, result.stderr
     out = result.stdout
-    assert "round 1: bob, rhino, elf, saga" in out
-    assert "round 2: bob, rhino, saga" in out
-    assert "Value: +1008 points (OPTIMAL" in out
+    # A finished game is worth its result alone (104.2a): bob in both rounds, nothing else (issue 24).
+    assert "round 1: bob\n" in out
+    assert "round 2: bob\n" in out
+    assert "Value: +1000 points (OPTIMAL" in out
     assert "Game result: win" in out
-    assert "dies        elf" in out
+    assert "counters added to it are worth nothing" in out
     assert "opponent's poison 8 -> 10" in out
 
 

@@ -61,19 +61,15 @@ EXPECTED: dict[str, Expected] = {
         refused={"nine_lives": "loses the game", "courser": "opponent's shield"},
     ),
     # Two proliferates, no SBA between them (704.3/704.4): the opponent at 8 poison reaches 10 and loses
-    # (704.5c): +1000 for the win and +2 for the counters.  Rhino +2.  The Elves (2/2, one -1/-1) die at
-    # 0/0 after one pass (704.5f): +2 (its worth 1 + (2+2)/2 = 3, minus its -1/-1 counter's -1, all on the
-    # opponent's side); a second pass adds nothing, so it is picked once, in the first round (fewest picks,
-    # rounds filled from the first).  The Saga goes lore 1 -> 3: chapters 2 and 3 trigger (714.2b, +1.5
-    # each) and it is sacrificed after its final chapter (714.4, -1): +2 beats +1.5 for one chapter.
+    # (704.5c).  The game is over for us (a win, 104.2a), so the resolution is worth the win alone (+1000):
+    # the Rhino's +1/+1 counters, the Elves' -1/-1 and the Saga's chapters would be added to a finished
+    # game and are worth nothing, and of the equal choices the fewest picks win: bob in both rounds.
+    # (Before issue 24 this asserted bob, rhino, elf and saga at 1008 points.)
     "proliferate_twice": Expected(
-        rounds=(("bob", "rhino", "elf", "saga"), ("bob", "rhino", "saga")),
-        value=1008.0,
+        rounds=(("bob",), ("bob",)),
+        value=1000.0,
         game_result="win",
         losers=("bob",),
-        dies=("elf",),
-        sacrificed=("saga",),
-        chapters={"saga": [2, 3]},
     ),
     # Free-for-all: both poisoned opponents (+1 each; 10 is far away) and our Saga's chapter 2 (+1.5).
     # Not the Siege we control: its defense counters are worth to its protector, an opponent (310, -1);
@@ -96,21 +92,22 @@ EXPECTED: dict[str, Expected] = {
     ),
     # 2HG: team B shares 14 poison (810.10), so both heads are eligible (810.10d), but choosing both still
     # adds one (701.34b): one head suffices to reach 15 and the team loses (704.6b), both heads with it
-    # (810.8a).  Fewest picks, then the earlier head: bob receives it.  Our energy +0.5, the Stinger +1,
-    # team poison +1 (counted once per team), win +1000.  Not the opposing Nissa (-1).
+    # (810.8a), and we win (104.2a).  A finished game is worth its result alone (+1000): our energy, the
+    # Stinger's +1/+1 and the opposing Nissa's loyalty change nothing, so the fewest picks, then the
+    # earlier head: bob alone, receiving the poison.  (Before issue 24: alice, bob and phage, 1002.5.)
     "two_headed_giant_lethal": Expected(
-        rounds=(("alice", "bob", "phage"),),
-        value=1002.5,
+        rounds=(("bob",),),
+        value=1000.0,
         game_result="win",
         recipients=({"B": "bob"},),
         losers=("bob", "carol"),
-        refused={"nissa": "opponent's loyalty"},
     ),
-    # Vorinclex doubles the counters we put (616.1): bob's 8 poison gets +2 -> 10, he loses (704.5c):
-    # +1000 and +2; the Elf's +1/+1 gets +2.  Vorinclex itself has no counter, so it is not eligible.
+    # Vorinclex doubles the counters we put (616.1): bob's 8 poison gets +2 -> 10, he loses (704.5c) and
+    # we win (104.2a): +1000 alone, so the Elf's +1/+1 (doubled too) is not worth a pick.  Vorinclex
+    # itself has no counter, so it is not eligible.  (Before issue 24: bob and glistener, 1004.)
     "vorinclex_lethal": Expected(
-        rounds=(("bob", "glistener"),),
-        value=1004.0,
+        rounds=(("bob",),),
+        value=1000.0,
         game_result="win",
         losers=("bob",),
     ),

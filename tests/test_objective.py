@@ -187,7 +187,8 @@ def test_unit_tables_sum_to_the_rules_engine_score(board: Board, data: st.DataOb
         option = next(o for o in team.options if o.times == key and o.poison == poison)
         material += option.material
         events |= option.events
-    total = material + objective.game_milli(events) - objective.baseline
+    # Objective.total: a resolution that ends the game is worth its game score alone (104.2a, 104.3).
+    total = objective.total(material, events) - objective.baseline
     assert total == objective.score_matrix(chosen, recipients)
 
 

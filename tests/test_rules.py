@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import boards
 
-from solver import Board, Choice, IllegalChoice, Round, Variant, apply_proliferate, eligible, load_board
+from solver import Board, Choice, IllegalChoice, Round, Variant, apply_proliferate, eligible, load_board, solve
 from solver.rules import (
     ChoiceMatrix,
     EventLayout,
@@ -285,11 +285,37 @@ def test_704_5g_damage_destroys_unless_indestructible() -> None:
     assert out.board.counters("tough") == {"-1/-1": 2}
 
 
-def test_122_1c_shield_counter_is_removed_instead_of_destruction() -> None:
+def test_122_1c_shield_counter_does_not_stop_704_5g_lethal_damage() -> None:
+    # 122.1c replaces damage and destruction "as the result of an effect"; dying to damage already
+    # marked is a state-based action (704.5g), so the shield is no help (the shield-counter rulings).
+    # This test asserted the old, wrong answer (the creature lived and a shield was removed).
     board = _duel(permanents=[_creature("c", "bob", {"-1/-1": 1, "shield": 1}, p=4, t=4, damage=2)])
     out = apply_proliferate(board, Choice.of(["c"]))
+    assert out.dies == ("c",)
+    assert "c" not in out.board.index
+
+
+def test_122_1c_shield_counter_does_not_stop_704_5f_zero_toughness() -> None:
+    # 704.5f puts a creature with toughness 0 into its owner's graveyard: not a destruction at all.
+    board = _duel(permanents=[_creature("c", "bob", {"-1/-1": 1, "shield": 1}, p=2, t=2)])
+    out = apply_proliferate(board, Choice.of(["c"]))
+    assert out.dies == ("c",)
+
+
+def test_122_1c_shield_counter_is_just_a_counter_when_nothing_dies() -> None:
+    board = _duel(permanents=[_creature("c", "bob", {"-1/-1": 1, "shield": 1}, p=4, t=4, damage=1)])
+    out = apply_proliferate(board, Choice.of(["c"]))
     assert out.dies == ()
-    assert out.board.counters("c") == {"-1/-1": 2, "shield": 1}  # 2 shields after proliferate, one used
+    assert out.board.counters("c") == {"-1/-1": 2, "shield": 2}
+
+
+def test_122_1c_704_5g_proliferate_kills_a_shielded_opponent_creature() -> None:
+    # The issue's case: an opponent's 3/3 with one -1/-1, one shield and 1 damage.  One more -1/-1
+    # makes it 1/1 with 1 damage: lethal (704.5g), the shield notwithstanding, so the solver picks it.
+    board = _duel(permanents=[_creature("c", "bob", {"-1/-1": 1, "shield": 1}, p=3, t=3, damage=1)])
+    decision = solve(board)
+    assert "c" in decision.chosen
+    assert apply_proliferate(board, Choice.of(["c"])).dies == ("c",)
 
 
 def test_704_5q_plus_and_minus_counters_annihilate() -> None:
@@ -390,8 +416,9 @@ def _settled(board: Board) -> Board:
 
 @settings(max_examples=60, deadline=None)
 @given(boards(), st.data())
-def test_counters_never_decrease_except_704_5q_and_shields(board: Board, data: st.DataObject) -> None:
-    """701.34a only adds; only 704.5q annihilation and used shields (122.1c) take counters away."""
+def test_counters_never_decrease_except_704_5q(board: Board, data: st.DataObject) -> None:
+    """701.34a only adds; only 704.5q annihilation takes counters away (a shield counter replaces
+    only an effect's damage or destruction, 122.1c, and a resolution has none)."""
     out = apply_proliferate(board, _random_choice(board, data))
     settled = out.settled
     for row, obj_id in enumerate(board.ids):
@@ -403,8 +430,6 @@ def test_counters_never_decrease_except_704_5q_and_shields(board: Board, data: s
             taken = n - after.get(kind, 0)
             if kind in ("+1/+1", "-1/-1"):
                 assert taken <= int(settled.annihilated[row])
-            elif kind == "shield":
-                assert taken <= int(settled.shield_used[row])
             else:
                 assert taken <= 0, (obj_id, kind)
 
@@ -451,7 +476,7 @@ def test_704_3_settling_many_counts_at_once_equals_one_at_a_time(board: Board) -
     many = settle(board, counts)
     for c in range(3):
         one = settle(board, counts[c])
-        for name in ("counts", "annihilated", "dies", "chapters_after", "sacrificed", "shield_used", "thr_reached"):
+        for name in ("counts", "annihilated", "dies", "chapters_after", "sacrificed", "thr_reached"):
             assert np.array_equal(getattr(many, name)[c], getattr(one, name)), name
         assert np.array_equal(row_events(board, one), events_of(EventLayout.of(board), many)[c])
 

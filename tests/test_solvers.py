@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from strategies import boards
+from strategies import board_dicts, boards
 
 import solver
 from solver import Board, Choice, Decision, load_board, score, solve, worst_value
@@ -378,3 +378,95 @@ def test_api_misuse_is_refused() -> None:
         solve(board, must_include=["nobody"])
     with pytest.raises(solver.IllegalChoice):
         score(board, Choice.of(["nobody"]))
+
+
+# ------------------------------------------------------------------ a finished game (104.2a, 104.3, 704.5c, 810.8)
+def _value(board: Board, ids: list[str]) -> float:
+    return score(board, Choice.of(ids)).value
+
+
+def _bears(controller: str, pid: str = "bears") -> dict[str, Any]:
+    return {"id": pid, "controller": controller, "types": ["creature"], "power": 2, "toughness": 2,
+            "counters": {"+1/+1": 1}}  # fmt: skip
+
+
+def test_104_2a_704_5c_a_win_is_worth_its_score_alone_and_takes_the_fewest_picks() -> None:
+    # Both players at 9 poison: choosing bob alone makes him lose (704.5c) and alice win (104.2a).
+    # The +1/+1 counter on her Bears, added to a game that is over, is worth nothing: bob alone is
+    # the best choice, and the fewest picks break the tie.  (Main preferred bob + bears, 1 point more.)
+    board = _duel({"poison": 9}, {"poison": 9}, [_bears("alice")])
+    for method in ("fast", "cpsat", "brute"):
+        decision = solve(board, method=method)
+        assert decision.chosen == ("bob",), method
+        assert decision.game_result == "win"
+        assert decision.value == _value(board, ["bob"]) == _value(board, ["bob", "bears"])
+    [many] = solver.solve_many([board])
+    assert many.chosen == ("bob",) and many.value == decision.value
+
+
+def test_104_3_a_loss_is_worth_its_score_alone() -> None:
+    # Alice at 9 and bob at 0 poison: choosing alice loses the game (104.3, 704.5c), bears or not.
+    board = _duel({"poison": 9}, {"poison": 0, "energy": 1}, [_bears("alice")])
+    assert _value(board, ["alice", "bears"]) == _value(board, ["alice"])
+    assert worst_value(board) == _value(board, ["alice"])
+    assert _value(board, ["alice", "bob", "bears"]) == _value(board, ["alice"])
+
+
+def test_104_4a_a_draw_is_worth_its_score_alone() -> None:
+    board = _duel({"poison": 9}, {"poison": 9}, [_bears("alice"), _bears("bob", "elves")])
+    draw = _value(board, ["alice", "bob"])
+    assert _value(board, ["alice", "bob", "bears", "elves"]) == draw
+
+
+def test_810_8_two_headed_giant_win_is_worth_its_score_alone() -> None:
+    # Team b at 14 shared poison: one head chosen gives the team its 15th (704.6b), the team loses (810.8a).
+    board = load_board(
+        {
+            "variant": "two_headed_giant",
+            "proliferator": "a1",
+            "players": [
+                {"id": "a1", "team": "a", "counters": {}},
+                {"id": "a2", "team": "a", "counters": {}},
+                {"id": "b1", "team": "b", "counters": {"poison": 14}},
+                {"id": "b2", "team": "b", "counters": {"poison": 14}},
+            ],
+            "permanents": [_bears("a1")],
+        }
+    )
+    for method in ("fast", "cpsat", "brute"):
+        decision = solve(board, method=method)
+        assert decision.game_result == "win" and len(decision.chosen) == 1 and decision.chosen[0] in ("b1", "b2")
+    assert _value(board, ["b1", "bears"]) == _value(board, ["b1"])
+
+
+def _near_lethal(dicts: st.SearchStrategy[dict[str, Any]]) -> st.SearchStrategy[Board]:
+    """Boards whose players sit at or near lethal poison, so that many choices end the game."""
+
+    @st.composite
+    def build(draw: st.DrawFn) -> Board:
+        board = draw(dicts)
+        two_headed = board["variant"] == "two_headed_giant"
+        shared = draw(st.sampled_from([13, 14])) if two_headed else 0
+        for player in board["players"]:
+            counters = {k: v for k, v in player["counters"].items() if k.lower() != "poison"}
+            counters["poison"] = shared or draw(st.sampled_from([0, 8, 9, 9]))
+            player["counters"] = counters
+        return load_board(board)
+
+    return build()
+
+
+@settings(max_examples=60, deadline=None)
+@given(_near_lethal(board_dicts(max_permanents=5, max_proliferates=2)))
+def test_game_ending_boards_fast_cpsat_brute_batch_agree(board: Board) -> None:
+    """On boards where choices win, lose or draw, every path finds the brute-force optimum and its picks."""
+    assume(_small(board))
+    objective = Objective(board)
+    scored = [(objective.score_matrix(c, r), -int(c.sum())) for c, r in enumerate_choices(objective)]
+    best = max(scored)
+    decisions = {m: solve(board, method=m) for m in ("fast", "cpsat", "brute")}
+    decisions["batch"] = solver.solve_many([board])[0]
+    for method, decision in decisions.items():
+        assert (round(decision.value * MILLI), -_picks(decision)) == best, method
+    assert len({_canonical(d) for d in decisions.values()}) == 1
+    assert worst_value(board) == min(v for v, _ in scored) / MILLI
