@@ -72,10 +72,10 @@ def warm() -> float:
 
 
 def main() -> int:
-    import numba
+    import os
 
     seconds = warm()
-    where = numba.config.CACHE_DIR or "__pycache__ beside the sources, or numba's user-wide cache if read-only"
+    where = os.environ.get("NUMBA_CACHE_DIR") or "__pycache__ beside the sources (user-wide if read-only)"
     print(f"compiled core ready in {seconds:.1f} s (numba cache: {where})")
     return 0
 
