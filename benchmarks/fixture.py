@@ -161,7 +161,7 @@ def _record(path: Path) -> int:
 
 def check(indices: Sequence[int], path: Path = FIXTURE) -> dict[str, list[int]]:
     """The boards among ``indices`` whose decision or explanation differs from the fixture, per cause."""
-    data = np.load(path)
+    data = dict(np.load(path))
     digests, values, results = data["digests"], data["values"], data["results"]
     boards, decisions = decide(indices)
     moved: dict[str, list[int]] = {}
@@ -177,7 +177,7 @@ def check(indices: Sequence[int], path: Path = FIXTURE) -> dict[str, list[int]]:
 
 def diff(old: Path, new: Path) -> dict[str, list[int]]:
     """The boards whose digest differs between two recordings, per cause (no board decided again)."""
-    a, b = np.load(old), np.load(new)
+    a, b = dict(np.load(old)), dict(np.load(new))  # each array read once (an NpzFile reads it at every access)
     moved_rows = np.flatnonzero((a["digests"] != b["digests"]).any(axis=1))
     moved: dict[str, list[int]] = {}
     for i in moved_rows.tolist():
