@@ -26,7 +26,7 @@ from solver.kernels import decide_layout, stack
 from solver.policy import DEFAULT_POLICY
 
 from .boards import BoardSpec, generate
-from .common import cartpole_unit, fmt_time, in_units, markdown_table, time_it
+from .common import cartpole_unit, fmt_time, in_units, machine, markdown_table, time_it, write_json
 
 __all__ = ["main"]
 
@@ -81,7 +81,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     row("`proliferate solve` cold start, warm cache", _cold_start(5), "<= 0.8 s")
 
     print(f"u = {fmt_time(unit.median)} (one CartPole-v1 step, this run)")
-    print(markdown_table(["measure", "time", "in u", "target"], rows))
+    headers = ["measure", "time", "in u", "target"]
+    print(markdown_table(headers, rows))
+    payload = {
+        "machine": machine(),
+        "u": unit.to_json(),
+        "rows": [dict(zip(headers, map(str, r), strict=True)) for r in rows],
+    }
+    write_json("core", payload)
     return 0
 
 
