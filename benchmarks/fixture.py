@@ -7,9 +7,10 @@ boards drawn by a seeded generator over the whole range (the test suite's quick 
 ``diff --against OLD.npz`` compares two recordings, per cause, without deciding anything.
 
 The boards cover every variant, 1-4 proliferates (8 with Tekuthal), every supported card
-with a replacement effect, thresholds (numeric, win, lose), Sagas, battles, 2HG shared
-poison with its recipients, and sizes from 2 to 2,000 objects: board ``i`` is drawn from its
-own generator seeded by ``(SEED, i)`` (:func:`board_dict`), so any subset is rebuilt alone.
+with a replacement effect (the last 10,000 boards draw from all, with their parameters),
+thresholds (numeric, win, lose), Sagas, battles, 2HG shared poison with its recipients, and
+sizes from 2 to 2,000 objects: board ``i`` is drawn from its own generator seeded by
+``(SEED, i)`` (:func:`board_dict`), so any subset is rebuilt alone.
 Most come from :func:`tests.batch_strategies.random_board` with a varying number of
 permanents; every :data:`LARGE_EVERY`-th is a large realistic board of
 :func:`benchmarks.boards.generate` with thresholds and effects.
@@ -43,8 +44,11 @@ from .boards import VARIANTS, BoardSpec, generate
 __all__ = ["N_BOARDS", "board_dict", "causes", "decide", "digest", "subset"]
 
 #: Boards in the fixture, and the seed of the generator of each.
-N_BOARDS = 100_000
+N_BOARDS = 110_000
 SEED = 26
+#: From this board on, every effect is drawn from all supported cards (those added after the
+#: first 100,000 boards were recorded included), with random parameters.
+ALL_CARDS_FROM = 100_000
 #: Every this-many-th board is a large one (100 to 2,000 objects).
 LARGE_EVERY = 500
 _LARGE_SIZES = (100, 200, 500, 1_000, 2_000)
@@ -71,7 +75,34 @@ def board_dict(i: int) -> dict[str, Any]:
         )
         return generate(spec)
     board: dict[str, Any] = random_board(rng, int(rng.choice(_MAX_PERMANENTS)))
+    if i >= ALL_CARDS_FROM:
+        board["effects"] = _any_cards(rng, board)
     return board
+
+
+def _any_cards(rng: np.random.Generator, board: dict[str, Any]) -> list[dict[str, Any]]:
+    """One to three effects of any supported card, controlled by any player, each parameter drawn in its range."""
+    from solver.cards import CARDS, SUPPORTED_CARDS
+
+    players = [p["id"] for p in board["players"]]
+    out: list[dict[str, Any]] = []
+    for _ in range(int(rng.integers(1, 4))):
+        card = SUPPORTED_CARDS[int(rng.integers(len(SUPPORTED_CARDS)))]
+        effect: dict[str, Any] = {"card": card, "controller": players[int(rng.integers(len(players)))]}
+        if CARDS[card].needs_source:  # the text names the card itself: one of the permanents is it
+            if not board["permanents"]:
+                continue
+            source = board["permanents"][int(rng.integers(len(board["permanents"])))]
+            effect |= {"controller": source["controller"], "source": source["id"]}
+        for param in CARDS[card].parameters:
+            effect[param.name] = int(rng.integers(param.low, param.high + 1))
+        out.append(effect)
+    if any(CARDS[e["card"]].once_per_turn for e in out):  # a once-per-turn effect: one proliferate (modelled)
+        board["proliferates"] = 1
+        out = [e for e in out if CARDS[e["card"]].proliferate_factor == 1]
+    elif any(CARDS[e["card"]].proliferate_factor > 1 for e in out):  # doubling proliferates: at most 4 rounds
+        board["proliferates"] = min(int(board.get("proliferates", 1)), 2)
+    return out
 
 
 def _digest_of(payload: object) -> bytes:
@@ -178,7 +209,8 @@ def check(indices: Sequence[int], path: Path = FIXTURE) -> dict[str, list[int]]:
 def diff(old: Path, new: Path) -> dict[str, list[int]]:
     """The boards whose digest differs between two recordings, per cause (no board decided again)."""
     a, b = dict(np.load(old)), dict(np.load(new))  # each array read once (an NpzFile reads it at every access)
-    moved_rows = np.flatnonzero((a["digests"] != b["digests"]).any(axis=1))
+    common = min(len(a["digests"]), len(b["digests"]))  # the boards both recorded
+    moved_rows = np.flatnonzero((a["digests"][:common] != b["digests"][:common]).any(axis=1))
     moved: dict[str, list[int]] = {}
     for i in moved_rows.tolist():
         board = load_board(board_dict(i))
@@ -210,7 +242,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.against is None:
             parser.error("diff needs --against OLD.npz")
         start = time.perf_counter()
-        return _print_moved(diff(args.against, args.path), N_BOARDS, time.perf_counter() - start)
+        common = min(len(np.load(args.against)["values"]), len(np.load(args.path)["values"]))
+        return _print_moved(diff(args.against, args.path), common, time.perf_counter() - start)
     if args.subset < 0:
         parser.error("--subset must be 0 (every board) or more")
     indices = subset(args.subset) if args.subset else list(range(N_BOARDS))

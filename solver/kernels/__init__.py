@@ -65,11 +65,8 @@ def decide_layout(layout: Layout, sense: int = 1) -> Decided:
         L.thr_code, L.thr_amount, L.thr_seat, L.team_threshold, L.team_weight, L.tough_delta, L.presence,
         L.special, L.policy_scores, L.saga_chapter, sense, values, events, results, status, spans, chosen, recipients,
     )  # fmt: skip
-    if (status == TOO_MANY_SEATS).any():
-        b = int(np.flatnonzero(status == TOO_MANY_SEATS)[0])
-        raise ValueError(
-            f"board {b}: more than {MAX_FREE_SEATS} seats can be eliminated by one choice; use method='cpsat'"
-        )
+    if (status == TOO_MANY_SEATS).any():  # the fast path's own words: callers match on them
+        raise ValueError(f"more than {MAX_FREE_SEATS} seats can be eliminated by one choice; use method='cpsat'")
     return Decided(values, chosen, recipients, events, tuple(RESULT_CODES[c] for c in results.tolist()), spans)
 
 
