@@ -1,8 +1,9 @@
 """The decision API that the CLI, the server, the analysis and the env use: ``solve``, ``score``, ``top_k``.
 
 ``method="auto"`` takes the exact fast path (:mod:`solver.fast`) whenever there are no extra
-constraints -- it is exact for the objective by construction -- and CP-SAT
-(:mod:`solver.cpsat`) otherwise; ``"cpsat"``, ``"fast"`` and ``"brute"`` force a path.
+constraints -- it is exact for the objective by construction --, its pick-limit programme
+(:mod:`solver.limited`, reported as ``fast``) for constraints where no object couples seats,
+and CP-SAT (:mod:`solver.cpsat`) otherwise; ``"cpsat"``, ``"fast"`` and ``"brute"`` force a path.
 Whatever the path, the reported value is recomputed from the choice by
 :meth:`solver.objective.Objective.score_matrix`, the single scoring code.
 
