@@ -62,7 +62,8 @@ def non_reader(port: int, blocked: threading.Event) -> socket.socket:
 
 
 def test_clients_that_never_read_do_not_delay_another_clients_timeout() -> None:
-    with server() as (_, port):
+    # Two workers: one heavy solve at a time, so one core searches and the rest waits its turn.
+    with server("--workers", "2") as (_, port):
         events = [threading.Event() for _ in range(3)]
         started = time.perf_counter()
         stuck = [non_reader(port, event) for event in events]
@@ -72,7 +73,7 @@ def test_clients_that_never_read_do_not_delay_another_clients_timeout() -> None:
         assert time.perf_counter() < their_deadline - 0.5, "the non-readers' buffers filled too late to test anything"
         with socket.create_connection(("127.0.0.1", port)) as good:
             reader = good.makefile("rb")
-            # Queued behind a solve that waits for the busy CP-SAT slots: only its deadline can answer it.
+            # Queued behind a solve that waits for the busy CP-SAT slot: only its deadline can answer it.
             good.sendall(line({"type": "solve", "id": "g1", "board": slow_board(200), "top_k": 100, "time_ms": 7000}))
             # Due half a second after the non-readers' timeouts, which the deadline thread meets first.
             sent = time.perf_counter()
