@@ -317,7 +317,7 @@ def run_analyze(args: argparse.Namespace) -> int:
             _say(f"{PROG}: {args.report}: {note}")
         _say(f"{PROG}: wrote {os.path.join(args.report, 'index.html')}")
     for cut in reader.too_long:
-        _error(f"{cut.source}:{cut.line}", str(cut).removeprefix(f"{cut.source}:{cut.line}: "))
+        _error(f"{cut.source}:{cut.line}", cut.reason)
     if reader.too_long:
         return 2
     if summary.decisions == 0:
@@ -405,8 +405,7 @@ def run_import_arena(args: argparse.Namespace) -> int:
         _arena_summary(args.log, stats)
         return _error(
             f"{exc.source}:{exc.line}",
-            str(exc).removeprefix(f"{exc.source}:{exc.line}: ")
-            + (f"; {args.output} was not written" if args.output else ""),
+            exc.reason + (f"; {args.output} was not written" if args.output else ""),
         )
     except (UnsafeOutput, OSError) as exc:
         return _error(args.output or "<stdout>", f"cannot write: {_reason(exc)}")
