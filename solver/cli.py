@@ -27,7 +27,7 @@ from . import __version__
 from .board import Board
 from .boardjson import load_board
 from .errors import BoardError, Problem
-from .files import TooLarge, UnsafeOutput, read_stream_bounded, safe_output
+from .files import TooLarge, UnsafeOutput, failure_reason, read_stream_bounded, safe_output
 from .limits import MAX_BOARD_BYTES
 from .policy import Policy, PolicyError
 from .render import render_board, render_score
@@ -178,8 +178,7 @@ def _solve(args: argparse.Namespace) -> int:
             with safe_output(args.svg, inputs=inputs) as drawing:
                 drawing.text.write(choice_svg(board, best=decision.choice))
         except (OSError, UnsafeOutput) as exc:
-            reason = (exc.strerror if isinstance(exc, OSError) else None) or str(exc)
-            return _bad_input(args.svg, [f"cannot write the drawing: {reason}"])
+            return _bad_input(args.svg, [f"cannot write the drawing: {failure_reason(exc)}"])
     if args.json:
         print(json.dumps(decision.to_json()))
     else:

@@ -17,7 +17,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
-from ..files import UnsafeOutput, safe_output
+from ..files import UnsafeOutput, failure_reason, safe_output
 from ..limits import MAX_LINE_BYTES  # a constant: light, as --help needs
 from ..terminal import terminal_text
 
@@ -277,7 +277,7 @@ def run_analyze(args: argparse.Namespace) -> int:
             try:
                 out = stack.enter_context(safe_output(args.output, inputs=reader.paths)).text
             except (UnsafeOutput, OSError) as exc:
-                return _error(args.output, f"cannot write: {_reason(exc)}")
+                return _error(args.output, f"cannot write: {failure_reason(exc)}")
         sinks: list[Sink] = [JsonReport(out, thresholds, args.records) if args.json else TextReport(out, thresholds)]
         report = None
         if args.report:
@@ -286,7 +286,7 @@ def run_analyze(args: argparse.Namespace) -> int:
             except ReportDirError as exc:
                 return _error(args.report, str(exc))
             except OSError as exc:
-                return _error(args.report, f"cannot write the report: {exc.strerror or exc}")
+                return _error(args.report, f"cannot write the report: {failure_reason(exc)}")
             stack.callback(report.close)  # an interrupted or failed run leaves the directory as it was
             sinks.append(report)
         summary, problems, warnings = Summary(), ProblemLog(), _Warnings()
@@ -311,7 +311,7 @@ def run_analyze(args: argparse.Namespace) -> int:
             for sink in sinks:
                 sink.finish(summary, problems)
         except OSError as exc:
-            return _error(args.report or args.output or "", f"cannot write: {exc.strerror or exc}")
+            return _error(args.report or args.output or "", f"cannot write: {failure_reason(exc)}")
     if report is not None:
         for note in report.notes:
             _say(f"{PROG}: {args.report}: {note}")
@@ -408,7 +408,7 @@ def run_import_arena(args: argparse.Namespace) -> int:
             exc.reason + (f"; {args.output} was not written" if args.output else ""),
         )
     except (UnsafeOutput, OSError) as exc:
-        return _error(args.output or "<stdout>", f"cannot write: {_reason(exc)}")
+        return _error(args.output or "<stdout>", f"cannot write: {failure_reason(exc)}")
     _arena_summary(args.log, stats)
     if stats.records == 0:
         failure = stats.failure()
@@ -423,10 +423,6 @@ def _write_json_lines(records: Iterator[tuple[int, dict[str, Any]]], out: TextIO
 
     for _, record in records:
         out.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
-
-
-def _reason(exc: Exception) -> str:
-    return (exc.strerror if isinstance(exc, OSError) else None) or str(exc)
 
 
 if __name__ == "__main__":
