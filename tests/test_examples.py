@@ -147,6 +147,20 @@ def test_example_explanation_says_why(name: str) -> None:
         assert any(words in reason for reason in rows[obj_id].reasons), rows[obj_id].reasons
 
 
+def test_104_2a_a_head_s_own_counters_on_a_finished_game_say_why_they_are_worth_nothing() -> None:
+    # Team B at 14 poison: one more ends the game (810.10, 104.2a), so no counter added is worth
+    # anything.  A 2HG head's own counters (alice's energy) say so as an object's do (phage, nissa);
+    # main left the head's "+0.5" beside a marginal of 0 unexplained.
+    from solver.explain import GAME_OVER_REASON
+
+    decision = solver.solve(read_example("two_headed_giant_lethal"))
+    rows = {row.id: row for row in decision.explanation}
+    for obj_id in ("alice", "phage", "nissa"):
+        assert rows[obj_id].marginal == 0
+        assert GAME_OVER_REASON in rows[obj_id].reasons, (obj_id, rows[obj_id].reasons)
+    assert rows["carol"].reasons == ()  # nothing of her own: no reason to give
+
+
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_example_all_solver_paths_agree(name: str) -> None:
     """Fast path, CP-SAT and brute force find the same value and choose each object as often."""
