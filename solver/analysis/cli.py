@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from ..files import UnsafeOutput, failure_reason, safe_output
 from ..limits import MAX_LINE_BYTES  # a constant: light, as --help needs
-from ..terminal import terminal_text
+from ..terminal import cut_message, terminal_text
 
 if TYPE_CHECKING:
     from .analyze import ChunkRunner
@@ -35,8 +35,6 @@ FORMATS = ("auto", "native", "arena")
 PROGRESS_BYTES = 1 << 20
 #: Warnings about bad lines shown on stderr; the rest are counted in one closing line.
 SHOWN_WARNINGS = 20
-#: Longest message line printed on stderr (a message can quote a field name of any length).
-MAX_MESSAGE_CHARS = 1000
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -167,10 +165,8 @@ def _warn(message: str) -> None:
 
 
 def _say(line: str) -> None:
-    """One line on stderr, escaped for the terminal and cut at :data:`MAX_MESSAGE_CHARS`."""
-    if len(line) > MAX_MESSAGE_CHARS:
-        line = line[:MAX_MESSAGE_CHARS] + f"... ({len(line) - MAX_MESSAGE_CHARS} more characters)"
-    print(terminal_text(line, lines=False), file=sys.stderr)
+    """One line on stderr, escaped for the terminal and cut at :data:`~solver.terminal.MAX_MESSAGE_CHARS`."""
+    print(terminal_text(cut_message(line), lines=False), file=sys.stderr)
 
 
 class _Warnings:
