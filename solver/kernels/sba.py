@@ -1,0 +1,143 @@
+"""State-based actions and what follows them, one object row at a time (704.3, 704.5, 714.4, 122.2).
+
+Each rule is one small compiled function named for it; :func:`settle_row` applies them in the
+order the rules give (every state-based action is checked simultaneously, 704.3, so the order
+only matters where one action's result is another's input, as for annihilation before
+toughness).  Rows are plain arrays: ``counts`` is one row of the layout's counter table.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .layout import (
+    F_BATTLE,
+    F_CREATURE,
+    F_DESTRUCTIBLE,
+    F_PHASED_OUT,
+    F_PLANESWALKER,
+    F_PRESENT,
+    F_SAGA,
+)
+
+__all__ = [
+    "annihilate_704_5q",
+    "battle_defense_704_5v",
+    "lethal_damage_704_5g",
+    "planeswalker_loyalty_704_5i",
+    "saga_chapters_714_2b",
+    "saga_sacrifice_714_4",
+    "settle_row",
+    "toughness_122_1a",
+    "zero_toughness_704_5f",
+]
+
+
+@njit(cache=True)
+def annihilate_704_5q(counts: np.ndarray, flags: int, plus: int, minus: int) -> int:
+    """704.5q: a permanent with +1/+1 and -1/-1 counters loses N of each, N the smaller count."""
+    if plus < 0 or minus < 0 or not flags & F_PRESENT:
+        return 0
+    n = min(counts[plus], counts[minus])
+    counts[plus] -= n
+    counts[minus] -= n
+    return int(n)
+
+
+@njit(cache=True)
+def toughness_122_1a(counts: np.ndarray, printed: int, tough_delta: np.ndarray) -> int:
+    """122.1a: each P/T counter changes toughness by its second half."""
+    t = printed
+    for k in range(len(tough_delta)):
+        if tough_delta[k] != 0:
+            t += tough_delta[k] * counts[k]
+    return t
+
+
+@njit(cache=True)
+def zero_toughness_704_5f(flags: int, toughness: int) -> bool:
+    """704.5f: a creature with toughness 0 or less goes to the graveyard (indestructible doesn't help)."""
+    return bool(flags & F_CREATURE) and toughness <= 0
+
+
+@njit(cache=True)
+def lethal_damage_704_5g(flags: int, toughness: int, damage: int) -> bool:
+    """704.5g: a destructible creature with lethal damage marked is destroyed.
+
+    A shield counter does not save it (122.1c): shields replace damage and destruction "as the
+    result of an effect", and this destruction is a state-based action.
+    """
+    return bool(flags & F_DESTRUCTIBLE) and toughness > 0 and damage >= toughness
+
+
+@njit(cache=True)
+def planeswalker_loyalty_704_5i(counts: np.ndarray, flags: int, loyalty: int) -> bool:
+    """704.5i: a planeswalker with 0 loyalty goes to the graveyard."""
+    if not flags & F_PLANESWALKER:
+        return False
+    return (counts[loyalty] if loyalty >= 0 else 0) <= 0
+
+
+@njit(cache=True)
+def battle_defense_704_5v(counts: np.ndarray, flags: int, defense: int) -> bool:
+    """704.5v: a battle with 0 defense goes to the graveyard."""
+    if not flags & F_BATTLE:
+        return False
+    return (counts[defense] if defense >= 0 else 0) <= 0
+
+
+@njit(cache=True)
+def saga_chapters_714_2b(flags: int, lore: int, chapters: int) -> int:
+    """714.2b/714.2c: the chapters a Saga with ``lore`` lore counters has reached (at most its final one)."""
+    if not flags & F_SAGA:
+        return 0
+    return min(lore, chapters)
+
+
+@njit(cache=True)
+def saga_sacrifice_714_4(flags: int, lore: int, chapters: int) -> bool:
+    """714.4: a Saga with as many lore counters as chapters goes (once its chapter ability has left the stack)."""
+    return bool(flags & F_SAGA) and lore >= chapters
+
+
+@njit(cache=True)
+def settle_row(
+    counts: np.ndarray,
+    start: np.ndarray,
+    flags: int,
+    toughness: int,
+    damage: int,
+    chapters: int,
+    tough_delta: np.ndarray,
+    special: np.ndarray,
+) -> tuple[bool, bool, int, int]:
+    """Every state-based action of one object whose counters are ``counts`` (modified in place).
+
+    ``start`` is the object's counters before the resolution (for the chapters already
+    reached); ``special`` the layout's special columns (see :data:`solver.kernels.layout.SPECIAL`).
+    Returns whether it dies, whether it is sacrificed (714.4), and its chapters before and after.
+    Counters of an object that dies cease to exist (122.2).
+    """
+    plus, minus, loyalty, defense, lore = special[0], special[1], special[2], special[3], special[4]
+    annihilate_704_5q(counts, flags, plus, minus)
+    t = toughness_122_1a(counts, toughness, tough_delta)
+    dies = zero_toughness_704_5f(flags, t) or lethal_damage_704_5g(flags, t, damage)
+    dies = dies or planeswalker_loyalty_704_5i(counts, flags, loyalty) or battle_defense_704_5v(counts, flags, defense)
+    before = after = 0
+    sacrificed = False
+    if flags & F_SAGA:
+        lore_before = start[lore] if lore >= 0 else 0
+        lore_after = counts[lore] if lore >= 0 else 0
+        before = saga_chapters_714_2b(flags, lore_before, chapters)
+        after = saga_chapters_714_2b(flags, lore_after, chapters)
+        sacrificed = saga_sacrifice_714_4(flags, lore_after, chapters)
+    if dies:
+        counts[:] = 0
+    return dies, sacrificed, before, after
+
+
+@njit(cache=True)
+def alive_122_2(flags: int, dies: bool) -> bool:
+    """An object still there after the state-based actions (not dead, not phased out, 702.26b)."""
+    return not dies and not flags & F_PHASED_OUT

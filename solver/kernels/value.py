@@ -1,0 +1,110 @@
+"""The value of a resolution, in exact integer milli-points, and the game result (docs/objective.md).
+
+Material adds over objects; the game result depends only on which seats lose, a bitmask.
+Events are bitmasks too: with S seats, bit ``s`` is a state-based loss of seat ``s`` (704.5a,
+704.5c, 704.6b), bit ``S + s`` a ``win`` threshold of seat ``s`` that triggered, bit ``2S + s``
+a ``lose`` threshold.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+__all__ = [
+    "game_milli",
+    "game_score",
+    "lost_seats_104_2a",
+    "material_row",
+    "popcount",
+    "rivals_of",
+]
+
+
+@njit(cache=True)
+def popcount(x: int) -> int:
+    n = 0
+    while x:
+        x &= x - 1
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def material_row(
+    counts: np.ndarray,
+    weights: np.ndarray,
+    presence: np.ndarray,
+    worth: int,
+    gone: bool,
+    chapters_gained: int,
+    saga_chapter: int,
+) -> int:
+    """One object's worth after the state-based actions, before its side's sign, in milli-points.
+
+    Its own worth and its counters' (a presence-only kind counts once), nothing if it died or is
+    sacrificed; every Saga chapter triggered is worth the policy's ``saga_chapter``.
+    """
+    value = 0
+    if not gone:
+        value = worth
+        for k in range(len(counts)):
+            c = counts[k]
+            if c:
+                if presence[k] and c > 1:
+                    c = 1
+                value += c * weights[k]
+    return value + saga_chapter * chapters_gained
+
+
+@njit(cache=True)
+def rivals_of(seat: np.ndarray, team: np.ndarray, n_seats: int) -> np.ndarray:
+    """Per seat, the bitmask of the seats on another team (those that lose when it wins, 104.2a)."""
+    out = np.zeros(max(n_seats, 1), dtype=np.int64)
+    for i in range(len(seat)):
+        for j in range(len(seat)):
+            if team[i] != team[j]:
+                out[seat[i]] |= np.int64(1) << seat[j]
+    return out
+
+
+@njit(cache=True)
+def lost_seats_104_2a(events: int, n_seats: int, rivals: np.ndarray) -> int:
+    """The seats that lose: state-based losses first; a seat still in whose ``win`` threshold triggered wins,
+    so every rival loses (104.2a); a seat's own ``lose`` threshold costs it the game unless it wins first (603.3b).
+    """
+    full = (np.int64(1) << n_seats) - 1
+    sba = events & full
+    above = events >> n_seats
+    wins = above & full & ~sba
+    loses = (above >> n_seats) & full & ~wins
+    lost = sba | loses
+    s = 0
+    while wins:
+        if wins & 1:
+            lost |= rivals[s]
+        wins >>= 1
+        s += 1
+    return int(lost)
+
+
+@njit(cache=True)
+def game_score(
+    lost: int, our_seat: int, opponents: int, n_opponents: int, scores: np.ndarray, elimination: float
+) -> float:
+    """The policy's score of the seats ``lost``, from the proliferator's side (win, draw, loss, eliminations)."""
+    lost_opponents = popcount(lost & opponents)
+    all_lost = lost_opponents == n_opponents and lost_opponents > 0
+    if (lost >> our_seat) & 1:
+        return float(scores[1] if all_lost else scores[2])
+    if all_lost:
+        return float(scores[0])
+    return elimination * lost_opponents
+
+
+@njit(cache=True)
+def game_milli(score: float, weight: float) -> int:
+    """A game score in milli-points at the board's game weight (0 for no game event)."""
+    if score == 0.0:
+        return 0
+    return int(np.rint(1000.0 * weight * score))

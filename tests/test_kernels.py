@@ -1,0 +1,114 @@
+"""The compiled core (solver.kernels) against today's decisions, brute force, and the rules themselves."""
+
+from __future__ import annotations
+
+import numpy as np
+from batch_strategies import random_boards
+from hypothesis import HealthCheck, given, settings
+from strategies import boards as board_strategy
+
+from benchmarks.fixture import board_dict, subset
+from solver import load_board
+from solver.batch import decide_one
+from solver.board import Board
+from solver.brute import MAX_BRUTE, solve_brute
+from solver.kernels import decide
+from solver.kernels.layout import F_CREATURE, F_DESTRUCTIBLE, F_PLANESWALKER, F_PRESENT, F_SAGA
+from solver.kernels.sba import (
+    annihilate_704_5q,
+    lethal_damage_704_5g,
+    planeswalker_loyalty_704_5i,
+    saga_sacrifice_714_4,
+    settle_row,
+)
+from solver.objective import Objective
+from solver.policy import DEFAULT_POLICY
+from solver.rules import eligible_mask
+
+
+def _mismatches(boards: list[Board], sense: int = 1) -> list[int]:
+    """Boards the kernels decide otherwise than the single-board numpy path (Objective + solve_fast)."""
+    layout, got = decide(boards, DEFAULT_POLICY, sense)
+    bad = []
+    for b, board in enumerate(boards):
+        want = decide_one(board, sense=sense)
+        lo, hi = layout.obj_off[b], layout.obj_off[b + 1]
+        t_lo, t_hi = layout.team_off[b], layout.team_off[b + 1]
+        r = board.rounds
+        same = (
+            got.values[b] == want.value
+            and np.array_equal(got.chosen[:r, lo:hi], want.chosen)
+            and np.array_equal(got.recipients[:r, t_lo:t_hi], want.recipients)
+            and got.events[b] == want.events
+            and got.results[b] == want.game_result()
+        )
+        if not same:
+            bad.append(b)
+    return bad
+
+
+def test_kernels_decide_the_fixture_subset_as_the_numpy_path_does() -> None:
+    boards = [load_board(board_dict(i)) for i in subset(1_000, seed=1)]
+    assert _mismatches(boards, 1) == []
+    assert _mismatches(boards, -1) == []
+
+
+def test_kernels_decide_the_batched_strategies_as_the_numpy_path_does() -> None:
+    boards = [load_board(d) for d in random_boards(seed=26, n=2_000)]
+    assert _mismatches(boards) == []
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(board_strategy(max_proliferates=3))
+def test_kernels_decide_hypothesis_boards_as_the_numpy_path_does(board: Board) -> None:
+    assert _mismatches([board]) == []
+
+
+def test_kernels_equal_brute_force_on_small_boards() -> None:
+    pool = [load_board(d) for d in random_boards(seed=7, n=3_000)]
+    small = [b for b in pool if int(eligible_mask(b).sum()) * b.rounds <= min(MAX_BRUTE, 7)]
+    small = small[:150]
+    assert len(small) == 150
+    layout, got = decide(small, DEFAULT_POLICY)
+    for b, board in enumerate(small):
+        chosen, recipients, value = solve_brute(Objective(board))
+        lo, hi = layout.obj_off[b], layout.obj_off[b + 1]
+        assert int(got.values[b]) == value, board
+        t_lo, t_hi = layout.team_off[b], layout.team_off[b + 1]
+        assert np.array_equal(got.chosen[: board.rounds, lo:hi], chosen), board
+        assert np.array_equal(got.recipients[: board.rounds, t_lo:t_hi], recipients), board
+
+
+def test_a_boards_answer_does_not_depend_on_its_batch() -> None:
+    boards = [load_board(board_dict(i)) for i in range(300)]
+    _, together = decide(boards, DEFAULT_POLICY)
+    _, backwards = decide(boards[::-1], DEFAULT_POLICY)
+    assert together.values.tolist() == backwards.values[::-1].tolist()
+    for b in (0, 17, 299):
+        _, alone = decide([boards[b]], DEFAULT_POLICY)
+        assert int(alone.values[0]) == int(together.values[b])
+
+
+def test_annihilation_removes_pairs_704_5q() -> None:
+    counts = np.array([3, 1, 0], dtype=np.int64)
+    assert annihilate_704_5q(counts, F_PRESENT, 0, 1) == 1
+    assert counts.tolist() == [2, 0, 0]
+
+
+def test_a_shield_counter_does_not_save_a_creature_from_lethal_damage_122_1c_704_5g() -> None:
+    flags = F_PRESENT | F_CREATURE | F_DESTRUCTIBLE
+    counts = np.array([1], dtype=np.int64)  # one shield counter
+    special = np.array([-1, -1, -1, -1, -1, -1], dtype=np.int64)
+    dies, _, _, _ = settle_row(counts, counts.copy(), flags, 2, 2, 0, np.zeros(1, dtype=np.int64), special)
+    assert dies and counts.tolist() == [0]  # it dies, and its counters cease to exist (122.2)
+    assert lethal_damage_704_5g(flags, 2, 2) and not lethal_damage_704_5g(F_PRESENT | F_CREATURE, 2, 2)
+
+
+def test_planeswalker_with_no_loyalty_dies_704_5i() -> None:
+    assert planeswalker_loyalty_704_5i(np.array([0], dtype=np.int64), F_PRESENT | F_PLANESWALKER, 0)
+    assert not planeswalker_loyalty_704_5i(np.array([1], dtype=np.int64), F_PRESENT | F_PLANESWALKER, 0)
+
+
+def test_a_saga_at_its_final_chapter_is_sacrificed_714_4() -> None:
+    assert saga_sacrifice_714_4(F_PRESENT | F_SAGA, 3, 3)
+    assert not saga_sacrifice_714_4(F_PRESENT | F_SAGA, 2, 3)
