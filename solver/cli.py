@@ -149,7 +149,7 @@ def _add_solve(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 def _solve(args: argparse.Namespace) -> int:
     started = time.perf_counter()
-    where = "<stdin>" if args.board == "-" else args.board
+    where = _board_name(args.board)
     read = _board_and_policy(args)
     if isinstance(read, int):
         return read
@@ -191,13 +191,18 @@ def _board_and_policy(args: argparse.Namespace) -> tuple[Board, Policy | None] |
     try:
         board = _read_board(args.board, args.max_board_bytes)
     except BoardError as exc:
-        return _bad_input("<stdin>" if args.board == "-" else args.board, exc.problems)
+        return _bad_input(_board_name(args.board), exc.problems)
     if args.policy is None:
         return board, None
     try:
         return board, Policy.from_toml(args.policy)
     except PolicyError as exc:
         return _bad_input(args.policy, exc.problems)
+
+
+def _board_name(source: str) -> str:
+    """How an error line names the board a command read: its path, or ``<stdin>`` for ``-``."""
+    return "<stdin>" if source == "-" else source
 
 
 def _add_board_bound(sub: argparse.ArgumentParser) -> None:
@@ -269,7 +274,7 @@ def _score(args: argparse.Namespace) -> int:
     from .rules import Choice
     from .validation import Problems, unique_ids
 
-    where = "<stdin>" if args.board == "-" else args.board
+    where = _board_name(args.board)
     read = _board_and_policy(args)
     if isinstance(read, int):
         return read
