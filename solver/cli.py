@@ -270,16 +270,14 @@ def _add_score(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 def _score(args: argparse.Namespace) -> int:
     from .decision import choice_to_json
     from .errors import IllegalChoice
-    from .protocol.messages import evaluate_item
+    from .protocol.messages import read_choice
     from .rules import Choice
-    from .validation import Problems, unique_ids
 
     where = _board_name(args.board)
     read = _board_and_policy(args)
     if isinstance(read, int):
         return read
     board, policy = read
-    problems = Problems()
     if args.choice is not None:
         if args.ids or args.recipient:
             return _bad_input("--choice", ["gives the whole choice: leave out the IDs and --recipient"])
@@ -287,7 +285,7 @@ def _score(args: argparse.Namespace) -> int:
             raw = json.loads(args.choice)
         except (ValueError, RecursionError) as exc:
             return _bad_input("--choice", [f"not valid JSON: {exc}"])
-        item = evaluate_item(raw, "--choice", problems)  # the protocol's evaluate entry (docs/protocol.md)
+        item, problems = read_choice(raw, "--choice")  # the protocol's evaluate entry (docs/protocol.md)
         if item is None:
             return _bad_input(None, problems)
         choice = item.choice(board.rounds)
@@ -298,10 +296,10 @@ def _score(args: argparse.Namespace) -> int:
             if not sep or not team or not head:
                 return _bad_input("--recipient", [f"must be TEAM=PLAYER, not {spec!r}"])
             recipients[team] = head
-        ids = unique_ids(list(args.ids), "ID", problems)
-        if ids is None or problems:
+        listed, problems = read_choice(list(args.ids), "ID")  # distinct non-empty ids, as in an evaluate entry
+        if listed is None:
             return _bad_input(None, problems)
-        choice = Choice.of(ids, recipients, rounds=board.rounds)
+        choice = Choice.of(listed.rounds[0][0], recipients, rounds=board.rounds)
     try:
         result = score(board, choice, policy)
     except IllegalChoice as exc:  # the rules' reason, e.g. "'alice' has no counters (701.34a)"
