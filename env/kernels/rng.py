@@ -60,14 +60,14 @@ def draw_unit(states: U64, g: int) -> float:
 def draw_below(states: U64, g: int, n: int) -> int:
     """An integer in ``[0, n)``, uniform and unbiased (rejection of the top partial range); 0 if ``n <= 1``."""
     if n <= 1:
-        return 0
+        return np.int64(0)
     bound = np.uint64(n)
     # The largest multiple of n that fits in 2**64, as (2**64 - (2**64 mod n)); draws at or above it are redrawn.
     limit = _ZERO - ((_ZERO - bound) % bound)
     while True:
         r = draw_u64(states, g)
         if limit == _ZERO or r < limit:
-            return int(r % bound)
+            return np.int64(r % bound)
 
 
 def seeded_state(seed: int) -> np.uint64:
@@ -88,3 +88,8 @@ def _mix_py(z: int) -> int:
     z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
     z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
     return z ^ (z >> 31)
+
+
+def draw_u64_py(states: U64, g: int) -> int:
+    """:func:`draw_u64` from Python (for seeding a ``numpy`` generator handed to a Python policy)."""
+    return int(draw_u64(states, g))

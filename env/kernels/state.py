@@ -169,33 +169,69 @@ class Catalogue:
 #: Replacement effects one game can have in play at once.
 MAX_EFFECTS = 64
 
+#: Columns of :attr:`GameArrays.obj` (per slot).
+O_CARD, O_UID, O_CTRL, O_PROT, O_DAMAGE, O_PHASED = range(6)
+#: Columns of :attr:`GameArrays.seat` (per seat).
+S_IN, S_LIFE, S_TEAM, S_LOST, S_DECK = range(5)
+#: Columns of :attr:`GameArrays.game` (per game): the game, the queue, the decision being made.
+(G_NPERM, G_NEFF, G_PROLIF, G_PROLIFS, G_NEXT_SEAT, G_TURNS, G_NEXT_UID, G_OVER, G_TRUNC, G_QHEAD, G_QLEN,
+ G_PENDING, G_PSEAT, G_PSRC, G_PTARGET, G_PSAC, G_PROUNDS, G_PROUND, G_STEPS, G_AGENT, G_NPICK, G_ERROR,
+ G_DECISIONS, G_NSEATS, G_RESULT) = range(25)  # fmt: skip
+N_GAME_FIELDS = 25
+#: Columns of a queued opportunity: seat, source code, target uid, sacrifice uid (-1: none), fizzled.
+Q_SEAT, Q_SRC, Q_TARGET, Q_SAC, Q_FIZZLED = range(5)
+#: Opportunities one game can have queued at once (a turn queues a few).
+MAX_QUEUE = 64
+#: Proliferates one decision can have (Contagion Engine under Tekuthal is 4; a given board up to 8).
+MAX_ROUNDS = 8
+
 
 class GameArrays:
-    """The state of ``n`` games of one variant in fixed-slot arrays (see the module docstring)."""
+    """The state of ``n`` games of one variant in fixed-slot arrays (see the module docstring).
+
+    Per-slot, per-seat and per-game integers are packed in one array each (``obj``, ``seat``,
+    ``game``, columns named by the ``O_``, ``S_`` and ``G_`` constants) so that a kernel takes a
+    few arrays; the named attributes (``card``, ``life``, ``n_perm`` ...) are views into them.
+    """
 
     def __init__(self, n: int, variant: Variant, seats: int, slots: int, catalogue: Catalogue | None = None) -> None:
         self.n, self.variant, self.seats, self.slots = n, variant, seats, slots
         self.catalogue = catalogue or Catalogue()
         k = len(self.catalogue.kinds)
         self.counts = np.zeros((n, slots, k), dtype=np.int64)
-        self.card = np.full((n, slots), -1, dtype=np.int64)
-        self.uid = np.zeros((n, slots), dtype=np.int64)
-        self.controller = np.full((n, slots), -1, dtype=np.int64)
-        self.protector = np.full((n, slots), -1, dtype=np.int64)
-        self.damage = np.zeros((n, slots), dtype=np.int64)
-        self.phased = np.zeros((n, slots), dtype=np.bool_)
-        self.n_perm = np.zeros(n, dtype=np.int64)
-        self.player_in = np.zeros((n, seats), dtype=np.bool_)
-        self.life = np.zeros((n, seats), dtype=np.int64)
-        self.team = np.zeros((n, seats), dtype=np.int64)
+        self.gain = np.zeros((n, slots, k), dtype=np.int64)
+        self.obj = np.zeros((n, slots, 6), dtype=np.int64)
+        self.obj[:, :, O_CARD] = -1
+        self.obj[:, :, O_CTRL] = -1
+        self.obj[:, :, O_PROT] = -1
+        self.seat = np.zeros((n, seats, 5), dtype=np.int64)
+        self.game = np.zeros((n, N_GAME_FIELDS), dtype=np.int64)
+        self.game[:, G_PROLIFS] = 1
         self.effects = np.zeros((n, MAX_EFFECTS, 3), dtype=np.int64)
-        self.n_effects = np.zeros(n, dtype=np.int64)
-        self.proliferator = np.zeros(n, dtype=np.int64)
-        self.proliferates = np.ones(n, dtype=np.int64)
+        self.queue = np.zeros((n, MAX_QUEUE, 5), dtype=np.int64)
+        self.chosen = np.zeros((n, MAX_ROUNDS, slots), dtype=np.int8)
+        self.recipients = np.full((n, MAX_ROUNDS, 2), -1, dtype=np.int64)
+        self.picked = np.zeros((n, slots), dtype=np.int8)
+        self.order = np.zeros((n, slots), dtype=np.int64)
         self.rng = np.zeros(n, dtype=np.uint64)
         #: Per game: the seats' player ids and the team names (Python: they change only at a reset).
         self.seat_ids: list[tuple[str, ...]] = [()] * n
         self.team_names: list[tuple[str, ...]] = [()] * n
+
+    # Views into the packed arrays, by name.
+    card = property(lambda self: self.obj[:, :, O_CARD])
+    uid = property(lambda self: self.obj[:, :, O_UID])
+    controller = property(lambda self: self.obj[:, :, O_CTRL])
+    protector = property(lambda self: self.obj[:, :, O_PROT])
+    damage = property(lambda self: self.obj[:, :, O_DAMAGE])
+    phased = property(lambda self: self.obj[:, :, O_PHASED])
+    player_in = property(lambda self: self.seat[:, :, S_IN])
+    life = property(lambda self: self.seat[:, :, S_LIFE])
+    team = property(lambda self: self.seat[:, :, S_TEAM])
+    n_perm = property(lambda self: self.game[:, G_NPERM])
+    n_effects = property(lambda self: self.game[:, G_NEFF])
+    proliferator = property(lambda self: self.game[:, G_PROLIF])
+    proliferates = property(lambda self: self.game[:, G_PROLIFS])
 
     @property
     def nbytes(self) -> int:
@@ -206,9 +242,11 @@ class GameArrays:
         """Add counter columns for kinds the catalogue gained (rare: a given board with a new kind)."""
         k = len(self.catalogue.kinds)
         if k > self.counts.shape[2]:
-            wider = np.zeros((self.n, self.slots, k), dtype=np.int64)
-            wider[:, :, : self.counts.shape[2]] = self.counts
-            self.counts = wider
+            for name in ("counts", "gain"):
+                old = getattr(self, name)
+                wider = np.zeros((self.n, self.slots, k), dtype=np.int64)
+                wider[:, :, : old.shape[2]] = old
+                setattr(self, name, wider)
 
     # ------------------------------------------------------------------ Board <-> arrays
     def load(self, g: int, board: Board) -> None:
@@ -232,15 +270,14 @@ class GameArrays:
         self._widen()
         seat_of = {p.id: i for i, p in enumerate(players)}
         self.counts[g] = 0
-        self.card[g] = -1
-        self.uid[g] = 0
-        self.controller[g] = -1
-        self.protector[g] = -1
-        self.damage[g] = 0
-        self.phased[g] = False
-        self.player_in[g] = False
-        self.life[g] = 0
-        self.team[g] = np.arange(self.seats)
+        self.obj[g] = 0
+        self.obj[g, :, O_CARD] = -1
+        self.obj[g, :, O_CTRL] = -1
+        self.obj[g, :, O_PROT] = -1
+        self.seat[g] = 0
+        self.seat[g, :, S_TEAM] = np.arange(self.seats)
+        self.game[g] = 0
+        self.queue[g] = 0
         first, n_perm = board.n_players, len(permanents)
         rows = np.concatenate([np.arange(first), self.seats + np.arange(n_perm)]).astype(np.int64)
         self.counts[g][np.ix_(rows, np.array(columns, dtype=np.int64))] = board.counts
@@ -256,12 +293,14 @@ class GameArrays:
         self.damage[g, perm_slots] = board.damage[first:]
         self.phased[g, perm_slots] = board.phased_out[first:]
         self.n_perm[g] = n_perm
+        self.game[g, G_NEXT_UID] = max([0, *(u + 1 for u in self.uid[g, perm_slots].tolist())])
         self.n_effects[g] = len(board.effects)
         self.effects[g] = 0
         for e, effect in enumerate(board.effects):
             self.effects[g, e] = (EFFECT_NAMES.index(effect.card), seat_of[effect.controller], effect.level)
         self.proliferator[g] = board.proliferator
         self.proliferates[g] = board.proliferates
+        self.game[g, G_NSEATS] = first
         self.seat_ids[g] = tuple(p.id for p in players)
         self.team_names[g] = board.team_names
 
