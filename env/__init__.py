@@ -12,10 +12,10 @@ from __future__ import annotations
 import gymnasium as gym
 
 from .agents import OracleAgent, RandomAgent, RuleBasedAgent
-from .core import ProliferateEnv
+from .core import ProliferateEnv, ProliferateEnvV1
 from .events import EventParams
 from .sharded import ShardedVectorEnv
-from .vector import ProliferateVectorEnv
+from .vector import ProliferateVectorEnv, ProliferateVectorEnvV1
 from .wrappers import ScaledCounters, sample_legal
 
 __all__ = [
@@ -24,7 +24,9 @@ __all__ = [
     "EventParams",
     "OracleAgent",
     "ProliferateEnv",
+    "ProliferateEnvV1",
     "ProliferateVectorEnv",
+    "ProliferateVectorEnvV1",
     "RandomAgent",
     "RuleBasedAgent",
     "ScaledCounters",
@@ -59,7 +61,7 @@ for _id, (_kwargs, _steps) in IDS_V1.items():
         gym.register(
             id=_id,
             entry_point="env.core:ProliferateEnvV1",
-            vector_entry_point="env.vector:ProliferateVectorEnvV1",
+            vector_entry_point="env.sharded:make_vector_env_v1",
             kwargs=_kwargs,
             max_episode_steps=_steps,
         )

@@ -8,7 +8,7 @@ given with ``reset(options={"board": ...})``); the observation is relative to it
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import gymnasium as gym
 import numpy as np
@@ -157,7 +157,7 @@ class ProliferateEnv(gym.Env[dict[str, Any], Any]):
         self.observation_space = observation_space(self.slots, self.n_bits, c_max)
         self._core = self._make_core(1)
 
-    def _make_core(self, n: int) -> Any:
+    def _make_core(self, n: int) -> Lockstep:
         """The games' engine: v0's :class:`~env.lockstep.Lockstep`; v1 overrides it."""
         return Lockstep(self.settings, self.agent, n)
 
@@ -294,7 +294,7 @@ class ProliferateEnvV1(ProliferateEnv):
     - v0: the first version, a Python game model over immutable boards (retired).
     """
 
-    def _make_core(self, n: int) -> Any:
+    def _make_core(self, n: int) -> Lockstep:
         from .lockstep_v1 import LockstepV1
 
-        return LockstepV1(self.settings, self.agent, n)
+        return cast("Lockstep", LockstepV1(self.settings, self.agent, n))  # the same interface

@@ -77,7 +77,8 @@ class PendingV1:
         for k in range(r):
             out_c[k] = chosen[k, rows] != 0
             for t, name in enumerate(board.team_names):
-                h = int(recipients[k, team_names.index(name)])
+                at = team_names.index(name)
+                h = int(recipients[k, at]) if at < recipients.shape[1] else -1
                 if h >= 0:
                     out_r[k, t] = row_of[h]
         return Plan(value, out_c, out_r)
@@ -130,7 +131,9 @@ class EpisodeV1:
         board = self.pending().board
         engine = self.core.engine
         c = engine.config
-        return View.build(board, engine.arrays.seat_ids[self.g], self.actor, c.slots, c.c_max, {}, start_life(c.variant))
+        return View.build(
+            board, engine.arrays.seat_ids[self.g], self.actor, c.slots, c.c_max, {}, start_life(c.variant)
+        )
 
 
 class LockstepV1:
@@ -254,14 +257,15 @@ class LockstepV1:
 
     def mask(self, ep: EpisodeV1) -> npt.NDArray[np.int8]:
         """The action mask (int8, 1 = allowed) of ``ep``'s current step; all zero (bar DONE) once it is over."""
-        return self._masks(np.array([ep.g], dtype=np.int64))[0]
+        out: npt.NDArray[np.int8] = self._masks(np.array([ep.g], dtype=np.int64))[0]
+        return out
 
     def _observe(
         self, idx: npt.NDArray[np.int64], illegal: npt.NDArray[np.int64], terms: list[dict[str, float]],
         decision_done: list[bool],
     ) -> tuple[Obs, list[Info]]:  # fmt: skip
         """Observations (fresh arrays) and per-game infos of the games ``idx``."""
-        engine, a, V = self.engine, self.engine.arrays, self.engine.views
+        a, V = self.engine.arrays, self.engine.views
         k, slots = len(idx), self.slots
         masks = self._masks(idx)
         rounds_done = a.game[idx, 17]  # G_PROUND

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -161,7 +161,7 @@ class ProliferateVectorEnv(PerGameInfosVectorEnv):
         self._needs_reset = np.zeros(self.num_envs, dtype=np.bool_)
         self._all = list(range(self.num_envs))
 
-    def _make_core(self, n: int) -> Any:
+    def _make_core(self, n: int) -> Lockstep:
         """The games' engine: v0's :class:`~env.lockstep.Lockstep`; v1 overrides it."""
         return Lockstep(self.settings, self.agent, n)
 
@@ -291,10 +291,10 @@ class ProliferateVectorEnvV1(ProliferateVectorEnv):
     - v0: the first version (retired).
     """
 
-    def _make_core(self, n: int) -> Any:
+    def _make_core(self, n: int) -> Lockstep:
         from .lockstep_v1 import LockstepV1
 
-        return LockstepV1(self.settings, self.agent, n)
+        return cast("Lockstep", LockstepV1(self.settings, self.agent, n))  # the same interface
 
     def oracle_actions(self) -> npt.NDArray[np.int64]:
         """The optimal action of every sub-env now."""

@@ -21,8 +21,8 @@ from ..config import AgentConfig, EnvConfig
 from ..scenarios import ARCHETYPES
 from ..spaces import N_KINDS, N_STATS
 from . import game as K
-from .rng import draw_u64_py, seeded_state
-from .state import G_PENDING, G_PROUND, G_PROUNDS, G_PSEAT, GameArrays, MAX_ROUNDS
+from .rng import seeded_state
+from .state import G_DECISIONS, G_PENDING, G_PROUND, G_PROUNDS, G_PSEAT, MAX_ROUNDS, GameArrays
 from .tables import OPPONENTS, Tables, build_tables
 
 __all__ = ["Engine"]
@@ -42,9 +42,7 @@ class Engine:
         self.opponent = OPPONENTS.index(name) if name is not None else OPPONENTS.index("python")
         if name is None:
             self.python_opponent = agent.opponent
-        self.pool = np.array(
-            [ARCHETYPES.index(a) for a in (config.archetypes or ARCHETYPES)], dtype=np.int64
-        )
+        self.pool = np.array([ARCHETYPES.index(a) for a in (config.archetypes or ARCHETYPES)], dtype=np.int64)
         self.teams = np.array(TEAMS[config.variant.value], dtype=np.int64)
         self.threads = n >= 64 if threads is None else threads
         self._build_tables()
@@ -115,22 +113,31 @@ class Engine:
         out_f, out_i = self.out_f[:k], self.out_i[:k]
         kernel = K.step_games_parallel if self.threads else K.step_games
         kernel(self.S, self.T, self.views, indices, actions, out_f, out_i, want_value, want_regret)
-        self._python_decisions(indices, out_i[:, 2])
+        if (out_i[:, 2] == K.PYTHON).any():
+            handed = np.flatnonzero(out_i[:, 2] == K.PYTHON)
+            status = out_i[:, 2]
+            self._python_decisions(indices, status)
+            a = self.arrays
+            for j in handed.tolist():
+                g = int(indices[j])
+                out_i[j, 3] = K.result_of(a.seat[g], a.game[g])
         return out_f, out_i
 
     def _python_decisions(self, indices: Sequence[int] | np.ndarray, status: np.ndarray) -> None:
         """Hand the decisions of a Python opponent to it, one game at a time, until every game waits on the agent
         or is over (the slower path of a callable opponent)."""
-        while (status == K.PYTHON).any():
-            for j in np.flatnonzero(status == K.PYTHON).tolist():
-                g = int(indices[j])
+        for j in np.flatnonzero(status == K.PYTHON).tolist():
+            g = int(indices[j])
+            while status[j] == K.PYTHON:
                 status[j] = self._python_decision(g)
 
     def _python_decision(self, g: int) -> int:
         a = self.arrays
         assert self.python_opponent is not None
         board = self.decision_board(g)
-        stream = np.random.default_rng(int(draw_u64_py(a.rng, g)))
+        # A generator of its own for the Python policy, from the game's stream state and decision count: the
+        # stream itself is not advanced, so a policy that draws nothing plays as its compiled twin does.
+        stream = np.random.default_rng([int(a.rng[g]), int(a.game[g, G_DECISIONS])])
         chosen, recipients = self.python_opponent(board, stream)
         matrix = ChoiceMatrix.from_rows(
             board,

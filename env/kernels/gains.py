@@ -19,6 +19,7 @@ recipient (701.34b), as :attr:`solver.Board.gain` has it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
@@ -163,6 +164,13 @@ def _kind_code(kinds: object, column: dict[str, int]) -> int:
 
 def scope_table(column: dict[str, int]) -> ScopeTable:
     """The registry as a :class:`ScopeTable`; ``column`` maps the kinds scopes name to catalogue columns."""
+    return _scope_table(tuple(column.items()))
+
+
+@lru_cache(maxsize=16)
+def _scope_table(items: tuple[tuple[str, int], ...]) -> ScopeTable:
+    """:func:`scope_table`, built once per kind columns (probing the registry costs a few hundred ms)."""
+    column = dict(items)
     boards = _probe_boards()
     duel = boards[0]  # 2HG: self (row 0), teammate (row 1) and opponent (row 2) are all there
     n = len(EFFECT_NAMES)

@@ -29,14 +29,12 @@ from solver.kernels.layout import (
     F_SAGA,
 )
 from solver.kernels.sba import settle_row
-from solver.kernels.value import lost_seats_104_2a, rivals_of
+from solver.kernels.value import lost_seats_104_2a, popcount, rivals_of
 
 from .gains import game_gains, game_rounds
 from .rng import draw_below, draw_unit
 from .state import (
     G_AGENT,
-    G_NSEATS,
-    G_RESULT,
     G_DECISIONS,
     G_ERROR,
     G_NEFF,
@@ -44,6 +42,7 @@ from .state import (
     G_NEXT_UID,
     G_NPERM,
     G_NPICK,
+    G_NSEATS,
     G_OVER,
     G_PENDING,
     G_PROLIF,
@@ -99,9 +98,14 @@ from .tables import (
     F_SIEGE,
     F_SPELL,
     F_WITHER,
+    I_BANDIT,
+    I_C_MAX,
     I_CAPACITY,
+    I_DEFENSE,
     I_END_STEP,
+    I_ENERGY,
     I_EVENTS,
+    I_EXPERIENCE,
     I_GOES_ON,
     I_LANDFALL,
     I_LORE,
@@ -112,22 +116,15 @@ from .tables import (
     I_OPPONENT,
     I_PLUS,
     I_POISON,
+    I_POISON_THRESHOLD,
     I_POISON_W,
     I_SAGA_CHAPTER,
     I_SEATS_ARE_TEAMS,
+    I_SEQUENTIAL,
     I_SHARED,
     I_SPELL0,
-    I_DEFENSE,
-    I_ENERGY,
-    I_EXPERIENCE,
     I_START_LIFE,
     I_START_PERMANENTS,
-    I_VRASKA,
-    I_GIVEN as I_GIVEN_SRC,
-    I_BANDIT,
-    I_SEQUENTIAL,
-    I_C_MAX,
-    I_POISON_THRESHOLD,
     PRELUDE_DESTROY,
     PRELUDE_NONE,
     SRC_ACTIVATED,
@@ -143,6 +140,9 @@ from .tables import (
     SRC_VRASKA,
     TARGET_NONE,
     TARGET_OWN,
+)
+from .tables import (
+    I_GIVEN as I_GIVEN_SRC,
 )
 
 __all__ = ["STATE_ORDER", "advance", "opening", "resolve", "settle_game"]
@@ -193,7 +193,9 @@ def same_team_heads(seat: np.ndarray, player: int, shared: bool, out: np.ndarray
 
 
 @njit(cache=True)
-def add_counters(counts: np.ndarray, seat: np.ndarray, s: int, col: int, amount: int, shared: bool, poison: int) -> None:
+def add_counters(
+    counts: np.ndarray, seat: np.ndarray, s: int, col: int, amount: int, shared: bool, poison: int
+) -> None:
     """``env.boardops.add_counters``: a 2HG team's poison on every head, else never below zero."""
     seats = seat.shape[0]
     if col == poison and s < seats:
@@ -571,7 +573,7 @@ def turn_events(S: tuple, T: tuple, g: int, p: int, triggers: np.ndarray) -> tup
                 n_trig += 1
     if n_theirs and draw_unit(rng, g) < floats[F_WITHER]:
         hit = theirs[draw_below(rng, g, n_theirs)]
-        add_counters(counts, seat, hit, ints[I_MINUS], 1 + draw_below(rng, g, 2), shared, poison)
+        add_counters(counts, seat, hit, ints[I_MINUS], 1 + int(draw_below(rng, g, 2)), shared, poison)
         logged = True
     if n_attackers and draw_unit(rng, g) < floats[F_GROW]:
         grown = attackers[draw_below(rng, g, n_attackers)]
@@ -579,7 +581,7 @@ def turn_events(S: tuple, T: tuple, g: int, p: int, triggers: np.ndarray) -> tup
         logged = True
     for j in range(n_battles):
         if draw_unit(rng, g) < floats[F_SIEGE]:
-            add_counters(counts, seat, battles[j], ints[I_DEFENSE], -(1 + draw_below(rng, g, 2)), shared, poison)
+            add_counters(counts, seat, battles[j], ints[I_DEFENSE], -(1 + int(draw_below(rng, g, 2))), shared, poison)
             logged = True
     if logged:
         for q in range(seats):
@@ -612,10 +614,10 @@ def cast(S: tuple, T: tuple, g: int, p: int, spell: int, p_fizzle: float) -> tup
     legal = np.empty(obj.shape[0], dtype=np.int64)
     n = 0
     for s in range(seats, seats + game[G_NPERM]):
-        if card[obj[s, O_CARD], C_TYPES] & _CREATURE and not obj[s, O_PHASED]:
-            if (seat[obj[s, O_CTRL], S_TEAM] == seat[p, S_TEAM]) == own:
-                legal[n] = s
-                n += 1
+        creature = card[obj[s, O_CARD], C_TYPES] & _CREATURE and not obj[s, O_PHASED]
+        if creature and (seat[obj[s, O_CTRL], S_TEAM] == seat[p, S_TEAM]) == own:
+            legal[n] = s
+            n += 1
     if n == 0:
         return False, -1, 0
     target = obj[legal[draw_below(rng, g, n)], O_UID]
@@ -1080,7 +1082,7 @@ def oracle_choice(S: tuple, T: tuple, g: int, chosen_g: np.ndarray, recipients_g
         for t in range(n_teams):
             if recipients[r, t] >= 0:
                 recipients_g[r, back[t]] = rows[recipients[r, t]]
-    return values[0]
+    return int(values[0])
 
 
 @njit(cache=True)
@@ -1091,7 +1093,7 @@ def choice_value(S: tuple, T: tuple, g: int) -> int:  # type: ignore[type-arg]
     An adapter over the compiled core's pieces (``tabulate_rows``, ``team_options``, the game score) until the
     core has a kernel that scores a given choice.
     """
-    chosen_g, recipients_g, game = S[7][g], S[8][g], S[4][g]
+    chosen_g, recipients_g = S[7][g], S[8][g]
     ints, tough_delta, presence, special, scores = T[10], T[6], T[5], T[9], T[20]
     (rows, off, pb, elim, gap, counts, gain, weights, flags, toughness, damage, chapters, life, worth, side, seat_l,
      team_l, head_gain, thr_row, thr_kind, thr_at, thr_code, thr_amount, thr_seat, t_threshold, t_weight,
@@ -1157,7 +1159,7 @@ def choice_value(S: tuple, T: tuple, g: int) -> int:  # type: ignore[type-arg]
                     start = max(start, counts[i, poison])
             base_mat += t_weight[t] * start
             if start >= t_threshold[t]:
-                base_ev |= np.int64(1) << t
+                base_ev |= 1 << t
             given = 0
             state_team = -1
             for q in range(team_map.shape[0]):
@@ -1170,7 +1172,7 @@ def choice_value(S: tuple, T: tuple, g: int) -> int:  # type: ignore[type-arg]
             total = start + given
             val_mat += t_weight[t] * total
             if total >= t_threshold[t]:
-                val_ev |= np.int64(1) << t
+                val_ev |= 1 << t
             ok = np.zeros(h_n, dtype=np.bool_)
             gains = np.zeros(h_n, dtype=np.int64)
             any_ok = False
@@ -1194,6 +1196,11 @@ def choice_value(S: tuple, T: tuple, g: int) -> int:  # type: ignore[type-arg]
                     hi_m = max(hi_m, m)
                 span += hi_m - lo_m
     weight = max(scores[3], (span / 1000.0 + 1.0) / gap)
+    if val_ev:  # a resolution that ends the game for the proliferator is worth its game score alone
+        lost = lost_seats_104_2a(val_ev, n_seats, rivals)
+        n_lost = popcount(lost & opponents)
+        if (lost >> our_seat) & 1 or (n_lost == pb[5] and n_lost > 0):
+            val_mat = base_mat
     value = val_mat + _score_events(val_ev, n_seats, rivals, our_seat, opponents, pb[5], scores, elim, weight)
     baseline = base_mat + _score_events(base_ev, n_seats, rivals, our_seat, opponents, pb[5], scores, elim, weight)
     return value - baseline

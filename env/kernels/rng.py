@@ -57,7 +57,7 @@ def draw_unit(states: U64, g: int) -> float:
 
 
 @njit(cache=True)
-def draw_below(states: U64, g: int, n: int) -> int:
+def draw_below(states: U64, g: int, n: int) -> np.int64:
     """An integer in ``[0, n)``, uniform and unbiased (rejection of the top partial range); 0 if ``n <= 1``."""
     if n <= 1:
         return np.int64(0)
@@ -88,8 +88,3 @@ def _mix_py(z: int) -> int:
     z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
     z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
     return z ^ (z >> 31)
-
-
-def draw_u64_py(states: U64, g: int) -> int:
-    """:func:`draw_u64` from Python (for seeding a ``numpy`` generator handed to a Python policy)."""
-    return int(draw_u64(states, g))
