@@ -1545,6 +1545,7 @@ def step_one(S: tuple, T: tuple, V: tuple, g: int, action: np.ndarray, out_f: np
         out_i[3] = result_of(seat, game)
         return
     out_i[1] = 1
+    implicit_recipients(S, T, g)
     if want_value:
         value = choice_value(S, T, g)
         out_f[1] = value / 1000.0
