@@ -3,12 +3,14 @@
 ``python -m benchmarks.fixture record`` decides :data:`N_BOARDS` seeded boards and writes
 ``tests/fixtures/decisions.npz``; ``python -m benchmarks.fixture check`` decides them again and
 prints, per cause, how many boards moved (exit 1 if any did).  ``--subset N`` checks ``N``
-boards drawn by a seeded generator over the whole range (the test suite's quick check).
+boards drawn by a seeded generator over the whole range (the test suite's quick check);
+``diff --against OLD.npz`` compares two recordings, per cause, without deciding anything.
 
 The boards cover every variant, 1-4 proliferates (8 with Tekuthal), every supported card
-with a replacement effect, thresholds (numeric, win, lose), Sagas, battles, 2HG shared
-poison with its recipients, and sizes from 2 to 2,000 objects: board ``i`` is drawn from its
-own generator seeded by ``(SEED, i)`` (:func:`board_dict`), so any subset is rebuilt alone.
+with a replacement effect (the last 10,000 boards draw from all, with their parameters),
+thresholds (numeric, win, lose), Sagas, battles, 2HG shared poison with its recipients, and
+sizes from 2 to 2,000 objects: board ``i`` is drawn from its own generator seeded by
+``(SEED, i)`` (:func:`board_dict`), so any subset is rebuilt alone.
 Most come from :func:`tests.batch_strategies.random_board` with a varying number of
 permanents; every :data:`LARGE_EVERY`-th is a large realistic board of
 :func:`benchmarks.boards.generate` with thresholds and effects.
@@ -42,8 +44,11 @@ from .boards import VARIANTS, BoardSpec, generate
 __all__ = ["N_BOARDS", "board_dict", "causes", "decide", "digest", "subset"]
 
 #: Boards in the fixture, and the seed of the generator of each.
-N_BOARDS = 100_000
+N_BOARDS = 110_000
 SEED = 26
+#: From this board on, every effect is drawn from all supported cards (those added after the
+#: first 100,000 boards were recorded included), with random parameters.
+ALL_CARDS_FROM = 100_000
 #: Every this-many-th board is a large one (100 to 2,000 objects).
 LARGE_EVERY = 500
 _LARGE_SIZES = (100, 200, 500, 1_000, 2_000)
@@ -70,7 +75,34 @@ def board_dict(i: int) -> dict[str, Any]:
         )
         return generate(spec)
     board: dict[str, Any] = random_board(rng, int(rng.choice(_MAX_PERMANENTS)))
+    if i >= ALL_CARDS_FROM:
+        board["effects"] = _any_cards(rng, board)
     return board
+
+
+def _any_cards(rng: np.random.Generator, board: dict[str, Any]) -> list[dict[str, Any]]:
+    """One to three effects of any supported card, controlled by any player, each parameter drawn in its range."""
+    from solver.cards import CARDS, SUPPORTED_CARDS
+
+    players = [p["id"] for p in board["players"]]
+    out: list[dict[str, Any]] = []
+    for _ in range(int(rng.integers(1, 4))):
+        card = SUPPORTED_CARDS[int(rng.integers(len(SUPPORTED_CARDS)))]
+        effect: dict[str, Any] = {"card": card, "controller": players[int(rng.integers(len(players)))]}
+        if CARDS[card].needs_source:  # the text names the card itself: one of the permanents is it
+            if not board["permanents"]:
+                continue
+            source = board["permanents"][int(rng.integers(len(board["permanents"])))]
+            effect |= {"controller": source["controller"], "source": source["id"]}
+        for param in CARDS[card].parameters:
+            effect[param.name] = int(rng.integers(param.low, param.high + 1))
+        out.append(effect)
+    if any(CARDS[e["card"]].once_per_turn for e in out):  # a once-per-turn effect: one proliferate (modelled)
+        board["proliferates"] = 1
+        out = [e for e in out if CARDS[e["card"]].proliferate_factor == 1]
+    elif any(CARDS[e["card"]].proliferate_factor > 1 for e in out):  # doubling proliferates: at most 4 rounds
+        board["proliferates"] = min(int(board.get("proliferates", 1)), 2)
+    return out
 
 
 def _digest_of(payload: object) -> bytes:
@@ -106,28 +138,32 @@ def subset(n: int, seed: int = 0) -> list[int]:
 RESULTS = ("none", "eliminations", "win", "draw", "loss")
 
 
-def causes(board: Board, before: str, after: Decision) -> str:
+def causes(board: Board, before: str, after: str) -> str:
     """Which feature of the board a moved decision is put down to (for the report of a check).
 
-    The features are those a rule change of this round touches: a creature with a shield
-    counter that state-based actions could destroy (122.1c), a resolution that ends the game
-    for the proliferator (win, loss or draw), 2HG shared poison; anything else is ``other``.
+    The features are those the rule changes of this round touch: a creature with a shield
+    counter and damage marked (122.1c: the shield no longer saves it from 704.5g), a
+    resolution that can end the game for the proliferator (win, loss or draw: a win or lose
+    threshold, poison, a player at 0 life, or a result that was or is one), 2HG shared poison;
+    anything else is ``other``.
     """
     from solver.board import CardType
 
     shield = board.kind_column("shield")
     if shield >= 0:
-        creature = board.has_type(CardType.CREATURE)
-        shielded = creature & (board.counts[:, shield] > 0)
+        shielded = board.has_type(CardType.CREATURE) & (board.counts[:, shield] > 0)
         if (shielded & (board.damage > 0)).any():
-            return "shield and damage (122.1c)"
-        deathtouch = board.kind_column("deathtouch")
-        if shielded.any() and deathtouch >= 0:
-            return "shield and deathtouch (122.1c)"
-    if str(after.game_result) in ("win", "loss", "draw") or before in ("win", "loss", "draw"):
-        return "resolution ends the game"
-    if board.variant.value == "two_headed_giant" and board.kind_column("poison") >= 0:
-        return "2HG shared poison"
+            return "shielded creature with damage (122.1c)"
+    ending = {"win", "loss", "draw"}
+    poison = board.kind_column("poison")
+    if (
+        before in ending
+        or after in ending
+        or any(e in ("win", "lose") for e in board.thr_effect)
+        or (poison >= 0 and bool((board.counts[: board.n_players, poison] > 0).any()))
+        or bool((board.life <= 0).any())
+    ):
+        return "a resolution can end the game (win, loss or draw)"
     return "other"
 
 
@@ -156,7 +192,7 @@ def _record(path: Path) -> int:
 
 def check(indices: Sequence[int], path: Path = FIXTURE) -> dict[str, list[int]]:
     """The boards among ``indices`` whose decision or explanation differs from the fixture, per cause."""
-    data = np.load(path)
+    data = dict(np.load(path))
     digests, values, results = data["digests"], data["values"], data["results"]
     boards, decisions = decide(indices)
     moved: dict[str, list[int]] = {}
@@ -164,29 +200,56 @@ def check(indices: Sequence[int], path: Path = FIXTURE) -> dict[str, list[int]]:
         d, v = digest(decision)
         if d != digests[i].tobytes():
             part = "decision" if d[:8] != digests[i, :8].tobytes() else "marginals only"
-            key = f"{causes(board, RESULTS[int(results[i])], decision)}: {part}" + ("" if v == values[i] else ", value")
+            cause = causes(board, RESULTS[int(results[i])], str(decision.game_result))
+            key = f"{cause}: {part}" + ("" if v == values[i] else ", value")
             moved.setdefault(key, []).append(i)
     return moved
 
 
+def diff(old: Path, new: Path) -> dict[str, list[int]]:
+    """The boards whose digest differs between two recordings, per cause (no board decided again)."""
+    a, b = dict(np.load(old)), dict(np.load(new))  # each array read once (an NpzFile reads it at every access)
+    common = min(len(a["digests"]), len(b["digests"]))  # the boards both recorded
+    moved_rows = np.flatnonzero((a["digests"][:common] != b["digests"][:common]).any(axis=1))
+    moved: dict[str, list[int]] = {}
+    for i in moved_rows.tolist():
+        board = load_board(board_dict(i))
+        part = "decision" if (a["digests"][i, :8] != b["digests"][i, :8]).any() else "marginals only"
+        cause = causes(board, RESULTS[int(a["results"][i])], RESULTS[int(b["results"][i])])
+        key = f"{cause}: {part}" + ("" if a["values"][i] == b["values"][i] else ", value")
+        moved.setdefault(key, []).append(i)
+    return moved
+
+
+def _print_moved(moved: dict[str, list[int]], checked: int, seconds: float) -> int:
+    total = sum(map(len, moved.values()))
+    print(f"checked {checked} boards in {seconds:.1f} s: {total} moved")
+    for key, items in sorted(moved.items(), key=lambda kv: -len(kv[1])):
+        print(f"  {len(items):>6}  {key}  (e.g. boards {', '.join(map(str, items[:5]))})")
+    return 1 if total else 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.fixture", description=__doc__.splitlines()[0])
-    parser.add_argument("action", choices=("record", "check"))
+    parser.add_argument("action", choices=("record", "check", "diff"))
+    parser.add_argument("--against", type=Path, help="diff: the older recording (the fixture is the newer)")
     parser.add_argument("--subset", type=int, default=0, help="check this many boards drawn over the fixture")
     parser.add_argument("--path", type=Path, default=FIXTURE)
     args = parser.parse_args(argv)
     if args.action == "record":
         return _record(args.path)
+    if args.action == "diff":
+        if args.against is None:
+            parser.error("diff needs --against OLD.npz")
+        start = time.perf_counter()
+        common = min(len(np.load(args.against)["values"]), len(np.load(args.path)["values"]))
+        return _print_moved(diff(args.against, args.path), common, time.perf_counter() - start)
     if args.subset < 0:
         parser.error("--subset must be 0 (every board) or more")
     indices = subset(args.subset) if args.subset else list(range(N_BOARDS))
     start = time.perf_counter()
     moved = check(indices, args.path)
-    total = sum(map(len, moved.values()))
-    print(f"checked {len(indices)} boards in {time.perf_counter() - start:.1f} s: {total} moved")
-    for key, items in sorted(moved.items(), key=lambda kv: -len(kv[1])):
-        print(f"  {len(items):>6}  {key}  (e.g. boards {', '.join(map(str, items[:5]))})")
-    return 1 if total else 0
+    return _print_moved(moved, len(indices), time.perf_counter() - start)
 
 
 if __name__ == "__main__":

@@ -322,7 +322,7 @@ def main(argv: list[str] | None = None) -> int:
         norm_obs_keys=["counters", "stats", "times"],
         clip_obs=10.0,
     )
-    core = train_env.venv
+    core = train_env.native
     if args.policy == "slots":
         policy: Any = slot_policy(core.settings.slots, core.agent.extra, int(args.net.split(",")[0]))
         policy_kwargs: dict[str, Any] = {}

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from solver.core import MILLI, Board, BoardError, BoolArray, IntArray, load_board, score_many
+from solver.core import MILLI, Board, BoardError, BoolArray, IntArray, as_board, score_many
 
 from .config import AgentConfig, EnvConfig
 from .game import Game, PendingDecision, Resolved, advance_all, plan_all, play_all
@@ -142,7 +142,7 @@ class Lockstep:
     def _given_board(self, given: Any) -> Board:
         config = self.config
         try:
-            board = given if isinstance(given, Board) else load_board(given)
+            board = as_board(given)
         except BoardError as exc:
             raise ValueError(f"options['board'] is not a valid board:\n{exc}") from exc
         if board.variant is not config.variant:
@@ -344,9 +344,8 @@ class Lockstep:
                 "decision_done": decision_done[j],
             }
             decision = ep.game.pending
-            if decision is None:  # the episode is over: the last decision's view, nothing allowed
+            if decision is None:  # the episode is over: the last decision's view, nothing allowed (bar DONE)
                 info["action_mask"] = masks[j].copy()
-                info["action_mask"][self.slots :] = 0
             else:
                 for chosen in decision.rows:
                     times[j, views[j].slot_of_row[chosen]] += 1

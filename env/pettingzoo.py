@@ -1,4 +1,4 @@
-"""A PettingZoo AEC adapter: every seat of a Two-Headed Giant or free-for-all game is an agent.
+"""PettingZoo adapters (AEC and parallel): every seat of a duel, Two-Headed Giant or free-for-all game is an agent.
 
 The Gymnasium env has one learning seat and scripts the others; multi-agent users (self-play,
 team play, independent learners) want every seat decided from outside.  This adapter runs the
@@ -7,6 +7,10 @@ same :class:`env.spaces.View`, so nothing about the game or its rules is re-impl
 decisions go through :func:`env.agents.matrices` (the solver's legality checks and implicit
 poison recipients) and :func:`env.game.resolve_all` (``solver.rules.counters_after``, then the
 state-based actions of :func:`solver.batch.settle_many`).
+
+:class:`ProliferateParallel` (``parallel_env``) is the same game through PettingZoo's parallel
+API: every live agent sends an action each step, and only the acting agent's (the one whose
+``action_mask`` is not all zeros) is taken; the others are ignored, as they are in the AEC env.
 
 Only this module imports PettingZoo, and ``env/__init__.py`` does not import it, so
 ``import env`` works without the ``rl`` extra.  See the PettingZoo section of
@@ -21,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
 from gymnasium.utils import seeding
-from pettingzoo import AECEnv
+from pettingzoo import AECEnv, ParallelEnv
 
 from solver.core import MILLI, Board, Policy, Variant
 
@@ -34,15 +38,15 @@ from .policies import matrices
 from .scenarios import sample_scenario, start_life
 from .spaces import View, observation_space
 
-__all__ = ["ProliferateAEC", "aec_env"]
+__all__ = ["ProliferateAEC", "ProliferateParallel", "aec_env", "parallel_env"]
 
 RewardMode = Literal["terminal", "delta"]
 _TERMINAL = {"win": 1.0, "loss": -1.0, "draw": 0.0}
-_VARIANTS = (Variant.TWO_HEADED_GIANT, Variant.FREE_FOR_ALL)
+_VARIANTS = (Variant.DUEL, Variant.TWO_HEADED_GIANT, Variant.FREE_FOR_ALL)
 
 
 class ProliferateAEC(AECEnv):  # type: ignore[misc]
-    """Four agents ``player_0..player_3`` (seats ``p0..p3``), each deciding its own proliferates.
+    """One agent per seat (``player_i`` = seat ``pi``; two in a duel, else four), each deciding its own proliferates.
 
     Observation: ``{"observation": Box(float32), "action_mask": int8}``.  ``observation`` is the
     Gymnasium env's observation (:func:`env.spaces.observation_space`) flattened by
@@ -61,7 +65,7 @@ class ProliferateAEC(AECEnv):  # type: ignore[misc]
     rewards, because a team wins or loses together (810.8a) and a decision's value is the team's.
 
     ## Arguments
-    - ``variant``: ``"two_headed_giant"`` or ``"free_for_all"``; ``slots``: default 48.
+    - ``variant``: ``"duel"``, ``"two_headed_giant"`` or ``"free_for_all"``; ``slots``: default 48.
     - ``reward_mode``: ``"terminal"`` or ``"delta"``.
     - the game's keywords shared with the Gymnasium env (``events``, ``archetypes``,
       ``policy``, ``c_max``, ``p_activate``, ``p_spell``, ``p_fizzle``, ``max_turns``,
@@ -70,7 +74,7 @@ class ProliferateAEC(AECEnv):  # type: ignore[misc]
     An action outside the action space raises ``ValueError`` before any state changes.
 
     ## Version History
-    - v0 (``proliferate_aec_v0``): the first version.
+    - v0 (``proliferate_aec_v0``): the first version; duels since issue 24.
     """
 
     metadata: dict[str, Any] = {"render_modes": [], "name": "proliferate_aec_v0", "is_parallelizable": False}  # noqa: RUF012
@@ -93,7 +97,7 @@ class ProliferateAEC(AECEnv):  # type: ignore[misc]
     ) -> None:
         super().__init__()
         if variant not in tuple(v.value for v in _VARIANTS):
-            raise ValueError(f"variant must be 'two_headed_giant' or 'free_for_all', not {variant!r}")
+            raise ValueError(f"variant must be 'duel', 'two_headed_giant' or 'free_for_all', not {variant!r}")
         if reward_mode not in ("terminal", "delta"):
             raise ValueError(f"reward_mode must be 'terminal' or 'delta', not {reward_mode!r}")
         self.settings = config = EnvConfig.build(
@@ -315,5 +319,78 @@ class ProliferateAEC(AECEnv):  # type: ignore[misc]
 
 
 def aec_env(variant: str = "two_headed_giant", **kwargs: Any) -> ProliferateAEC:
-    """The AEC env for ``variant`` (``"two_headed_giant"`` or ``"free_for_all"``); kwargs go to the constructor."""
+    """The AEC env for ``variant`` (``"duel"``, ``"two_headed_giant"`` or ``"free_for_all"``); kwargs go to it."""
     return ProliferateAEC(variant, **kwargs)
+
+
+class ProliferateParallel(ParallelEnv):  # type: ignore[misc]
+    """The AEC game through PettingZoo's parallel API: one step is one decision step of the acting agent.
+
+    ``step(actions)`` takes ``actions[acting agent]`` (the agent whose ``action_mask`` has bits
+    set; a missing entry is the empty choice) and ignores every other agent's action.  It
+    returns observations, rewards, terminations, truncations and infos for every agent live
+    at the start of the step; agents that finish leave ``agents`` afterwards.  The acting
+    agent is ``acting_agent`` and ``infos[agent]["acting"]`` says so to learners.
+    """
+
+    metadata: dict[str, Any] = {"render_modes": [], "name": "proliferate_parallel_v0"}  # noqa: RUF012
+
+    def __init__(self, variant: str = "two_headed_giant", **kwargs: Any) -> None:
+        self.aec = ProliferateAEC(variant, **kwargs)
+        self.possible_agents = list(self.aec.possible_agents)
+        self.agents: list[str] = []
+        self.render_mode = None
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        return self.aec.observation_space(agent)
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        return self.aec.action_space(agent)
+
+    @property
+    def acting_agent(self) -> str:
+        """The agent whose action the next step takes."""
+        return str(self.aec.agent_selection)
+
+    def reset(
+        self, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+        self.aec.reset(seed=seed, options=options)
+        self.agents = list(self.aec.agents)
+        return self._observations(), {a: {"acting": a == self.acting_agent} for a in self.agents}
+
+    def step(
+        self, actions: dict[str, Any]
+    ) -> tuple[dict[str, Any], dict[str, float], dict[str, bool], dict[str, bool], dict[str, dict[str, Any]]]:
+        aec = self.aec
+        if not self.agents:
+            raise RuntimeError("the game is over: call reset()")
+        live = list(self.agents)
+        acting = self.acting_agent
+        action = actions.get(acting)
+        aec.step(np.zeros(aec.n_bits, dtype=np.int8) if action is None else action)
+        rewards = {a: float(aec.rewards.get(a, 0.0)) for a in live}
+        terminations = {a: bool(aec.terminations.get(a, False)) for a in live}
+        truncations = {a: bool(aec.truncations.get(a, False)) for a in live}
+        infos = {a: dict(aec.infos.get(a, {})) for a in live}
+        while aec.agents and (aec.terminations[aec.agent_selection] or aec.truncations[aec.agent_selection]):
+            aec.step(None)  # a finished agent leaves (the AEC env's dead step)
+        self.agents = list(aec.agents)
+        observations = {a: aec.observe(a) for a in live}
+        for a in live:
+            infos[a]["acting"] = bool(self.agents) and a == self.acting_agent
+        return observations, rewards, terminations, truncations, infos
+
+    def observe(self, agent: str) -> dict[str, Any]:
+        return self.aec.observe(agent)
+
+    def close(self) -> None:
+        self.aec.close()
+
+    def _observations(self) -> dict[str, Any]:
+        return {a: self.aec.observe(a) for a in self.agents}
+
+
+def parallel_env(variant: str = "two_headed_giant", **kwargs: Any) -> ProliferateParallel:
+    """The parallel env for ``variant`` (``"duel"``, ``"two_headed_giant"`` or ``"free_for_all"``)."""
+    return ProliferateParallel(variant, **kwargs)

@@ -6,7 +6,9 @@ finished sub-env in the same step and puts the last observation in
 :class:`~env.vector.ProliferateVectorEnv` (or :class:`~env.sharded.ShardedVectorEnv`) in its
 ``SAME_STEP`` autoreset mode and converts; sb3-contrib's ``get_action_masks`` calls
 ``env_method("action_masks")``, which returns every sub-env's mask in one batched call.
-Needs the ``rl`` extra (``import env`` does not import this module).
+:func:`make_sb3_vec_env` wraps it in SB3's ``VecMonitor``, so episodes' returns and lengths
+reach ``infos[i]["episode"]``: SB3 logs ``rollout/ep_rew_mean`` and ``evaluate_policy`` finds
+the monitor it looks for.  Needs the ``rl`` extra (``import env`` does not import this module).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode
+from stable_baselines3.common.vec_env import VecMonitor
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvObs, VecEnvStepReturn
 
 from .sharded import ShardedVectorEnv
@@ -32,6 +35,8 @@ class SB3VecEnv(VecEnv):
         if venv.metadata["autoreset_mode"] is not AutoresetMode.SAME_STEP:
             raise ValueError("SB3VecEnv needs a native vector env made with autoreset_mode=AutoresetMode.SAME_STEP")
         self.venv = venv
+        #: The native vector env, also reachable as ``.native`` through SB3 wrappers (``VecMonitor``, ...).
+        self.native = venv
         self._actions: np.ndarray[Any, Any] | None = None
         super().__init__(venv.num_envs, venv.single_observation_space, venv.single_action_space)
 
@@ -98,8 +103,14 @@ class SB3VecEnv(VecEnv):
         return list(indices)
 
 
-def make_sb3_vec_env(env_id: str, num_envs: int, seed: int | None = None, **kwargs: Any) -> SB3VecEnv:
-    """``make_vec(env_id, num_envs)``'s native vector env as an SB3 ``VecEnv`` (``kwargs``, ``shards`` too, to it)."""
+def make_sb3_vec_env(
+    env_id: str, num_envs: int, seed: int | None = None, *, monitor: bool = True, **kwargs: Any
+) -> VecMonitor | SB3VecEnv:
+    """``make_vec(env_id, num_envs)``'s native vector env as an SB3 ``VecEnv`` (``kwargs``, ``shards`` too, to it).
+
+    Wrapped in ``VecMonitor`` unless ``monitor=False``; either way ``.native`` is the native
+    vector env (its ``agent``, ``settings``, ...).
+    """
     venv = gym.make_vec(env_id, num_envs=num_envs, autoreset_mode=AutoresetMode.SAME_STEP, **kwargs)
     core = venv.unwrapped
     if not isinstance(core, ProliferateVectorEnv | ShardedVectorEnv):
@@ -107,4 +118,4 @@ def make_sb3_vec_env(env_id: str, num_envs: int, seed: int | None = None, **kwar
     adapter = SB3VecEnv(core)
     if seed is not None:
         adapter.seed(seed)
-    return adapter
+    return VecMonitor(adapter) if monitor else adapter

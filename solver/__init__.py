@@ -6,15 +6,15 @@ The public API is re-exported here; see the README for a short tour.
 from __future__ import annotations
 
 from .batch import BatchDecisions, decide_many, solve_many
-from .board import Board, CardType, Effect, Permanent, Player, Threshold, Variant
+from .board import Board, CardType, Effect, Permanent, Player, TeamPoison, Threshold, Variant
 from .boardjson import dump_board, load_board
 from .cards import CARDS, SUPPORTED_CARDS
 from .cpsat import SearchStopped
 from .decision import Alternative, Decision, ExplanationRow
 from .errors import BoardError, IllegalChoice, Infeasible, Problem
 from .policy import Policy, PolicyError
-from .rules import Choice, ChoiceMatrix, Outcome, Round, apply_proliferate, eligible
-from .solve import Score, explain_choice, score, solve, top_k, worst_value
+from .rules import Choice, ChoiceMatrix, Outcome, Round
+from .solve import Score, apply_proliferate, eligible, explain_choice, score, solve, top_k, worst_value
 from .status import GameResult, Method, Status
 from .svg import board_svg, choice_svg
 
@@ -47,6 +47,7 @@ __all__ = [
     "Score",
     "SearchStopped",
     "Status",
+    "TeamPoison",
     "Threshold",
     "Variant",
     "__version__",

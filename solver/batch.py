@@ -1,16 +1,12 @@
 """Many decisions in one pass: :func:`decide_many` (arrays) and :func:`solve_many` (Decisions).
 
-The boards are stacked into one disjoint union (:class:`solver.stack.Stack`), so the
-counters each object would get, the state-based actions (:func:`solver.rules.settle`), the
-material (:func:`solver.objective.material_of`), the loss events
-(:func:`solver.rules.events_of`) and the per-unit argmax run once over every object of every
-board.  What is truly per board -- base material and events, the game weight, the game score
--- is a segment reduction with the board index; 2HG team options come from the same cached
-enumeration as one board's (:func:`solver.objective.team_patterns`), one gather per kind of
-team; and the dynamic programme over coupled units (:func:`solver.fast.best_options_over`) runs
-once per group of boards of the same shape.  Decisions are those of :func:`solver.solve`
-with its default method: same value, choice, tie-break and status.  Within a
-:func:`stacked` block, every batched call on the same boards shares one stack.
+:func:`decide_many` hands the boards, in chunks of :data:`CHUNK`, to the compiled core
+(:mod:`solver.kernels`): one layout, one compiled call deciding every board, the same value,
+choice, tie-break and status as :func:`solver.solve` with its default method.  Scoring given
+choices on many boards (:func:`score_choices`, :func:`score_many`) and settling many boards'
+counts (:func:`settle_many`) still stack the boards into one disjoint union
+(:class:`solver.stack.Stack`) and run the numpy rules over it.  Within a :func:`stacked`
+block, every batched call on the same boards shares one stack and the boards' material ranges.
 """
 
 from __future__ import annotations
@@ -22,16 +18,15 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from functools import lru_cache
 from itertools import chain
-from typing import Any
 
 import numpy as np
 
+from . import kernels
 from .board import Board, BoolArray, FloatArray, IntArray
 from .decision import Alternative, Decision
 from .errors import BoardError, Problem
-from .fast import MAX_FREE_SEATS, NO_OPTION, best_options_over, solve_fast
+from .fast import solve_fast
 from .inputs import BoardLike, PolicyLike, as_board, as_policy
 from .objective import (
     MILLI,
@@ -43,8 +38,6 @@ from .objective import (
     game_scores,
     game_weight_of,
     material_of,
-    split_units,
-    team_patterns,
     team_poison_milli,
 )
 from .policy import Policy
@@ -53,11 +46,9 @@ from .rules import (
     EventLayout,
     SeatRules,
     Settled,
-    eligible_mask,
     events_of,
     losers,
     lost_seats_of,
-    segment_reduce,
     settle,
     shared_poison_threshold,
 )
@@ -98,7 +89,6 @@ class _Shared:
     spans: IntArray | None = None
     kernels: _Kernels | None = None
     kernels_policy: Policy | None = None
-    rows: _Rows | None = None
 
     def of(self) -> Stack:
         if self.stack is None:
@@ -108,15 +98,8 @@ class _Shared:
     def kernels_for(self, policy: Policy) -> _Kernels:
         """The stack's kernels for ``policy`` (:func:`_kernels`), built once for every call."""
         if self.kernels is None or self.kernels_policy is not policy:
-            self.kernels, self.kernels_policy, self.rows = _kernels(self.of(), policy), policy, None
+            self.kernels, self.kernels_policy = _kernels(self.of(), policy), policy
         return self.kernels
-
-    def rows_for(self, policy: Policy) -> _Rows:
-        """The stack's rows tabulated for ``policy`` (:func:`_rows`), once for both senses."""
-        kernels = self.kernels_for(policy)
-        if self.rows is None:
-            self.rows = _rows(self.of(), kernels)
-        return self.rows
 
     def keep_spans(self, policy: Policy, spans: IntArray) -> None:
         self.policy, self.spans = policy, spans
@@ -277,57 +260,42 @@ def decide_many(boards: Iterable[BoardLike], policy: PolicyLike = None, *, sense
             :data:`solver.fast.MAX_FREE_SEATS` seats.
 
     >>> decide_many(["solver/examples/classic.json", "solver/examples/vorinclex_lethal.json"]).values.tolist()
-    [4000, 1004000]
+    [4000, 1000000]
     """
     if sense not in (1, -1):
         raise ValueError("sense must be 1 (best) or -1 (worst)")
     policy = as_policy(policy)
     items = as_boards(boards)
     shared = _shared(items)
-    if shared is not None:  # one stack, in input order, for every call on these boards
-        decided, spans = _decide(shared.of(), policy, sense, shared.rows_for(policy))
+    if shared is not None:  # the boards of a stacked() block: keep their material ranges for score_choices
+        decided, spans = _decide(items, policy, sense)
         shared.keep_spans(policy, spans)
         return decided
-    # Boards with as many proliferates go together: a stack tabulates up to its most rounds.
-    order = np.argsort(np.array([b.rounds for b in items], dtype=np.int64), kind="stable")
-    ranked = list(map(items.__getitem__, order.tolist()))
-    stacks = (Stack.of(ranked[i : i + CHUNK]) for i in range(0, len(ranked), CHUNK))
-    parts = [_decide(st, policy, sense, _rows(st, _kernels(st, policy)))[0] for st in stacks]
+    parts = [_decide(items[i : i + CHUNK], policy, sense)[0] for i in range(0, len(items), CHUNK)]
     if not parts:
         empty = np.zeros(0, dtype=np.int64)
         return BatchDecisions(
             empty, empty, np.zeros(1, np.int64), np.zeros((0, 0), bool), np.zeros(1, np.int64),
             np.zeros((0, 0), np.int64), empty, (), sense,
         )  # fmt: skip
-    whole = parts[0] if len(parts) == 1 else _concat(parts)
-    return _in_order(whole, np.argsort(order))
+    return parts[0] if len(parts) == 1 else _concat(parts)
 
 
-def _in_order(batch: BatchDecisions, where: IntArray) -> BatchDecisions:
-    """The decisions with board ``b`` taken from position ``where[b]`` (back to the input order)."""
-    if np.array_equal(where, np.arange(len(where))):
-        return batch
-
-    def moved(offsets: IntArray) -> tuple[IntArray, IntArray]:
-        sizes = np.diff(offsets)[where]
-        new = np.zeros(len(where) + 1, dtype=np.int64)
-        np.cumsum(sizes, out=new[1:])
-        take = np.repeat(offsets[:-1][where] - new[:-1], sizes) + np.arange(int(new[-1]))
-        return new, take
-
-    offsets, objects = moved(batch.offsets)
-    team_offsets, teams = moved(batch.team_offsets)
+def _decide(boards: Sequence[Board], policy: Policy, sense: int) -> tuple[BatchDecisions, IntArray]:
+    """The boards decided by the compiled core in one call, and each board's material range."""
+    layout = kernels.stack(boards, policy)
+    decided = kernels.decide_layout(layout, sense)
     return BatchDecisions(
-        values=batch.values[where],
-        rounds=batch.rounds[where],
-        offsets=offsets,
-        chosen=batch.chosen[:, objects],
-        team_offsets=team_offsets,
-        recipients=batch.recipients[:, teams],
-        events=batch.events[where],
-        results=tuple(map(batch.results.__getitem__, where.tolist())),
-        sense=batch.sense,
-    )
+        values=decided.values,
+        rounds=layout.rounds,
+        offsets=layout.obj_off,
+        chosen=decided.chosen,
+        team_offsets=layout.team_off,
+        recipients=decided.recipients,
+        events=decided.events,
+        results=decided.results,
+        sense=sense,
+    ), decided.spans
 
 
 def _concat(parts: Sequence[BatchDecisions]) -> BatchDecisions:
@@ -355,17 +323,7 @@ def _concat(parts: Sequence[BatchDecisions]) -> BatchDecisions:
     )
 
 
-# ---------------------------------------------------------------------------- the pass
-@dataclass
-class _Units:
-    """The coupled units of a stack, one row each, sorted by board then row (board order)."""
-
-    board: IntArray
-    row: IntArray
-    events: IntArray
-    material: IntArray
-    picks: IntArray
-    team: IntArray
+# ---------------------------------------------------------------------------- scoring choices on a stack
 
 
 @dataclass(frozen=True, eq=False)
@@ -394,163 +352,6 @@ def _kernels(st: Stack, policy: Policy) -> _Kernels:
     )
 
 
-@dataclass(frozen=True, eq=False)
-class _Rows:
-    """Every row of a stack settled as if chosen in c = 0..rounds rounds, valued and its events found.
-
-    What a decision reads whichever its sense (axis 0: rounds chosen; 2HG team poison
-    apart), so a review deciding the same boards best and worst settles them once.
-    """
-
-    material: IntArray
-    events: IntArray
-    kernels: _Kernels
-
-
-def _rows(st: Stack, kernels: _Kernels) -> _Rows:
-    rounds = st.rounds
-    rounds_of = rounds[st.board_of]
-    most = int(rounds.max())
-    pcol = st.kind_column("poison")
-    heads = st.player_rows[(st.two_headed & st.has_poison)[st.player_board]]
-    gain = st.gain
-    if len(heads):
-        gain = gain.copy()
-        gain[heads, pcol] = 0
-    counts = np.empty((most + 1, *st.counts.shape), dtype=np.int64)
-    counts[0] = st.counts
-    for c in range(1, most + 1):  # chosen in c rounds: once more than c - 1, up to the board's rounds
-        np.add(counts[c - 1], gain if c <= int(rounds.min()) else gain * (rounds_of >= c)[:, None], out=counts[c])
-    settled = settle(st, counts, consume=True)
-    return _Rows(
-        material=material_of(kernels.tables, settled),
-        events=events_of(kernels.layout, settled),
-        kernels=kernels,
-    )
-
-
-def _decide(st: Stack, policy: Policy, sense: int, tabulated: _Rows) -> tuple[BatchDecisions, IntArray]:
-    """The decisions of a stack, and each board's material range (:func:`material_spans`, found on the way)."""
-    n_boards = st.n_boards
-    board_of, rounds = st.board_of, st.rounds
-    rounds_of = rounds[board_of]
-    most = int(rounds.max())
-    pcol = st.kind_column("poison")
-    shared = st.two_headed & st.has_poison
-    head = st.is_player & shared[board_of]
-    times_axis = np.arange(most + 1, dtype=np.int64)[:, None]
-    material, events = tabulated.material, tabulated.events
-    player_pos, game_rules = tabulated.kernels.player_pos, tabulated.kernels.game_rules
-
-    # Units: what each object may do, split as Objective.units splits them.
-    choosable = eligible_mask(st)
-    valid = times_axis <= rounds_of
-    split = split_units(material, events, choosable, head, valid=valid, board_of=board_of, n_boards=n_boards)
-    single, span = split.single, split.span
-    base_material, base_events = split.base_material, split.base_events
-    coupled = single & split.varies
-    sensed = np.where(valid, sense * material, NO_OPTION)
-    times = np.where(single, np.argmax(sensed, axis=0), 0)
-
-    # The board with nothing chosen, which every value is relative to.
-    team_poison = np.zeros(int(st.team_offsets[-1]), dtype=np.int64)
-    if pcol >= 0:
-        np.maximum.at(team_poison, st.team, st.counts[st.player_rows, pcol])
-    team_board = np.repeat(np.arange(n_boards), np.diff(st.team_offsets))
-    threshold = shared_poison_threshold(np.bincount(st.team, minlength=len(team_poison)))
-    our_team = st.team[player_pos[st.proliferator]]
-    team_weight = np.where(np.arange(len(team_poison)) == our_team[team_board], 1.0, -1.0) * policy.weight("poison")
-    local_team = np.arange(len(team_poison)) - st.team_offsets[:-1][team_board]
-
-    def team_milli(team: IntArray, poison: IntArray) -> IntArray:
-        return team_poison_milli(team_weight[team], poison)
-
-    def team_events(team: IntArray, poison: IntArray) -> IntArray:
-        out: IntArray = np.where(poison >= threshold[team], np.left_shift(np.int64(1), local_team[team]), 0)
-        return out
-
-    baseline_material = np.zeros(n_boards, dtype=np.int64)
-    segment_reduce(np.add, baseline_material, board_of, material[0])
-    baseline_events = np.zeros(n_boards, dtype=np.int64)
-    segment_reduce(np.bitwise_or, baseline_events, board_of, events[0])
-    shared_teams = np.flatnonzero(shared[team_board])
-    segment_reduce(
-        np.add, baseline_material, team_board[shared_teams], team_milli(shared_teams, team_poison[shared_teams])
-    )
-    segment_reduce(
-        np.bitwise_or, baseline_events, team_board[shared_teams], team_events(shared_teams, team_poison[shared_teams])
-    )
-
-    # 2HG teams sharing poison: their options, from the enumeration one board uses.
-    teams = _team_units(st, shared_teams, choosable, team_poison, material, events, team_milli, team_events)
-    if teams.empty:  # teams no head of which can be chosen: fixed, their heads and poison as they stand
-        empty = np.array(teams.empty, dtype=np.int64)
-        is_empty = np.zeros(len(team_poison), dtype=bool)
-        is_empty[empty] = True
-        rows = st.player_rows[is_empty[st.team]]
-        np.add.at(base_material, board_of[rows], material[0, rows])
-        np.add.at(base_material, team_board[empty], team_milli(empty, team_poison[empty]))
-        np.bitwise_or.at(base_events, board_of[rows], events[0, rows])
-        np.bitwise_or.at(base_events, team_board[empty], team_events(empty, team_poison[empty]))
-    for unit in teams.units:
-        np.add.at(span, team_board[unit.team], unit.material.max(axis=1) - unit.material.min(axis=1))
-
-    weight = game_weight_of(policy, span, game_rules.n_opponents)
-
-    def game_milli(boards: IntArray, events_: IntArray) -> IntArray:
-        """Game milli-points of event masks (axis 1) of some boards (axis 0)."""
-        return game_milli_of(weight[boards], game_scores(policy, _rules_of(game_rules, boards), events_))
-
-    def game_over(boards: IntArray, events_: IntArray) -> BoolArray:
-        """Whether event masks (axis 1) of some boards (axis 0) end the game for the proliferator."""
-        return game_over_of(_rules_of(game_rules, boards), events_)
-
-    # The dynamic programme over coupled units, per group of boards of one shape.  The single
-    # units decided alone count when it weighs ending the game (their material void) against not.
-    units = _coupled_units(st, coupled, sense, sensed, material, events, teams.units)
-    final_events = base_events.copy()
-    team_choice = np.zeros(len(team_poison), dtype=np.int64)
-    alone = np.flatnonzero(single & ~coupled)
-    alone_board = board_of[alone]
-    alone_sums = np.zeros((4, n_boards), dtype=np.int64)  # best material, its rounds, nothing's material, most rounds
-    for i, part in enumerate((sensed[times[alone], alone], times[alone], sensed[0, alone], rounds_of[alone])):
-        segment_reduce(np.add, alone_sums[i], alone_board, part)
-    ended = game_over(np.arange(n_boards), base_events[:, None])[:, 0]
-    if len(units.board):
-        _run_dp(units, base_events, game_milli, game_over, sense, times, team_choice, final_events, alone_sums, ended)
-    times[alone[ended[alone_board]]] = 0  # the game ends: what no seat's loss hangs on is worth nothing
-
-    value = base_material + np.bincount(
-        board_of[single], weights=material[times[single], np.flatnonzero(single)], minlength=n_boards
-    ).astype(np.int64)
-    for unit in teams.units:
-        value += np.bincount(
-            team_board[unit.team], weights=unit.material[np.arange(len(unit.team)), team_choice[unit.team]],
-            minlength=n_boards,
-        ).astype(np.int64)  # fmt: skip
-    both = game_milli(np.arange(n_boards), np.stack([final_events, baseline_events], axis=1))
-    baseline = baseline_material + both[:, 1]
-    value = np.where(ended, baseline_material, value) + both[:, 0] - baseline  # Objective.total
-
-    chosen = (np.arange(most)[:, None] < times[None, :]) & single
-    recipients = np.full((most, len(team_poison)), -1, dtype=np.int64)
-    for unit in teams.units:
-        unit.place(team_choice, st, chosen, recipients)
-    scores = game_scores(policy, game_rules, final_events[:, None])[:, 0]
-    lost = _our_seat_lost(game_rules, final_events)
-    return BatchDecisions(
-        values=value,
-        rounds=rounds,
-        offsets=st.offsets,
-        chosen=chosen,
-        team_offsets=st.team_offsets,
-        recipients=recipients,
-        events=final_events,
-        results=_results(policy, scores, lost),
-        sense=sense,
-    ), span
-
-
 def _our_seat_lost(rules: GameRules, events: IntArray) -> BoolArray:
     lost = lost_seats_of(rules.seats, events[:, None])[:, 0]
     out: BoolArray = ((lost >> rules.our_seat) & 1) == 1
@@ -569,97 +370,6 @@ def _results(policy: Policy, scores: FloatArray, ours_lost: BoolArray) -> tuple[
     return tuple(map(_RESULTS.__getitem__, which.tolist()))
 
 
-@dataclass
-class _TeamGroup:
-    """Team units sharing one option enumeration: ``team`` (stack team numbers) x options."""
-
-    team: IntArray
-    rows: IntArray
-    material: IntArray
-    events: IntArray
-    picks: IntArray
-    pattern_chosen: BoolArray
-    pattern_recipient: IntArray
-
-    def place(self, choice: IntArray, st: Stack, chosen: BoolArray, recipients: IntArray) -> None:
-        """Write each team's chosen option into the choice matrices (board-local recipient rows)."""
-        pick = choice[self.team]
-        heads = self.pattern_chosen[pick]  # teams x rounds x heads
-        rounds = heads.shape[1]
-        for h in range(self.rows.shape[1]):
-            chosen[:rounds, self.rows[:, h]] |= heads[:, :, h].T
-        recipient = self.pattern_recipient[pick]  # teams x rounds (head position or -1)
-        local = self.rows - st.offsets[st.board_of[self.rows[:, 0]]][:, None]
-        given = np.take_along_axis(local, np.maximum(recipient, 0), axis=1)
-        recipients[:rounds, self.team] = np.where(recipient >= 0, given, -1).T
-
-
-@dataclass
-class _Teams:
-    units: list[_TeamGroup]
-    empty: list[int]
-
-
-def _team_units(
-    st: Stack,
-    shared_teams: IntArray,
-    choosable: BoolArray,
-    team_poison: IntArray,
-    material: IntArray,
-    events: IntArray,
-    team_milli: Any,
-    team_events: Any,
-) -> _Teams:
-    if not len(shared_teams):
-        return _Teams(units=[], empty=[])
-    pcol = st.kind_column("poison")
-    groups: dict[tuple[int, tuple[bool, ...], bool, tuple[int, ...]], list[tuple[int, tuple[int, ...]]]] = {}
-    order = np.argsort(st.team, kind="stable")
-    player_rows = st.player_rows[order]
-    bounds = np.searchsorted(st.team[order], shared_teams)
-    ends = np.searchsorted(st.team[order], shared_teams, side="right")
-    in_shared = np.zeros(len(team_poison), dtype=bool)
-    in_shared[shared_teams] = True
-    shared_rows = player_rows[in_shared[st.team[order]]]  # team by team, as ``shared_teams``
-    # Per head, in the order of ``shared_teams``: its row, whether it may be chosen, its poison gain.
-    rows_of, ok = shared_rows.tolist(), choosable[shared_rows].tolist()
-    gain = st.gain[shared_rows, pcol].tolist() if pcol >= 0 else [0] * len(rows_of)
-    rounds = st.rounds[st.player_board[order][bounds]].tolist()
-    poisoned = (team_poison[shared_teams] > 0).tolist()
-    empty: list[int] = []
-    lo = 0
-    for t, size, n_rounds, p in zip(shared_teams.tolist(), (ends - bounds).tolist(), rounds, poisoned, strict=True):
-        hi = lo + size
-        key = (n_rounds, tuple(ok[lo:hi]), p, tuple(gain[lo:hi]))
-        groups.setdefault(key, []).append((t, tuple(rows_of[lo:hi])))
-        lo = hi
-    units: list[_TeamGroup] = []
-    for key, members in groups.items():
-        table = _pattern_table(*key)
-        team = np.array([t for t, _ in members], dtype=np.int64)
-        if table is None:
-            empty.extend(team.tolist())
-            continue
-        rows = np.array([r for _, r in members], dtype=np.int64)
-        mat = material[table.times[None, :, :], rows[:, None, :]].sum(axis=2)
-        ev = np.bitwise_or.reduce(events[table.times[None, :, :], rows[:, None, :]], axis=2)
-        given = team_poison[team][:, None] + table.poison[None, :]
-        mat = mat + team_milli(team[:, None], given)
-        ev = ev | team_events(team[:, None], given)
-        units.append(
-            _TeamGroup(
-                team=team,
-                rows=rows,
-                material=mat,
-                events=ev,
-                picks=np.broadcast_to(table.picks, mat.shape),
-                pattern_chosen=table.chosen,
-                pattern_recipient=table.recipient,
-            )
-        )
-    return _Teams(units=units, empty=empty)
-
-
 @dataclass(frozen=True)
 class _PatternTable:
     """:func:`solver.objective.team_patterns` as arrays: per option its heads' times, poison, picks and pattern."""
@@ -669,166 +379,6 @@ class _PatternTable:
     picks: IntArray
     chosen: BoolArray  # options x rounds x heads
     recipient: IntArray  # options x rounds: head position, or -1
-
-
-@lru_cache(maxsize=4096)
-def _pattern_table(
-    rounds: int, choosable: tuple[bool, ...], poisoned: bool, gains: tuple[int, ...]
-) -> _PatternTable | None:
-    """The options of a team of this shape as arrays (None when no head can be chosen); built once per shape."""
-    patterns = team_patterns(rounds, choosable, poisoned, gains)
-    if not patterns:
-        return None
-    chosen = np.zeros((len(patterns), rounds, len(choosable)), dtype=bool)
-    recipient = np.full((len(patterns), rounds), -1, dtype=np.int64)
-    for o, (pattern, _, _, _) in enumerate(patterns):
-        for r, (picked, head) in enumerate(pattern):
-            chosen[o, r, list(picked)] = True
-            recipient[o, r] = head
-    table = _PatternTable(
-        times=np.array([p[1] for p in patterns], dtype=np.int64),
-        poison=np.array([p[2] for p in patterns], dtype=np.int64),
-        picks=np.array([p[3] for p in patterns], dtype=np.int64),
-        chosen=chosen,
-        recipient=recipient,
-    )
-    for array in (table.times, table.poison, table.picks, table.chosen, table.recipient):
-        array.flags.writeable = False
-    return table
-
-
-def _coupled_units(
-    st: Stack,
-    coupled: BoolArray,
-    sense: int,
-    sensed: IntArray,
-    material: IntArray,
-    events: IntArray,
-    teams: list[_TeamGroup],
-) -> _Units:
-    """Coupled singles (options: chosen in rounds..0 rounds) and team units, in board order."""
-    rows = np.flatnonzero(coupled)
-    width = max([int(st.rounds.max()) + 1] + [t.material.shape[1] for t in teams])
-    n_rounds = st.rounds[st.board_of[rows]]
-    c = n_rounds[:, None] - np.arange(width)[None, :]  # option j is "chosen in rounds - j rounds"
-    ok = c >= 0
-    cc = np.maximum(c, 0)
-    parts_board = [st.board_of[rows]]
-    parts_row = [rows]
-    parts_material = [np.where(ok, sensed[cc, rows[:, None]], NO_OPTION)]
-    parts_events = [np.where(ok, events[cc, rows[:, None]], 0)]
-    parts_picks = [np.where(ok, cc, -1)]
-    parts_team = [np.full(len(rows), -1, dtype=np.int64)]
-    for t in teams:
-        shape, used = (len(t.team), width), t.material.shape[1]
-        parts_board.append(st.board_of[t.rows[:, 0]])
-        parts_row.append(t.rows.min(axis=1))
-        for parts, table, fill in (
-            (parts_material, sense * t.material, NO_OPTION),
-            (parts_events, t.events, 0),
-            (parts_picks, t.picks, -1),
-        ):
-            padded = np.full(shape, fill, dtype=np.int64)
-            padded[:, :used] = table
-            parts.append(padded)
-        parts_team.append(t.team)
-    board = np.concatenate(parts_board)
-    row = np.concatenate(parts_row)
-    order = np.lexsort((row, board))
-    mat = np.concatenate(parts_material)[order]
-    picks = np.concatenate(parts_picks)[order]
-    return _Units(
-        board=board[order],
-        row=row[order],
-        events=np.concatenate(parts_events)[order],
-        material=mat,
-        picks=picks,
-        team=np.concatenate(parts_team)[order],
-    )
-
-
-def _run_dp(
-    units: _Units,
-    base_events: IntArray,
-    game_milli: Any,
-    game_over: Any,
-    sense: int,
-    times: IntArray,
-    team_choice: IntArray,
-    final_events: IntArray,
-    alone: IntArray,
-    ended: BoolArray,
-) -> None:
-    """Decide the coupled units of every board (see :func:`solver.fast.best_options_over`), in place.
-
-    ``alone`` holds per board the sums over the single units decided alone: their best
-    (sensed) material, its rounds, their material when chosen in no round, their rounds at
-    most.  ``ended`` is set for the boards whose choice ends the game.
-    """
-    n_boards = len(base_events)
-    per_board = np.bincount(units.board, minlength=n_boards)
-    start = np.concatenate([[0], np.cumsum(per_board)[:-1]])
-    free = np.zeros(n_boards, dtype=np.int64)
-    segment_reduce(np.bitwise_or, free, units.board, np.bitwise_or.reduce(units.events, axis=1))
-    free &= ~base_events
-    n_free = np.bitwise_count(free).astype(np.int64)
-    if int(n_free.max(initial=0)) > MAX_FREE_SEATS:
-        raise ValueError(f"more than {MAX_FREE_SEATS} seats can be eliminated by one choice; use method='cpsat'")
-    most = int(n_free.max(initial=0))
-    # Position of each board's j-th free bit (63, never set, pads).
-    position = np.full((n_boards, max(most, 1)), 63, dtype=np.int64)
-    seen = np.zeros(n_boards, dtype=np.int64)
-    for bit in range(int(np.bitwise_or.reduce(free, initial=np.int64(0))).bit_length()):
-        has = (free >> bit) & 1 == 1
-        position[has, seen[has]] = bit
-        seen += has
-    compact = np.zeros_like(units.events)
-    unit_pos = position[units.board]
-    for j in range(most):
-        compact |= ((units.events >> unit_pos[:, j : j + 1]) & 1) << j
-    max_picks = np.zeros(n_boards, dtype=np.int64)
-    segment_reduce(np.add, max_picks, units.board, units.picks.max(axis=1))
-    max_picks += alone[3] + 1
-    scale = max_picks[units.board][:, None]
-    keys = np.where(units.material == NO_OPTION, NO_OPTION, units.material * scale - units.picks)
-    nothing = units.material[np.arange(len(units.board)), np.argmax(units.picks == 0, axis=1)]
-    idle = np.where(units.material == NO_OPTION, NO_OPTION, nothing[:, None] * scale - units.picks)
-    extra = np.stack([alone[0] * max_picks - alone[1], alone[2] * max_picks], axis=1)
-
-    # Boards of one shape (coupled units, free seats) go through the DP together, in board order.
-    active = np.flatnonzero(per_board)
-    shape = per_board[active] * (MAX_FREE_SEATS + 1) + n_free[active]
-    grouped = active[np.argsort(shape, kind="stable")]
-    shape = np.sort(shape)
-    cuts = np.flatnonzero(np.diff(shape)) + 1
-    for boards, key in zip(np.split(grouped, cuts), shape[np.concatenate(([0], cuts))].tolist(), strict=True):
-        n_units, n_bits = divmod(key, MAX_FREE_SEATS + 1)
-        idx = start[boards][:, None] + np.arange(n_units)[None, :]
-        states = np.arange(1 << n_bits, dtype=np.int64)
-        expanded = np.broadcast_to(base_events[boards][:, None], (len(boards), len(states))).copy()
-        for j in range(n_bits):
-            expanded |= ((states >> j) & 1)[None, :] << position[boards, j][:, None]
-        game = sense * game_milli(boards, expanded) * max_picks[boards][:, None]
-        over = game_over(boards, expanded)
-        chosen, state, ended[boards] = best_options_over(keys[idx], idle[idx], compact[idx], game, over, extra[boards])
-        final_events[boards] = expanded[np.arange(len(boards)), state]
-        flat_units, flat_choice = idx.ravel(), chosen.ravel()
-        team = units.team[flat_units]
-        is_team = team >= 0
-        team_choice[team[is_team]] = flat_choice[is_team]
-        single_rows = units.row[flat_units[~is_team]]
-        times[single_rows] = units.picks[flat_units[~is_team], 0] - flat_choice[~is_team]
-
-
-def _rules_of(rules: GameRules, boards: IntArray) -> GameRules:
-    """The game rules of some of the boards."""
-    return GameRules(
-        seats=SeatRules(n_seats=rules.seats.n_seats[boards], rivals=rules.seats.rivals[boards]),
-        our_seat=rules.our_seat[boards],
-        opponents=rules.opponents[boards],
-        n_opponents=rules.n_opponents[boards],
-        elimination=rules.elimination[boards],
-    )
 
 
 def solve_many(boards: Iterable[BoardLike], policy: PolicyLike = None) -> list[Decision]:
@@ -856,7 +406,7 @@ def solve_many(boards: Iterable[BoardLike], policy: PolicyLike = None) -> list[D
         ValueError: a board whose decision couples more seats than the fast path handles.
 
     >>> [d.value for d in solve_many(["solver/examples/classic.json", "solver/examples/vorinclex_lethal.json"])]
-    [4.0, 1004.0]
+    [4.0, 1000.0]
     >>> solve_many(["solver/examples/classic.json", {"variant": "duel"}])
     Traceback (most recent call last):
     ...
@@ -1075,53 +625,12 @@ def material_spans(boards: Sequence[Board], policy: Policy | None = None) -> Int
     if shared is not None:
         known = shared.spans_for(policy)
         if known is None:
-            known = _spans(shared.of(), policy)
+            known = _decide(shared.boards, policy, 1)[1]
             shared.keep_spans(policy, known)
         return known.copy()
     out = np.zeros(len(boards), dtype=np.int64)
     for i in range(0, len(boards), CHUNK):
-        out[i : i + CHUNK] = _spans(Stack.of(boards[i : i + CHUNK]), policy)
-    return out
-
-
-def _spans(st: Stack, policy: Policy) -> IntArray:
-    rounds_of = st.rounds[st.board_of]
-    pcol = st.kind_column("poison")
-    shared = st.two_headed & st.has_poison
-    head = st.is_player & shared[st.board_of]
-    heads = np.flatnonzero(head)
-    gain = st.gain
-    if len(heads):  # a 2HG team's poison is its own unit
-        gain = gain.copy()
-        gain[heads, pcol] = 0
-    # Every row chosen in c = 0..rounds rounds (past its board's rounds, as often as it has).
-    times: IntArray = np.minimum(np.arange(int(st.rounds.max(initial=0)) + 1)[:, None], rounds_of[None, :])
-    settled = settle(st, st.counts + times[:, :, None] * gain)
-    material = material_of(MaterialTables.build(st, policy, st.player_rows, heads), settled)
-    choosable = eligible_mask(st)
-    single = choosable & ~head
-    out = np.zeros(st.n_boards, dtype=np.int64)
-    np.add.at(out, st.board_of[single], (material.max(axis=0) - material.min(axis=0))[single])
-    player_pos = _player_pos(st)
-    our_team = st.team[player_pos[st.proliferator]]
-    weight = policy.weight("poison")
-    for t in np.unique(st.team[player_pos[heads]]).tolist():  # 2HG teams sharing poison: their options' range
-        rows = st.player_rows[st.team == t]
-        b = int(st.board_of[rows[0]])
-        p0 = int(st.counts[rows, pcol].max())
-        patterns = team_patterns(
-            int(st.rounds[b]),
-            tuple(bool(choosable[r]) for r in rows),
-            p0 > 0,
-            tuple(int(st.gain[r, pcol]) for r in rows),
-        )
-        if not patterns:
-            continue
-        side = 1.0 if t == our_team[b] else -1.0
-        given = np.array([p0 + p[2] for p in patterns], dtype=np.int64)
-        options = material[np.array([p[1] for p in patterns]), rows[None, :]].sum(axis=1)
-        options = options + team_poison_milli(np.full(len(given), side * weight), given)
-        out[b] += int(options.max() - options.min())
+        out[i : i + CHUNK] = _decide(boards[i : i + CHUNK], policy, 1)[1]
     return out
 
 

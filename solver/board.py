@@ -22,7 +22,7 @@ import numpy.typing as npt
 from .cards import CARDS
 from .effects import gains
 from .kinds import pt_delta
-from .terms import CARD_TYPE_NAMES, CardType, Variant
+from .terms import CARD_TYPE_NAMES, CardType, TeamPoison, Variant
 
 __all__ = [
     "CARD_TYPE_NAMES",
@@ -31,6 +31,7 @@ __all__ = [
     "Effect",
     "Permanent",
     "Player",
+    "TeamPoison",
     "Threshold",
     "Variant",
 ]
@@ -111,12 +112,17 @@ class Threshold:
 class Effect:
     """A card's effect in play, by the card's printed name (see :data:`solver.cards.CARDS`).
 
-    ``level`` is a card parameter (:class:`solver.cards.Parameter`), read only by the card declaring it.
+    ``level`` and ``poisoned_this_turn`` are card parameters (:class:`solver.cards.Parameter`), read
+    only by the card declaring them.
+    ``source`` is the id of the permanent whose ability it is, if given; a card whose text
+    names itself ("another creature you control") requires it (:attr:`solver.cards.Card.needs_source`).
     """
 
     card: str
     controller: str
     level: int = 3
+    source: str | None = None
+    poisoned_this_turn: int = 0
 
 
 def _frozen_counts(counts: Mapping[str, int]) -> Mapping[str, int]:
@@ -150,6 +156,8 @@ class Permanent:
     chapters: int | None = None
     protector: str | None = None
     phased_out: bool = False
+    #: It can't have counters put on it (Tatterkite, a creature enchanted by Blossombind): proliferate adds none.
+    no_counters: bool = False
     value: float | None = None
     thresholds: tuple[Threshold, ...] = ()
     counter_values: Mapping[str, float] = field(default_factory=dict)
@@ -161,7 +169,9 @@ class Board:
 
     Row ``i`` of every per-object array describes object ``ids[i]``; rows ``0 .. n_players-1``
     are players.  ``counts[i, k]`` is how many counters of kind ``kinds[k]`` object ``i`` has.
-    In Two-Headed Giant the team's shared poison (810.10) is stored on every head of the team.
+    In Two-Headed Giant the team's shared poison (810.10) is stored on every head of the team;
+    a board that wrote it per head (``team_poison`` is ``per_head``) keeps each head's own
+    count in ``head_poison`` (per player row), which its typed views and JSON show.
     Arrays are read-only; derive a new board with :meth:`with_counts`.
     """
 
@@ -184,6 +194,7 @@ class Board:
     chapters: IntArray
     protector: IntArray
     phased_out: BoolArray
+    no_counters: BoolArray
     value: FloatArray
     effects: tuple[Effect, ...]
     names: ObjArray
@@ -198,6 +209,8 @@ class Board:
     cv_object: IntArray
     cv_kind: IntArray
     cv_value: FloatArray
+    team_poison: TeamPoison = TeamPoison.SHARED
+    head_poison: IntArray | None = None
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -210,9 +223,12 @@ class Board:
         permanents: Sequence[Permanent] = (),
         effects: Sequence[Effect] = (),
         proliferates: int = 1,
+        team_poison: TeamPoison | str = TeamPoison.SHARED,
     ) -> Board:
         """Build a board from typed objects (for Python callers; the loader hands rows to :func:`assemble`).
 
+        ``team_poison`` says how the Two-Headed Giant players' poison counters are written
+        (810.10): the team's total on each head (``shared``) or each head's own (``per_head``).
         Raises ``ValueError`` on inconsistent input; :func:`solver.load_board` reports every
         problem with its JSON path before it gets here.
         """
@@ -241,13 +257,16 @@ class Board:
                 p.chapters,
                 p.protector,
                 p.phased_out,
+                p.no_counters,
                 p.value,
                 p.thresholds,
                 p.counter_values,
             )
             for p in permanents
         ]
-        return assemble(Variant(variant), proliferator, players, rows, tuple(effects), proliferates)
+        return assemble(
+            Variant(variant), proliferator, players, rows, tuple(effects), proliferates, TeamPoison(team_poison)
+        )
 
     def __post_init__(self) -> None:
         for value in self.__dict__.values():
@@ -265,9 +284,28 @@ class Board:
         counts = np.array(counts, dtype=np.int64)
         if counts.shape != self.counts.shape:
             raise ValueError(f"counts must have shape {self.counts.shape}, not {counts.shape}")
+        col = self.kind_column("poison")
+        if (
+            self.head_poison is not None
+            and col >= 0
+            and not np.array_equal(counts[: self.n_players, col], self.counts[: self.n_players, col])
+        ):
+            raise ValueError("a per-head poison board changes its poison with with_head_poison, which says which head")
         # Same shape, so equal bytes are equal masks (cheaper than ``np.array_equal`` on a small board).
         same_kinds = (counts > 0).tobytes() == (self.counts > 0).tobytes()
         return self._derived(_KEEP_WITH_KINDS if same_kinds else _KEEP_WITH_COUNTS, counts=counts)
+
+    def with_head_poison(self, counts: IntArray, added: IntArray) -> Board:
+        """:meth:`with_counts` for a board whose poison changed, ``added`` being the poison each player row received.
+
+        On a per-head board (``team_poison`` ``per_head``) each head's own count grows by what
+        it received (701.34b: the team's one counter goes to the chosen head); on any other
+        board it is :meth:`with_counts`.
+        """
+        if self.head_poison is None:
+            return self.with_counts(counts)
+        head_poison = self.head_poison + np.asarray(added, dtype=np.int64)
+        return self._derived(_KEEP_WITH_COUNTS, counts=np.array(counts, dtype=np.int64), head_poison=head_poison)
 
     def with_proliferator(self, proliferator: int, proliferates: int | None = None) -> Board:
         """The same board with another player (a row) proliferating, or another number of proliferates."""
@@ -307,6 +345,7 @@ class Board:
                 permanents=[*self.permanents, permanent],
                 effects=all_effects,
                 proliferates=self.proliferates,
+                team_poison=self.team_poison,
             )
         row = single.n_players
         counts = np.zeros((self.n_objects + 1, len(self.kinds)), dtype=np.int64)
@@ -568,6 +607,7 @@ class Board:
         controller, protector = self.controller[first:].tolist(), self.protector[first:].tolist()
         damage, chapters = self.damage[first:].tolist(), self.chapters[first:].tolist()
         phased, value = self.phased_out[first:].tolist(), self.value[first:].tolist()
+        no_counters = self.no_counters[first:].tolist()
         out = []
         for j in range(self.n_objects - first):
             has_pt = creature[j] or power[j] or toughness[j]
@@ -586,6 +626,7 @@ class Board:
                     "chapters": chapters[j] or None,
                     "protector": ids[protector[j]] if protector[j] >= 0 else None,
                     "phased_out": phased[j],
+                    "no_counters": no_counters[j],
                     "value": None if value[j] != value[j] else value[j],
                     "thresholds": tuple(thresholds.get(j, ())),
                     "counter_values": values.get(j, {}),
@@ -595,7 +636,14 @@ class Board:
 
     def _counters_of(self, row: int) -> Mapping[str, int]:
         nz = np.flatnonzero(self.counts[row])
-        return MappingProxyType({self.kinds[k]: int(self.counts[row, k]) for k in nz})
+        held = {self.kinds[k]: int(self.counts[row, k]) for k in nz}
+        if self.head_poison is not None and row < self.n_players and "poison" in held:
+            own = int(self.head_poison[row])  # a per-head board shows each head's own count (810.10)
+            if own:
+                held["poison"] = own
+            else:
+                del held["poison"]
+        return MappingProxyType(held)
 
     def counters(self, obj_id: str) -> Mapping[str, int]:
         """The counters of one object, by id."""
@@ -636,6 +684,7 @@ _PER_OBJECT = (
     "chapters",
     "protector",
     "phased_out",
+    "no_counters",
     "value",
     "names",
     "type_names",
@@ -716,6 +765,7 @@ def _permanent_key(p: Permanent) -> tuple[Any, ...]:
         p.chapters,
         p.protector,
         p.phased_out,
+        p.no_counters,
         p.value,
         p.thresholds,
         tuple(p.counter_values.items()),
@@ -754,6 +804,7 @@ PermanentRow = tuple[
     tuple[str, ...],
     "int | None",
     "str | None",
+    bool,
     bool,
     "float | None",
     tuple[Threshold, ...],
@@ -805,6 +856,7 @@ def assemble(
     rows: Sequence[PermanentRow],
     effects: tuple[Effect, ...],
     proliferates: int,
+    team_poison: TeamPoison = TeamPoison.SHARED,
 ) -> Board:
     """The board's arrays from checked players and permanent rows: the one copy of the array building.
 
@@ -816,9 +868,9 @@ def assemble(
     player_index = {p.id: i for i, p in enumerate(players)}
     team_names = tuple(dict.fromkeys(p.team for p in players))
     team_index = {t: i for i, t in enumerate(team_names)}
-    columns: list[tuple[Any, ...]] = list(zip(*rows, strict=True)) if rows else [()] * 16
+    columns: list[tuple[Any, ...]] = list(zip(*rows, strict=True)) if rows else [()] * 17
     (pids, ctrls, types_c, names, power, tough, damage, counters, keywords, subtypes, chapters, protectors, phased,
-     value, thresholds, values) = columns  # fmt: skip
+     no_counters, value, thresholds, values) = columns  # fmt: skip
     n = n_players + len(rows)
 
     kinds: dict[str, int] = {}
@@ -847,12 +899,17 @@ def assemble(
     counts[cell_rows, cell_cols] = cell_counts
     teams = [team_index[p.team] for p in players]
     team_of = np.array(teams, dtype=np.int64)
+    per_head = variant is Variant.TWO_HEADED_GIANT and team_poison is TeamPoison.PER_HEAD
+    head_poison = np.zeros(n_players, dtype=np.int64) if per_head else None
     if variant is Variant.TWO_HEADED_GIANT and "poison" in kinds:
         col = kinds["poison"]
+        stated = counts[:n_players, col].tolist()
         shared = [0] * len(team_names)  # a few players: plain Python beats ``np.maximum.at``
-        for team, count in zip(teams, counts[:n_players, col].tolist(), strict=True):
-            shared[team] = max(shared[team], count)
+        for team, count in zip(teams, stated, strict=True):  # the team's total: stated on each head, or summed
+            shared[team] = shared[team] + count if per_head else max(shared[team], count)
         counts[:n_players, col] = [shared[team] for team in teams]
+        if per_head:
+            head_poison = np.array(stated, dtype=np.int64)
 
     bits_of: dict[tuple[str, ...], int] = {}
     for names_of_types in types_c:
@@ -876,8 +933,12 @@ def assemble(
         ],
         dtype=np.int64,
     )
-    indestructible, phased_out = np.array(
-        [[False] * n_players + ["indestructible" in k for k in keywords], [False] * n_players + list(phased)],
+    indestructible, phased_out, no_counters_a = np.array(
+        [
+            [False] * n_players + ["indestructible" in k for k in keywords],
+            [False] * n_players + list(phased),
+            [False] * n_players + list(no_counters),
+        ],
         dtype=bool,
     )
     # Filled like :meth:`Board._derived` rather than through the generated ``__init__``, whose
@@ -903,6 +964,7 @@ def assemble(
         chapters=chapters_a,
         protector=protector_a,
         phased_out=phased_out,
+        no_counters=no_counters_a,
         value=np.array([np.nan] * n_players + [np.nan if v is None else v for v in value], dtype=np.float64),
         effects=effects,
         names=_objects([""] * n_players + list(names)),
@@ -912,6 +974,8 @@ def assemble(
         thr_effect=tuple(t[3] for t in thr_rows),
         thr_label=tuple(t[4] for t in thr_rows),
         **_value_arrays(thr_rows, cv_rows),
+        team_poison=TeamPoison.PER_HEAD if per_head else TeamPoison.SHARED,
+        head_poison=head_poison,
     )
     board.__post_init__()
     return board

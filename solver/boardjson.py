@@ -16,15 +16,16 @@ import json
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeAlias
 
 import numpy as np
 
 from . import jsoncodec, limits
-from .board import CARD_TYPE_NAMES, Board, Effect, PermanentRow, Player, Threshold, Variant, assemble
+from .board import CARD_TYPE_NAMES, Board, Effect, PermanentRow, Player, TeamPoison, Threshold, Variant, assemble
 from .cards import CARDS, SUPPORTED_CARDS, canonical_card
 from .errors import BoardError, Problem
-from .kinds import KindError, canonical_kind
+from .files import TooLarge, read_bounded
+from .kinds import KindError, known_kind, same_kind_message
 from .validation import (
     Problems,
     finite_number,
@@ -40,11 +41,13 @@ from .validation import (
     unknown_fields,
 )
 
-__all__ = ["FORMAT_VERSION", "dump_board", "load_board"]
+__all__ = ["FORMAT_VERSION", "BoardLike", "as_board", "dump_board", "load_board"]
 
 FORMAT_VERSION = 1
 
-_TOP_FIELDS = frozenset({"format", "variant", "proliferator", "proliferates", "players", "permanents", "effects"})
+_TOP_FIELDS = frozenset(
+    {"format", "variant", "proliferator", "proliferates", "team_poison", "players", "permanents", "effects"}
+)
 _PLAYER_FIELDS = frozenset({"id", "team", "life", "counters"})
 _PERMANENT_FIELDS = frozenset(
     {
@@ -61,6 +64,7 @@ _PERMANENT_FIELDS = frozenset(
         "chapters",
         "protector",
         "phased_out",
+        "no_counters",
         "value",
         "thresholds",
         "counter_values",
@@ -69,7 +73,9 @@ _PERMANENT_FIELDS = frozenset(
 #: The fields :meth:`_Loader.plain_permanent` reads; a permanent with any other takes the checked path.
 _PLAIN_FIELDS = _PERMANENT_FIELDS - {"value", "thresholds", "counter_values"}
 _THRESHOLD_FIELDS = frozenset({"kind", "at", "effect", "label"})
-_EFFECT_FIELDS = frozenset({"card", "controller"} | {p.name for card in CARDS.values() for p in card.parameters})
+_EFFECT_FIELDS = frozenset(
+    {"card", "controller", "source"} | {p.name for card in CARDS.values() for p in card.parameters}
+)
 
 #: Card types by lower-case spelling; "tribal" is the pre-2024 name of kindred (205.2a).
 _TYPES: dict[str, str] = {name: name for name in CARD_TYPE_NAMES} | {"tribal": "kindred"}
@@ -83,16 +89,38 @@ _MAX_SIGNED = limits.MAX_SIGNED
 _ABSENT: Any = object()
 
 
-def load_board(source: str | bytes | os.PathLike[str] | Mapping[str, Any]) -> Board:
-    """Load a board from parsed JSON, JSON text, or a JSON file.
+#: A board in any form the public entry points accept (:func:`as_board`).
+BoardLike: TypeAlias = Board | Mapping[str, Any] | str | bytes | os.PathLike[str]
+
+_BOARD = "a Board, a mapping (board JSON), JSON text (str or UTF-8 bytes) or a path to a board file"
+
+
+def as_board(board: object) -> Board:
+    """The board given in any accepted form; BoardError for a bad board, TypeError for anything else.
+
+    The one coercion every public entry point uses (re-exported by :mod:`solver.inputs`).
+
+    >>> as_board({"variant": "duel", "players": [{"id": "me"}, {"id": "you"}], "proliferator": "me"}).n_players
+    2
+    """
+    if isinstance(board, Board | Mapping | str | bytes | os.PathLike):
+        return load_board(board)
+    raise TypeError(f"board must be {_BOARD}, not {type(board).__name__}")
+
+
+def load_board(source: BoardLike, *, max_bytes: int = limits.MAX_BOARD_BYTES) -> Board:
+    """Load a board from parsed JSON, JSON text, or a JSON file (a :class:`Board` is returned as it is).
 
     A ``str`` (or UTF-8 ``bytes``) starting with ``{`` (after whitespace) is JSON text, any
     other ``str``, ``bytes`` or path-like is a file name.  Raises
     :class:`~solver.errors.BoardError` listing every problem found; no other exception
-    escapes for bad input.
+    escapes for bad input.  A file is read only up to ``max_bytes`` (docs/limits.md): a
+    larger one is a BoardError, having read no more than that.
     """
+    if isinstance(source, Board):
+        return source
     with gc_paused():
-        data = _parse(source)
+        data = _parse(source, max_bytes)
         if not isinstance(data, Mapping):
             raise BoardError([Problem("", "must be an object (the board)")])
         return _Loader().load(data)
@@ -116,17 +144,19 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def dump_board(board: Board) -> dict[str, Any]:
-    """The board as a JSON-ready dict that :func:`load_board` reads back to an equal board.
+def dump_board(board: BoardLike) -> dict[str, Any]:
+    """The board (in any form :func:`as_board` takes) as a JSON-ready dict that :func:`load_board` reads back.
 
     Optional permanent fields at their defaults are left out so dumps stay readable and
     diffs show only what matters; keys come in a fixed order.
     """
+    board = as_board(board)
     return {
         "format": FORMAT_VERSION,
         "variant": board.variant.value,
         "proliferator": board.proliferator_id,
         "proliferates": board.proliferates,
+        **({"team_poison": board.team_poison.value} if board.team_poison is not TeamPoison.SHARED else {}),
         "players": [{"id": p.id, "team": p.team, "life": p.life, "counters": dict(p.counters)} for p in board.players],
         "permanents": [_dump_permanent(p) for p in board.permanent_fields()],
         "effects": [_dump_effect(e) for e in board.effects],
@@ -157,6 +187,8 @@ def _dump_permanent(p: dict[str, Any]) -> dict[str, Any]:
         out["protector"] = p["protector"]
     if p["phased_out"]:
         out["phased_out"] = True
+    if p["no_counters"]:
+        out["no_counters"] = True
     if p["value"] is not None:
         out["value"] = p["value"]
     if p["thresholds"]:
@@ -175,6 +207,8 @@ def _dump_threshold(t: Threshold) -> dict[str, Any]:
 
 def _dump_effect(e: Effect) -> dict[str, Any]:
     out: dict[str, Any] = {"card": e.card, "controller": e.controller}
+    if e.source is not None:
+        out["source"] = e.source
     for param in CARDS[e.card].parameters:
         if getattr(e, param.name) != param.default:
             out[param.name] = getattr(e, param.name)
@@ -184,7 +218,7 @@ def _dump_effect(e: Effect) -> dict[str, Any]:
 # ---------------------------------------------------------------------- parsing
 
 
-def _parse(source: str | bytes | os.PathLike[str] | Mapping[str, Any]) -> Any:
+def _parse(source: str | bytes | os.PathLike[str] | Mapping[str, Any], max_bytes: int) -> Any:
     if isinstance(source, Mapping):
         return source
     text: str | bytes
@@ -205,12 +239,15 @@ def _parse(source: str | bytes | os.PathLike[str] | Mapping[str, Any]) -> Any:
                 ]
             ) from None
         try:
-            with open(name, encoding="utf-8") as file:
-                text = file.read()
+            text = read_bounded(name, max_bytes, "board file").decode("utf-8")
+        except TooLarge as exc:
+            raise BoardError([Problem("", f"cannot read board file {str(name)!r}: {exc}")]) from None
         except OSError as exc:
             raise BoardError([Problem("", f"cannot read board file {str(name)!r}: {exc.strerror or exc}")]) from None
         except UnicodeDecodeError as exc:
             raise BoardError([Problem("", f"cannot read board file {str(name)!r}: not UTF-8 ({exc.reason})")]) from None
+        except ValueError:  # a NUL byte or a lone surrogate (UnicodeEncodeError): no file can have that name
+            raise BoardError([Problem("", f"cannot read board file {str(name)!r}: not a possible file name")]) from None
     try:
         return jsoncodec.loads(text)
     except json.JSONDecodeError as exc:
@@ -239,6 +276,8 @@ class _Loader:
         self.kinds: set[str] = set()  # distinct canonical kinds seen, for the kinds and cells limits
         self.n_objects = 0  # players and permanents, known before they are walked
         self.kinds_refused = False
+        self.team_poison = TeamPoison.SHARED
+        self.controller_of: dict[str, str] = {}  # permanent id -> its controller, for effects' sources
 
     def problem(self, path: str, message: str) -> None:
         self.problems.add(path, message)
@@ -257,12 +296,19 @@ class _Loader:
                 proliferates = value
             else:
                 self.problem("proliferates", f"must be an integer from 1 to {_MAX_PROLIFERATES}")
+        if "team_poison" in data:
+            conventions = [c.value for c in TeamPoison]
+            if data["team_poison"] in conventions:
+                self.team_poison = TeamPoison(data["team_poison"])
+            else:
+                self.problem("team_poison", f"must be one of {', '.join(map(repr, conventions))} (810.10)")
         players = self.players(data, variant)
         permanents = [
             perm
             for i, raw in enumerate(self.list_field(data, "permanents", "", required=False))
             if (perm := self.permanent(raw, f"permanents[{i}]")) is not None
         ]
+        self.controller_of = {perm[0]: perm[1] for perm in permanents}
         placed = [
             (effect, path)
             for i, raw in enumerate(self.list_field(data, "effects", "", required=False))
@@ -274,9 +320,33 @@ class _Loader:
             self.check_rounds(placed, proliferator, proliferates)
         if self.problems or variant is None or proliferator is None:
             raise BoardError(self.problems.list())
-        board = assemble(variant, proliferator, players, permanents, tuple(effects), proliferates)
+        board = assemble(variant, proliferator, players, permanents, tuple(effects), proliferates, self.team_poison)
+        self.check_once_per_turn(board, placed)
         check_magnitude(board)
         return board
+
+    def check_once_per_turn(self, board: Board, placed: list[tuple[Effect, str]]) -> None:
+        """Refuse a resolution that would give a "once a turn" kind to its card's controller twice.
+
+        Melira, the Living Cure lets its controller get one poison counter a turn; each of a
+        resolution's proliferates adds the same (:attr:`Board.gain`), so a second one, which
+        gives them nothing, is not modelled.
+        """
+        if board.rounds == 1:
+            return
+        for effect, path in placed:
+            card = CARDS[effect.card]
+            col = board.kind_column(card.once_per_turn) if card.once_per_turn else -1
+            if col < 0 or effect.poisoned_this_turn:
+                continue
+            if board.counts[board.index[effect.controller], col] > 0:
+                self.problem(
+                    path,
+                    f"{effect.card}: {effect.controller!r} can get {card.once_per_turn} counters only once this "
+                    f"turn, but this resolution proliferates {board.rounds} times; not modelled",
+                )
+        if self.problems:
+            raise BoardError(self.problems.list())
 
     # ------------------------------------------------------------------ limits
     def check_sizes(self, data: Mapping[str, Any]) -> None:
@@ -338,7 +408,7 @@ class _Loader:
         if not isinstance(key, str) or key in self.kind_cache:
             return None
         try:
-            kind = canonical_kind(key)
+            kind = known_kind(key)
         except KindError:
             return None
         if kind not in self.kinds and not self.kinds_refused and self.refusal(len(self.kinds) + 1):
@@ -435,7 +505,13 @@ class _Loader:
             self.check_team_poison(members)
 
     def check_team_poison(self, members: list[_Head]) -> None:
-        """The team's poison is one shared total (810.10), so heads that state it must agree."""
+        """The team's poison is one shared total (810.10), so heads that state it must agree.
+
+        Unless the board counts it per head (``"team_poison": "per_head"``): then each head
+        states its own count and the team's total is their sum.
+        """
+        if self.team_poison is TeamPoison.PER_HEAD:
+            return
         first: Player | None = None
         for head in members:
             count = head.player.counters.get("poison")
@@ -447,7 +523,8 @@ class _Loader:
                 key = next(k for k in head.raw["counters"] if self.kind(k) == "poison")
                 self.problem(
                     keyed(f"{head.path}.counters", key),
-                    f"team poison is shared (810.10): {count} here but {first.counters['poison']} on {first.id!r}",
+                    f"team poison is shared (810.10): {count} here but {first.counters['poison']} on {first.id!r}"
+                    ' (a board that counts poison per head says "team_poison": "per_head")',
                 )
 
     # ------------------------------------------------------------------ permanents
@@ -551,9 +628,12 @@ class _Loader:
         phased_out = get("phased_out", False)
         if type(phased_out) is not bool:
             return None
+        no_counters = get("no_counters", False)
+        if type(no_counters) is not bool:
+            return None
         self.ids[pid] = path
         return (pid, controller, types, name, power, toughness, damage, counters, keywords, subtypes, chapters,
-                protector, phased_out, None, (), {})  # fmt: skip
+                protector, phased_out, no_counters, None, (), {})  # fmt: skip
 
     def checked_permanent(self, raw: object, path: str) -> PermanentRow | None:
         """Every field checked, every problem recorded at its path."""
@@ -603,6 +683,9 @@ class _Loader:
         phased_out = get("phased_out", False)
         if type(phased_out) is not bool:
             self.problem(f"{path}.phased_out", "must be a boolean")
+        no_counters = get("no_counters", False)
+        if type(no_counters) is not bool:
+            self.problem(f"{path}.no_counters", "must be a boolean")
         value = self.number(raw["value"], f"{path}.value") if "value" in raw else None
         thresholds = self.thresholds(raw, path) if "thresholds" in raw else ()
         counter_values = self.counter_values(raw, path) if "counter_values" in raw else {}
@@ -622,6 +705,7 @@ class _Loader:
             chapters,
             protector,
             phased_out,
+            no_counters,
             value,
             thresholds,
             counter_values,
@@ -743,16 +827,40 @@ class _Loader:
                 self.problem(f"{path}.card", f"unknown card {raw['card']!r}; supported: {'; '.join(SUPPORTED_CARDS)}")
         controller = self.player_ref(raw, "controller", path)
         values = self.parameters(raw, card, path) if card is not None else None
-        if card is None or controller is None or values is None:
+        ok, source = self.effect_source(raw, card, controller, path)
+        if card is None or controller is None or values is None or not ok:
             return None
-        return Effect(card, controller, **values)
+        return Effect(card, controller, **values, source=source)
+
+    def effect_source(
+        self, raw: Mapping[str, Any], card: str | None, controller: str | None, path: str
+    ) -> tuple[bool, str | None]:
+        """Whether the effect's ``source`` is valid (a permanent its controller controls), and the source."""
+        spath = join(path, "source")
+        if "source" not in raw:
+            if card is not None and CARDS[card].needs_source:
+                self.problem(spath, f"required: the id of the {card} permanent (its text names itself)")
+                return False, None
+            return True, None
+        source = raw["source"]
+        if type(source) is not str:
+            self.problem(spath, "must be a permanent id")
+            return False, None
+        owner = self.controller_of.get(source)
+        if owner is None:
+            self.problem(spath, f"{source!r} is not a permanent on this board")
+            return False, None
+        if controller is not None and owner != controller:
+            self.problem(spath, f"{source!r} is controlled by {owner!r}, not by the effect's controller {controller!r}")
+            return False, None
+        return True, source
 
     def parameters(self, raw: Mapping[str, Any], card: str, path: str) -> dict[str, int] | None:
         """The card's parameters (only those it declares; absent ones keep their defaults), or None."""
         declared = {p.name: p for p in CARDS[card].parameters}
         values: dict[str, int] = {}
         ok = True
-        for key in sorted(_EFFECT_FIELDS - {"card", "controller"}):
+        for key in sorted(_EFFECT_FIELDS - {"card", "controller", "source"}):
             if key not in raw:
                 continue
             param = declared.get(key)
@@ -843,7 +951,7 @@ class _Loader:
         return kind if ok else None
 
     def duplicate_kind(self, path: str, key: object, first: object, kind: str) -> None:
-        self.problem(path, f"{key!r} and {first!r} are the same counter kind {kind!r} (122.1)")
+        self.problem(path, same_kind_message(key, first, kind))
 
     def kind(self, key: object) -> str | None:
         """The canonical kind of a key, or None; cached per load because boards repeat few kinds."""
@@ -854,7 +962,7 @@ class _Loader:
         except KeyError:
             pass
         try:
-            kind: str | None = canonical_kind(key)
+            kind: str | None = known_kind(key)
         except KindError:
             kind = None
         self.kind_cache[key] = kind
@@ -868,7 +976,7 @@ class _Loader:
         kind = self.kind(key)
         if kind is None:
             try:
-                canonical_kind(key)
+                known_kind(key)
             except KindError as exc:
                 self.problem(path, str(exc))
         else:

@@ -11,6 +11,7 @@ limit is not checked during every part of its presolve.
 from __future__ import annotations
 
 import math
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -22,6 +23,8 @@ __all__ = ["Budget", "CancelToken", "watch"]
 
 #: How often the watcher looks at the cancel token and the clock, in seconds.
 POLL_SECONDS = 0.005
+#: A time limit at least this large (an integer past every float) is no deadline.
+_FOREVER = sys.float_info.max
 
 
 @runtime_checkable
@@ -47,7 +50,8 @@ class Budget:
             raise ValueError(f"time_limit must be a number of seconds > 0, not {time_limit!r}")
         if cancel is not None and not isinstance(cancel, CancelToken):
             raise TypeError(f"cancel must have an is_set() method (a threading.Event), not {type(cancel).__name__}")
-        finite = time_limit is not None and math.isfinite(time_limit)
+        # An integer past every float (10**400 seconds) is no deadline, as math.inf is; never float()'s OverflowError.
+        finite = time_limit is not None and time_limit < _FOREVER and math.isfinite(time_limit)
         return cls(time.perf_counter() + time_limit if finite and time_limit is not None else None, cancel)
 
     @property

@@ -28,7 +28,17 @@ from .terms import CardType, Variant
 if TYPE_CHECKING:
     from .board import Board, BoolArray, Effect
 
-__all__ = ["CARDS", "SUPPORTED_CARDS", "Card", "Op", "Parameter", "Scope", "canonical_card", "scopes_in_force"]
+__all__ = [
+    "CARDS",
+    "SUPPORTED_CARDS",
+    "Card",
+    "Op",
+    "Parameter",
+    "Scope",
+    "canonical_card",
+    "effect_scopes",
+    "scopes_in_force",
+]
 
 
 class Op(Enum):
@@ -38,7 +48,8 @@ class Op(Enum):
     DOUBLE = "x2"
     MINUS_ONE = "-1"
     HALVE = "/2"
-    BAN = "0"
+    ONE = "=1"  # "instead ... one" (Melira, the Living Cure)
+    BAN = "0"  # last: a ban ends the event in any order (see solver.effects.best_count)
 
 
 def _any_kind(kind: str) -> bool:
@@ -73,6 +84,11 @@ class Card:
     card on ``board`` (they may depend on who proliferates and on the effect's parameters).
     ``ops`` lists every operation those scopes can use, so bounds can be worked out without
     a board.  ``proliferate_factor`` multiplies the proliferates its controller performs.
+    ``needs_source``: the text names the card itself ("another creature you control", "on
+    Mowu"), so an effect of it must say which permanent it is (:attr:`Effect.source`).
+    ``once_per_turn``: a kind its controller gets only once a turn under it; a proliferate adds
+    the same to every round, so the loader refuses a resolution that would give that kind to
+    its controller more than once.
     """
 
     name: str
@@ -81,6 +97,8 @@ class Card:
     ops: frozenset[Op] = frozenset()
     proliferate_factor: int = 1
     parameters: tuple[Parameter, ...] = ()
+    needs_source: bool = False
+    once_per_turn: str = ""
 
 
 # ---------------------------------------------------------------------- object masks
@@ -108,6 +126,35 @@ def _typed(board: Board, c: int | None, card_types: CardType) -> BoolArray:
 
 def _own_creatures(board: Board, c: int) -> BoolArray:
     return _typed(board, c, CardType.CREATURE)
+
+
+def _own_creatures_and_planeswalkers_and_self(board: Board, c: int) -> BoolArray:
+    out = _typed(board, c, CardType.CREATURE | CardType.PLANESWALKER)
+    out[c] = True
+    return out
+
+
+def _subtyped(board: Board, names: frozenset[str]) -> BoolArray:
+    """Objects with one of these subtypes (any letter case)."""
+    return np.fromiter(
+        (any(s.lower() in names for s in subs) for subs in board.subtypes), dtype=bool, count=board.n_objects
+    )
+
+
+def _own_creatures_spacecraft_and_planets(board: Board, c: int) -> BoolArray:
+    """Creatures, Spacecraft and Planets (artifact subtypes, 205.3g) its controller controls."""
+    out: BoolArray = _own_creatures(board, c) | (_subtyped(board, _SHIPS) & _controlled_by(board, c))
+    return out
+
+
+def _own_creatures_and_vehicles(board: Board, c: int) -> BoolArray:
+    """Creatures and Vehicles (an artifact subtype, 205.3g) its controller controls."""
+    out: BoolArray = _own_creatures(board, c) | (_subtyped(board, _VEHICLES) & _controlled_by(board, c))
+    return out
+
+
+_SHIPS = frozenset({"spacecraft", "planet"})
+_VEHICLES = frozenset({"vehicle"})
 
 
 def _own_artifacts_and_creatures(board: Board, c: int) -> BoolArray:
@@ -170,10 +217,67 @@ def _vorinclex(board: Board, c: int, effect: Effect) -> tuple[Scope, ...]:
     return ()
 
 
+def _laezel(board: Board, c: int, effect: Effect) -> tuple[Scope, ...]:
+    """Only counters its controller puts ("If you would put"): the proliferator's own proliferate."""
+    if board.proliferator == c:
+        return (Scope(Op.PLUS_ONE, _own_creatures_and_planeswalkers_and_self),)
+    return ()
+
+
 def _innkeepers_talent(board: Board, c: int, effect: Effect) -> tuple[Scope, ...]:
     if board.proliferator == c and effect.level >= 3:
         return (Scope(Op.DOUBLE, _everything),)
     return ()
+
+
+def _source_row(board: Board, effect: Effect) -> int | None:
+    """The row of the permanent whose ability the effect is, or None when it is not on the board."""
+    row = board.index.get(effect.source) if effect.source is not None else None
+    return row if row is not None and row >= board.n_players else None
+
+
+def _benevolent_hydra(board: Board, c: int, effect: Effect) -> tuple[Scope, ...]:
+    """ "another creature you control": its controller's creatures but the Hydra itself."""
+    hydra = _source_row(board, effect)
+
+    def others(board: Board, c: int) -> BoolArray:
+        out = _own_creatures(board, c)
+        if hydra is not None:
+            out[hydra] = False
+        return out
+
+    return (Scope(Op.PLUS_ONE, others, _plus_one_plus_one),)
+
+
+def _mowu(board: Board, c: int, effect: Effect) -> tuple[Scope, ...]:
+    """ "on Mowu": the card itself only."""
+    mowu = _source_row(board, effect)
+    if mowu is None:
+        return ()
+
+    def itself(board: Board, c: int) -> BoolArray:
+        out = np.zeros(board.n_objects, dtype=bool)
+        out[mowu] = True
+        return out
+
+    return (Scope(Op.PLUS_ONE, itself, _plus_one_plus_one),)
+
+
+def _controller_only(board: Board, c: int) -> BoolArray:
+    out = np.zeros(board.n_objects, dtype=bool)
+    out[c] = True
+    return out
+
+
+def _melira_living_cure(board: Board, c: int, effect: Effect) -> tuple[Scope, ...]:
+    """ "instead you get one poison counter and you can't get additional poison counters this turn".
+
+    Once its controller got poison this turn, none (their whole team in 2HG, 810.10c); else at
+    most one, on them only (a teammate receiving the team's counter is not "you", 810.10).
+    """
+    if effect.poisoned_this_turn:
+        return (Scope(Op.BAN, _melira_players, _poison),)
+    return (Scope(Op.ONE, _controller_only, _poison),)
 
 
 def _none(board: Board, c: int, effect: Effect) -> tuple[Scope, ...]:
@@ -230,9 +334,60 @@ _REGISTRY = (
         Scope(Op.DOUBLE, _own_creatures, _plus_one_plus_one),
     ),
     _static(
+        "The Earth Crystal",
+        "doubles +1/+1 counters put on creatures its controller controls",
+        Scope(Op.DOUBLE, _own_creatures, _plus_one_plus_one),
+    ),
+    _static(
         "Primal Vigor",
         "doubles +1/+1 counters put on any creature",
         Scope(Op.DOUBLE, _all_creatures, _plus_one_plus_one),
+    ),
+    _static(
+        "Conclave Mentor",
+        "one more +1/+1 counter on creatures its controller controls",
+        Scope(Op.PLUS_ONE, _own_creatures, _plus_one_plus_one),
+    ),
+    _static(
+        "Kami of Whispered Hopes",
+        "one more +1/+1 counter on permanents its controller controls",
+        Scope(Op.PLUS_ONE, _controlled_by, _plus_one_plus_one),
+    ),
+    _static(
+        "Solid Ground",
+        "one more +1/+1 counter on permanents its controller controls",
+        Scope(Op.PLUS_ONE, _controlled_by, _plus_one_plus_one),
+    ),
+    _static(
+        "Caradora, Heart of Alacria",
+        "one more +1/+1 counter on creatures and Vehicles its controller controls",
+        Scope(Op.PLUS_ONE, _own_creatures_and_vehicles, _plus_one_plus_one),
+    ),
+    Card(
+        "Lae'zel, Vlaakith's Champion",
+        "one more counter of each kind its controller puts on creatures and planeswalkers they control, "
+        "and on themselves",
+        _laezel,
+        frozenset({Op.PLUS_ONE}),
+    ),
+    _static(
+        "Loading Zone",
+        "doubles counters put on creatures, Spacecraft and Planets its controller controls",
+        Scope(Op.DOUBLE, _own_creatures_spacecraft_and_planets),
+    ),
+    Card(
+        "Benevolent Hydra",
+        "one more +1/+1 counter on each other creature its controller controls",
+        _benevolent_hydra,
+        frozenset({Op.PLUS_ONE}),
+        needs_source=True,
+    ),
+    Card(
+        "Mowu, Loyal Companion",
+        "one more +1/+1 counter on itself",
+        _mowu,
+        frozenset({Op.PLUS_ONE}),
+        needs_source=True,
     ),
     _static(
         "Vizier of Remedies",
@@ -245,6 +400,22 @@ _REGISTRY = (
         "no -1/-1 counters on creatures its controller controls",
         Scope(Op.BAN, _melira_players, _poison),
         Scope(Op.BAN, _own_creatures, _minus_one_minus_one),
+    ),
+    Card(
+        "Melira, the Living Cure",
+        "its controller gets at most one poison counter, and none once they got poison this turn",
+        _melira_living_cure,
+        frozenset({Op.ONE, Op.BAN}),
+        parameters=(
+            Parameter(
+                "poisoned_this_turn",
+                0,
+                1,
+                0,
+                "1 once its controller got poison counters this turn (they can't get more)",
+            ),
+        ),
+        once_per_turn="poison",
     ),
     _static(
         "Solemnity",
@@ -276,8 +447,13 @@ def canonical_card(name: str) -> str | None:
 
 def scopes_in_force(board: Board) -> list[tuple[Scope, int]]:
     """Every scope in force on the board, with the row of the player controlling it."""
-    out: list[tuple[Scope, int]] = []
+    return [(scope, controller) for _, scope, controller in effect_scopes(board)]
+
+
+def effect_scopes(board: Board) -> list[tuple[Effect, Scope, int]]:
+    """:func:`scopes_in_force` with the effect each scope comes from (e.g. to name the card behind a count)."""
+    out: list[tuple[Effect, Scope, int]] = []
     for effect in board.effects:
         controller = board.ids.index(effect.controller, 0, board.n_players)
-        out.extend((scope, controller) for scope in CARDS[effect.card].scopes(board, controller, effect))
+        out.extend((effect, scope, controller) for scope in CARDS[effect.card].scopes(board, controller, effect))
     return out

@@ -15,20 +15,24 @@ import importlib
 import json
 import math
 import os
+import signal
 import sys
+import threading
 import time
 import traceback
 from collections.abc import Iterable, Sequence
-from pathlib import Path
 from typing import Any
 
 from . import __version__
 from .board import Board
 from .boardjson import load_board
 from .errors import BoardError, Problem
+from .files import TooLarge, UnsafeOutput, read_stream_bounded, safe_output
+from .limits import MAX_BOARD_BYTES
 from .policy import Policy, PolicyError
-from .render import render_board
-from .solve import solve
+from .render import render_board, render_score
+from .solve import score, solve
+from .terminal import terminal_text
 
 __all__ = ["build_parser", "example_names", "main", "read_example"]
 
@@ -38,8 +42,27 @@ DEFAULT_EXAMPLE = "classic"
 SUBCOMMAND_MODULES = ("solver.analysis.cli", "solver.protocol.cli")
 
 
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread like KeyboardInterrupt so that every ``finally`` and ``with`` runs."""
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise Terminated
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line and return its exit status."""
+    """Run the command line and return its exit status (130 after SIGINT, 143 after SIGTERM)."""
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _terminated)
+    try:
+        return _main(argv)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -54,6 +77,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()
     except KeyboardInterrupt:
         return 130
+    except Terminated:
+        return 143
     except BrokenPipeError:
         # The reader (``| head``) went away: not an error of ours; keep Python quiet at exit.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -66,7 +91,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             message = " ".join(str(exc).split()) or "no message"
             print(
-                f"{PROG}: internal error: {type(exc).__name__}: {message} (PROLIFERATE_DEBUG=1 shows the traceback)",
+                terminal_text(
+                    f"{PROG}: internal error: {type(exc).__name__}: {message} "
+                    "(PROLIFERATE_DEBUG=1 shows the traceback)",
+                    lines=False,
+                ),
                 file=sys.stderr,
             )
         return 1
@@ -82,6 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
     _add_solve(subparsers)
+    _add_score(subparsers)
     _add_demo(subparsers)
     for name in SUBCOMMAND_MODULES:
         importlib.import_module(name).register(subparsers)
@@ -113,22 +143,17 @@ def _add_solve(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     sub.add_argument("--include", metavar="ID", action="append", help="force ID into the choice (repeatable)")
     sub.add_argument("--exclude", metavar="ID", action="append", help="keep ID out of the choice (repeatable)")
     sub.add_argument("--svg", metavar="FILE", help="also draw the board with the answer marked, as SVG, to FILE")
+    _add_board_bound(sub)
     sub.set_defaults(handler=_solve)
 
 
 def _solve(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     where = "<stdin>" if args.board == "-" else args.board
-    try:
-        board = _read_board(args.board)
-    except BoardError as exc:
-        return _bad_input(where, exc.problems)
-    policy = None
-    if args.policy is not None:
-        try:
-            policy = Policy.from_toml(args.policy)
-        except PolicyError as exc:
-            return _bad_input(args.policy, exc.problems)
+    read = _board_and_policy(args)
+    if isinstance(read, int):
+        return read
+    board, policy = read
     time_limit = args.time_limit
     if time_limit is not None:  # the limit bounds the command's work: reading the board and policy count
         time_limit = max(time_limit - (time.perf_counter() - started), 1e-3)
@@ -148,25 +173,54 @@ def _solve(args: argparse.Namespace) -> int:
     if args.svg:
         from .svg import choice_svg
 
+        inputs = [p for p in (args.board, args.policy) if p not in (None, "-")]
         try:
-            Path(args.svg).write_text(choice_svg(board, best=decision.choice), encoding="utf-8")
-        except OSError as exc:
-            return _bad_input(args.svg, [f"cannot write the drawing: {exc.strerror or exc}"])
+            with safe_output(args.svg, inputs=inputs) as drawing:
+                drawing.text.write(choice_svg(board, best=decision.choice))
+        except (OSError, UnsafeOutput) as exc:
+            reason = (exc.strerror if isinstance(exc, OSError) else None) or str(exc)
+            return _bad_input(args.svg, [f"cannot write the drawing: {reason}"])
     if args.json:
         print(json.dumps(decision.to_json()))
     else:
-        print(decision, end="")  # str(decision) is the readable rendering
+        sys.stdout.write(terminal_text(str(decision)))  # str(decision) is the readable rendering
     return 0
 
 
-def _read_board(source: str) -> Board:
-    """A board from a path, or from standard input for ``-``."""
-    if source != "-":
-        return load_board(source)
+def _board_and_policy(args: argparse.Namespace) -> tuple[Board, Policy | None] | int:
+    """The board and the policy a command names (``BOARD``, ``--policy``), or the exit code of bad input (2)."""
     try:
-        text = sys.stdin.buffer.read().decode("utf-8")
+        board = _read_board(args.board, args.max_board_bytes)
+    except BoardError as exc:
+        return _bad_input("<stdin>" if args.board == "-" else args.board, exc.problems)
+    if args.policy is None:
+        return board, None
+    try:
+        return board, Policy.from_toml(args.policy)
+    except PolicyError as exc:
+        return _bad_input(args.policy, exc.problems)
+
+
+def _add_board_bound(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument(
+        "--max-board-bytes",
+        metavar="N",
+        type=_positive_int,
+        default=MAX_BOARD_BYTES,
+        help=f"largest board file (or standard input) read, in bytes (default: {MAX_BOARD_BYTES}; docs/limits.md)",
+    )
+
+
+def _read_board(source: str, max_bytes: int = MAX_BOARD_BYTES) -> Board:
+    """A board from a path, or from standard input for ``-``; at most ``max_bytes`` of JSON either way."""
+    if source != "-":
+        return load_board(source, max_bytes=max_bytes)
+    try:
+        text = read_stream_bounded(sys.stdin.buffer, max_bytes, "standard input").decode("utf-8")
     except UnicodeDecodeError as exc:
         raise BoardError([Problem("", f"cannot read standard input: not UTF-8 ({exc.reason})")]) from None
+    except TooLarge as exc:
+        raise BoardError([Problem("", f"{exc} (--max-board-bytes changes it)")]) from None
     try:
         data: Any = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -178,6 +232,82 @@ def _read_board(source: str) -> Board:
     if not isinstance(data, dict):
         raise BoardError([Problem("", "must be an object (the board)")])
     return load_board(data)
+
+
+# ---------------------------------------------------------------------------- score
+def _add_score(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    sub = subparsers.add_parser(
+        "score",
+        help="the value, the best value and the regret of a given choice",
+        description="Score a given proliferate choice on a board: its value, the best value and the regret "
+        "(best minus value), in points. The ids are the chosen objects (none: choose nothing), the same in "
+        "every proliferate; --choice gives one per proliferate.",
+    )
+    sub.add_argument("board", metavar="BOARD", help="board JSON file, or - to read it from standard input")
+    sub.add_argument("ids", metavar="ID", nargs="*", help="a chosen player or permanent (none: choose nothing)")
+    sub.add_argument(
+        "--recipient",
+        metavar="TEAM=PLAYER",
+        action="append",
+        help="Two-Headed Giant: the chosen head of TEAM that gets the team's poison counter (701.34b; repeatable)",
+    )
+    sub.add_argument(
+        "--choice",
+        metavar="JSON",
+        help='the whole choice as JSON instead of IDs: {"chosen": [...], "poison_recipients": {"TEAM": "PLAYER"}} '
+        'or {"rounds": [{"chosen": [...]}, ...]}, one round per proliferate (as in docs/protocol.md)',
+    )
+    sub.add_argument("--json", action="store_true", help='print {"choice", "value", "best", "regret"} as JSON')
+    sub.add_argument("--policy", metavar="FILE", help="TOML file of objective weights (docs/objective.md)")
+    _add_board_bound(sub)
+    sub.set_defaults(handler=_score)
+
+
+def _score(args: argparse.Namespace) -> int:
+    from .decision import choice_to_json
+    from .errors import IllegalChoice
+    from .protocol.messages import evaluate_item
+    from .rules import Choice
+    from .validation import Problems, unique_ids
+
+    where = "<stdin>" if args.board == "-" else args.board
+    read = _board_and_policy(args)
+    if isinstance(read, int):
+        return read
+    board, policy = read
+    problems = Problems()
+    if args.choice is not None:
+        if args.ids or args.recipient:
+            return _bad_input("--choice", ["gives the whole choice: leave out the IDs and --recipient"])
+        try:
+            raw = json.loads(args.choice)
+        except (ValueError, RecursionError) as exc:
+            return _bad_input("--choice", [f"not valid JSON: {exc}"])
+        item = evaluate_item(raw, "--choice", problems)  # the protocol's evaluate entry (docs/protocol.md)
+        if item is None:
+            return _bad_input(None, problems)
+        choice = item.choice(board.rounds)
+    else:
+        recipients = {}
+        for spec in args.recipient or ():
+            team, sep, head = spec.partition("=")
+            if not sep or not team or not head:
+                return _bad_input("--recipient", [f"must be TEAM=PLAYER, not {spec!r}"])
+            recipients[team] = head
+        ids = unique_ids(list(args.ids), "ID", problems)
+        if ids is None or problems:
+            return _bad_input(None, problems)
+        choice = Choice.of(ids, recipients, rounds=board.rounds)
+    try:
+        result = score(board, choice, policy)
+    except IllegalChoice as exc:  # the rules' reason, e.g. "'alice' has no counters (701.34a)"
+        return _bad_input(where, [str(exc)])
+    if args.json:
+        doc = {"choice": choice_to_json(choice), "value": result.value, "best": result.best, "regret": result.regret}
+        print(json.dumps(doc))
+    else:
+        sys.stdout.write(terminal_text(render_score(choice, result.value, result.best, result.regret)))
+    return 0
 
 
 # ---------------------------------------------------------------------------- demo
@@ -222,9 +352,9 @@ def _demo(args: argparse.Namespace) -> int:
     print(f"Example board {name!r} (bundled as solver/examples/{name}.json; `{PROG} demo --list` shows the others).")
     print(f"Solve your own board with `{PROG} solve BOARD.json` (format: docs/board-format.md).")
     print()
-    print(render_board(board))
+    print(terminal_text(render_board(board)))
     print()
-    print(solve(board), end="")
+    sys.stdout.write(terminal_text(str(solve(board))))
     return 0
 
 
@@ -233,7 +363,7 @@ def _bad_input(where: str | None, problems: Iterable[Problem | str]) -> int:
     prefix = f"{PROG}: error: " + (f"{where}: " if where else "")
     for problem in problems:
         for line in str(problem).splitlines() or [""]:
-            print(prefix + line, file=sys.stderr)
+            print(terminal_text(prefix + line, lines=False), file=sys.stderr)
     return 2
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from .batch import decide_many, decide_one, score_many, settle_many
 from .board import Board, BoolArray, CardType, Effect, IntArray, Permanent, Player, Variant
-from .boardjson import load_board
+from .boardjson import as_board
 from .cards import SUPPORTED_CARDS
 from .errors import BoardError
 from .objective import MILLI, Objective
@@ -36,11 +36,11 @@ __all__ = [
     "Policy",
     "Settled",
     "Variant",
+    "as_board",
     "counters_after",
     "decide_many",
     "decide_one",
     "eligible_mask",
-    "load_board",
     "score_many",
     "settle_many",
 ]

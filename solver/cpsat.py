@@ -17,15 +17,16 @@ Each piece is built by its own small function, in the style of OR-Tools' ``line_
 sample: typed and named variables, and a solution hint from an answer found by other means
 (the exact fast path's optimum, or a feasible choice), which CP-SAT tries first.  The search
 honours a :class:`solver.budget.Budget`: its time limit, and a cancel token that stops it from
-another thread.  ``ortools`` is imported lazily: it costs about 0.3 s and most calls never
-need it.
+another thread.  ``ortools`` is loaded lazily, on a helper thread (:func:`preload`): it costs
+about 0.3-0.6 s and most calls never need it; a call with a time limit waits for it only as
+long as its limit allows.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import itertools
-import sys
 import threading
 from collections.abc import Sequence
 from concurrent.futures import Future
@@ -41,9 +42,9 @@ from .errors import Infeasible
 from .objective import Assignment, Objective, UnitKind, Units
 
 if TYPE_CHECKING:
-    from ortools.sat.python.cp_model import CpSolver, CpSolverStatus, IntVar, LinearExpr, LiteralT
+    from ortools.sat.python.cp_model import CpModel, CpSolver, CpSolverStatus, IntVar, LinearExpr, LiteralT
 
-__all__ = ["Constraints", "CpSolution", "SearchStopped", "solve_cpsat", "unit_index"]
+__all__ = ["Constraints", "CpSolution", "SearchStopped", "preload", "solve_cpsat", "unit_index"]
 
 #: A unit assignment: rounds per single unit, option index per 2HG team unit.
 
@@ -341,7 +342,7 @@ class _Model:
         if remaining is not None:
             solver.parameters.max_time_in_seconds = remaining
         with watch(budget, solver.stop_search):
-            status = solver.solve(self.model)
+            status = _interruptible(solver, self.model)
         found = self._read(solver) if status in (self.cp.OPTIMAL, self.cp.FEASIBLE) else None
         return status, found
 
@@ -396,6 +397,12 @@ class _Model:
         params = solver.parameters
         params.num_workers = 1
         params.random_seed = 0
+        # CP-SAT's own SIGINT handler replaces Python's while a search runs: Ctrl-C would stop
+        # only that search (a top-k run goes on to the next one), and with searches on several
+        # threads the handlers' save and restore race (a lost Ctrl-C, or a call into a solver
+        # already gone: std::bad_function_call).  Python's handler keeps the signal;
+        # :func:`_interruptible` turns it into a stopped search.
+        params.catch_sigint_signal = False
         params.linearization_level = 2
         params.cp_model_probing_level = 0
         params.symmetry_level = 0
@@ -406,18 +413,75 @@ class _Model:
 
 
 _CP_MODEL = "ortools.sat.python.cp_model"
+#: How long an interrupted caller waits for the stopped search to return (it takes milliseconds).
+_STOP_WAIT = 10.0
 #: Units between two looks at the budget while the model is built (a few milliseconds of work).
 _BUILD_CHECK = 256
 
 
+def _interruptible(solver: CpSolver, model: CpModel) -> CpSolverStatus:
+    """``solver.solve(model)``, which Ctrl-C (or SIGTERM's handler) stops when it runs on the main thread.
+
+    Python runs signal handlers on the main thread only, between bytecodes, so a search in
+    native code there would hold KeyboardInterrupt until it ends.  On the main thread the
+    search runs on a helper thread while the main thread waits, interruptibly; an exception
+    raised by a handler stops the search, waits for it to return, and propagates.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return solver.solve(model)
+    result: list[CpSolverStatus] = []
+    failure: list[BaseException] = []
+    done = threading.Event()
+
+    def run() -> None:
+        try:
+            result.append(solver.solve(model))
+        except BaseException as exc:
+            failure.append(exc)
+        finally:
+            done.set()
+
+    thread = threading.Thread(target=run, name="proliferate-cpsat", daemon=True)
+    try:
+        thread.start()
+    except RuntimeError:  # no thread to spare: search here, uninterruptibly
+        return solver.solve(model)
+    except BaseException:  # interrupted while starting it: the search may be running already
+        solver.stop_search()
+        done.wait(_STOP_WAIT)
+        raise
+    try:
+        # An Event, not Thread.join: a join interrupted by a signal can leave the thread
+        # looking finished while it still runs, and the interpreter must not exit under it.
+        while not done.wait(0.05):
+            pass
+    except BaseException:
+        solver.stop_search()
+        done.wait(_STOP_WAIT)
+        raise
+    if failure:
+        raise failure[0]
+    return result[0]
+
+
 @cache
 def _loading() -> Future[None]:
-    """Import OR-Tools once, on a helper thread, so a caller with a budget can stop waiting for it."""
+    """Import OR-Tools and run one tiny search, once, on a helper thread (a caller with a budget can stop waiting).
+
+    The first search pays for CP-SAT's own start-up; doing it here keeps that cost out of
+    the first real solve, whose time limit could not interrupt it.
+    """
     done: Future[None] = Future()
 
     def load() -> None:
         try:
-            importlib.import_module(_CP_MODEL)
+            cp_model = importlib.import_module(_CP_MODEL)
+            model = cp_model.CpModel()
+            model.maximize(model.new_bool_var("warm"))
+            warm = cp_model.CpSolver()
+            warm.parameters.num_workers = 1
+            warm.parameters.catch_sigint_signal = False
+            warm.solve(model)
             done.set_result(None)
         except BaseException as exc:
             done.set_exception(exc)
@@ -426,13 +490,27 @@ def _loading() -> Future[None]:
     return done
 
 
-def _ortools_ready(budget: Budget) -> bool:
-    """Whether OR-Tools is imported, waiting for the import (about 0.3 s, once) at most as long as the budget allows.
+def preload(timeout: float | None = None) -> bool:
+    """Start loading OR-Tools in the background (see :func:`_loading`); with ``timeout``, wait that long for it.
 
-    A budget that runs out leaves the import going on in the background, for the next call.
+    True once it is loaded.  ``proliferate serve`` waits for it before it reads requests, so
+    no request pays the load; :func:`solver.solve` starts it as soon as it knows CP-SAT will
+    be needed, so the load overlaps reading the board.
     """
-    if _CP_MODEL in sys.modules or not budget.bounded:
-        return True
+    loading = _loading()
+    if timeout is not None and not loading.done():
+        with contextlib.suppress(TimeoutError):
+            loading.result(timeout=timeout)
+    return loading.done() and loading.exception() is None
+
+
+def _ortools_ready(budget: Budget) -> bool:
+    """Whether OR-Tools is loaded, waiting for it (about 0.3-0.6 s, once) at most as long as the budget allows.
+
+    A budget that runs out leaves the load going on in the background, for the next call.
+    The module being in ``sys.modules`` is not enough: it is there from the start of its
+    import, and a call that went ahead would wait for the rest of the import, past its limit.
+    """
     loading = _loading()
     while not loading.done():
         if budget.stopped:

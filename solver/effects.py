@@ -30,7 +30,10 @@ __all__ = ["SUPPORTED_CARDS", "apply_op", "best_count", "canonical_card", "gains
 
 #: Operations in a fixed order; a cell's key packs how many of each apply, ``_KEY_BITS`` bits each.
 _OPS = tuple(Op)
-_KEY_BITS = 12
+#: The operations an order is chosen among (a ban, last, ends the event in any order).
+_ORDERED = _OPS[:-1]
+assert _OPS[-1] is Op.BAN
+_KEY_BITS = 10
 assert _KEY_BITS * len(_OPS) < 63, "a cell's key and its want-more bit must fit in an int64"
 #: Counters one proliferate may put on one object (the loader's limits keep boards far below it).
 _TOO_MANY = 2**62
@@ -48,6 +51,8 @@ def apply_op(op: Op, count: int) -> int:
         return max(count - 1, 0)
     if op is Op.HALVE:
         return count // 2
+    if op is Op.ONE:
+        return min(count, 1)
     return 0
 
 
@@ -61,25 +66,25 @@ def best_count(uses: Sequence[int], want_more: bool) -> int:
     counters.  The best result over all orders of a multiset of operations is therefore
     the best result of applying one more operation to the best result of the multiset
     without it: a dynamic programme over the counts of each operation used, with
-    (plus+1)(double+1)(minus+1)(halve+1) states, polynomial in the number of effects.
+    (plus+1)(double+1)(minus+1)(halve+1)(one+1) states, polynomial in the number of effects.
     A ban makes the count 0 in any order (or the count reached 0 earlier).
     """
-    plus, double, minus, halve, ban = uses
+    *counted, ban = uses
     if ban:
         return 0
-    return _table(plus, double, minus, halve, want_more)[(plus, double, minus, halve)]
+    used = tuple(counted)
+    return _table(used, want_more)[used]
 
 
 @lru_cache(maxsize=64)
-def _table(plus: int, double: int, minus: int, halve: int, want_more: bool) -> dict[tuple[int, ...], int]:
+def _table(used: tuple[int, ...], want_more: bool) -> dict[tuple[int, ...], int]:
     """The best count for every sub-multiset of these operations: one table answers every cell of a board."""
     pick = max if want_more else min
-    used = (plus, double, minus, halve)
-    table: dict[tuple[int, ...], int] = {(0, 0, 0, 0): 1}
+    table: dict[tuple[int, ...], int] = {(0,) * len(used): 1}
     for total in range(1, sum(used) + 1):
         for state in _states(used, total):
             options = []
-            for i, op in enumerate(_OPS[:4]):
+            for i, op in enumerate(_ORDERED):
                 if state[i]:
                     before = table[(*state[:i], state[i] - 1, *state[i + 1 :])]
                     options.append(apply_op(op, before) if before else 0)
@@ -88,26 +93,24 @@ def _table(plus: int, double: int, minus: int, halve: int, want_more: bool) -> d
 
 
 def _states(used: tuple[int, ...], total: int) -> list[tuple[int, ...]]:
-    """Every (p, d, m, h) with p <= used[0], ..., summing to ``total``."""
-    out: list[tuple[int, ...]] = []
-    p_max, d_max, m_max, h_max = used
-    for p in range(min(p_max, total) + 1):
-        for d in range(min(d_max, total - p) + 1):
-            for m in range(min(m_max, total - p - d) + 1):
-                h = total - p - d - m
-                if h <= h_max:
-                    out.append((p, d, m, h))
-    return out
+    """Every tuple ``s`` with ``s[i] <= used[i]`` summing to ``total``."""
+    if not used:
+        return [()] if total == 0 else []
+    first, rest = used[0], used[1:]
+    room = sum(rest)
+    return [(n, *tail) for n in range(max(0, total - room), min(first, total) + 1) for tail in _states(rest, total - n)]
 
 
 def gains(board: Board) -> IntArray:
     """Counters each object gets, per kind, from one proliferate by the proliferator if chosen.
 
     Zero wherever the object has no counter of that kind (701.34a adds only kinds already
-    there).  In Two-Headed Giant the poison column says what a head would receive as the
-    team's poison recipient (701.34b); the rules engine adds it once per team.
+    there), and on a permanent that can't have counters put on it (``no_counters``: Tatterkite,
+    Melira's Keepers, a creature enchanted by Blossombind).  In Two-Headed Giant the poison
+    column says what a head would receive as the team's poison recipient (701.34b); the rules
+    engine adds it once per team.
     """
-    has = board.counts > 0
+    has = (board.counts > 0) & ~board.no_counters[:, None]  # an object that can't have counters put on it gets none
     out: IntArray = has.astype(np.int64)
     scopes = scopes_in_force(board)
     if not scopes or not has.any():
@@ -130,9 +133,10 @@ def gains(board: Board) -> IntArray:
     packed, inverse = _distinct(np.where(flat_more, flat_key | more_bit, flat_key))
     mask = (1 << _KEY_BITS) - 1
     uses = [([(k >> (_KEY_BITS * i)) & mask for i in range(len(_OPS))], bool(k & more_bit)) for k in packed]
-    top = [max(u[i] for u, _ in uses) for i in range(4)]
-    tables = {more: _table(*top, more) for more in {m for _, m in uses}}
-    values = [0 if u[4] else tables[m][tuple(u[:4])] for u, m in uses]
+    n = len(_ORDERED)
+    top = tuple(max(u[i] for u, _ in uses) for i in range(n))
+    tables = {more: _table(top, more) for more in {m for _, m in uses}}
+    values = [0 if u[n] else tables[m][tuple(u[:n])] for u, m in uses]
     if max(values) >= _TOO_MANY:
         raise ValueError(f"replacement effects put {max(values)} counters in one proliferate; int64 holds < 2**62")
     counts = np.array(values, dtype=np.int64)

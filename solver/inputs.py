@@ -1,13 +1,17 @@
 """What the public entry points accept, turned into the library's own types in one place.
 
-Every entry point (``solve``, ``score``, ``explain``, ``top_k``, ``solve_many``) takes a board
-as a :class:`~solver.board.Board`, a mapping (parsed board JSON), JSON text (``str`` or UTF-8
-``bytes``) or a path; a
-choice as a :class:`~solver.rules.Choice` or a list of ids; a policy as a
-:class:`~solver.policy.Policy`, a mapping shaped like the TOML file, or a TOML path.  Anything
-else is a :class:`TypeError` that says what is accepted, rather than an ``AttributeError``
-deep inside the solver.
-"""
+Every public entry point that takes a board (``solve``, ``score``, ``explain_choice``,
+``top_k``, ``worst_value``, ``eligible``, ``apply_proliferate``, ``solve_many``,
+``decide_many``, ``dump_board``, ``board_svg``, ``choice_svg``, ``Decision.from_json``, the
+envs' ``reset(options={"board": ...})``) takes it as a :class:`~solver.board.Board`, a
+mapping (parsed board JSON), JSON text (``str`` or UTF-8 ``bytes``) or a path, through
+:func:`as_board` (defined beside :func:`~solver.boardjson.load_board`, which
+:func:`~solver.boardjson.dump_board` needs too); a choice as a :class:`~solver.rules.Choice`
+or a list of ids; a policy as a :class:`~solver.policy.Policy`, a mapping shaped like the
+TOML file, or a TOML path.  Anything else is a :class:`TypeError` that says what is
+accepted, rather than an ``AttributeError`` deep inside the solver.  The data types built
+from a loaded board (``ChoiceMatrix``, ``Outcome``, ``Decision``'s constructor) take a
+:class:`~solver.board.Board` only."""
 
 from __future__ import annotations
 
@@ -16,32 +20,17 @@ from collections.abc import Mapping, Sequence
 from typing import Any, TypeAlias
 
 from .board import Board
-from .boardjson import load_board
+from .boardjson import BoardLike, as_board
 from .policy import DEFAULT_POLICY, Policy
 from .rules import Choice, Round
 
 __all__ = ["BoardLike", "ChoiceLike", "PolicyLike", "as_board", "as_choice", "as_policy"]
 
-BoardLike: TypeAlias = Board | Mapping[str, Any] | str | bytes | os.PathLike[str]
 ChoiceLike: TypeAlias = Choice | Round | Sequence[str] | Mapping[str, Any]
 PolicyLike: TypeAlias = Policy | Mapping[str, Any] | str | os.PathLike[str] | None
 
-_BOARD = "a Board, a mapping (board JSON), JSON text (str or UTF-8 bytes) or a path to a board file"
 _CHOICE = 'a Choice, a Round, a list of object ids, or a mapping {"chosen": [...]} / {"rounds": [...]}'
 _POLICY = "a Policy, a mapping shaped like the policy file, a path to a TOML file, or None"
-
-
-def as_board(board: object) -> Board:
-    """The board given in any accepted form; BoardError for a bad board, TypeError for anything else.
-
-    >>> as_board({"variant": "duel", "players": [{"id": "me"}, {"id": "you"}], "proliferator": "me"}).n_players
-    2
-    """
-    if isinstance(board, Board):
-        return board
-    if isinstance(board, Mapping | str | bytes | os.PathLike):
-        return load_board(board)
-    raise TypeError(f"board must be {_BOARD}, not {type(board).__name__}")
 
 
 def as_policy(policy: object) -> Policy:

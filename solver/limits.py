@@ -31,14 +31,17 @@ if TYPE_CHECKING:
 __all__ = [
     "ASSUMED_SCORE_RATIO",
     "ASSUMED_WEIGHT",
+    "MAX_BOARD_BYTES",
     "MAX_CELLS",
     "MAX_COUNT",
     "MAX_EFFECTS",
     "MAX_KINDS",
+    "MAX_LINE_BYTES",
     "MAX_MAGNITUDE",
     "MAX_OBJECTS",
     "MAX_PLAYERS",
     "MAX_POINTS",
+    "MAX_POLICY_BYTES",
     "MAX_PROLIFERATES",
     "MAX_ROUNDS",
     "MAX_SEATS",
@@ -75,6 +78,15 @@ MAX_MAGNITUDE: Final = 10**7
 ASSUMED_WEIGHT: Final = 10**6
 #: Largest ``max |game score| / smallest gap between game scores`` the budget leaves room for.
 ASSUMED_SCORE_RATIO: Final = 200
+
+#: Size of a board file read whole (``load_board(path)``, ``proliferate solve BOARD``; ``--max-board-bytes``
+#: changes it for the command): the objects limit at about 110 bytes of JSON each, with room to spare.
+MAX_BOARD_BYTES: Final = 64 << 20
+#: Size of a policy TOML file (a few dozen weights in practice).
+MAX_POLICY_BYTES: Final = 1 << 20
+#: One line of a game-records file or an MTG Arena log (``proliferate analyze`` and ``import-arena``;
+#: ``--max-line-bytes`` changes it): a record holds one board, and Arena's largest messages are a few MB.
+MAX_LINE_BYTES: Final = 64 << 20
 
 # The budget, checked once at import so that changing a limit cannot silently break it.
 assert 1000 * ASSUMED_WEIGHT * MAX_MAGNITUDE * 2 * (1 + ASSUMED_SCORE_RATIO) < 2**62

@@ -8,7 +8,6 @@ scores.  It is immutable and cheap to build, so callers make one per opinion.
 
 from __future__ import annotations
 
-import difflib
 import itertools
 import math
 import os
@@ -22,10 +21,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .catalogue import CATALOGUE, default_spec
+from .catalogue import default_spec
 from .errors import Problem
-from .kinds import KEYWORD_KINDS, PLAYER_KINDS, KindError, canonical_kind, pt_delta
-from .limits import ASSUMED_SCORE_RATIO, ASSUMED_WEIGHT, MAX_SEATS
+from .files import TooLarge, read_bounded
+from .kinds import KindError, known_kind, same_kind_message
+from .limits import ASSUMED_SCORE_RATIO, ASSUMED_WEIGHT, MAX_POLICY_BYTES, MAX_SEATS
+from .validation import join, keyed
 
 __all__ = [
     "DEFAULT_POLICY",
@@ -53,8 +54,6 @@ SCORE_TOLERANCE = 1e-9
 
 #: Kinds tuples whose weights a policy keeps (:meth:`Policy.kind_weights`); others are worked out each time.
 _KIND_TUPLES = 256
-#: Kinds with a known meaning; a policy kind close to one of these but not equal is a typo.
-_KNOWN_KINDS = tuple(sorted(set(CATALOGUE) | KEYWORD_KINDS | PLAYER_KINDS))
 
 
 class PolicyError(ValueError):
@@ -101,7 +100,7 @@ class Policy:
         ]
         numbers.append(("game.weight", self.game_weight, MAX_GAME_WEIGHT))
         numbers += [(f"values.{key}", getattr(self, key), MAX_WEIGHT) for key in _VALUE_KEYS]
-        numbers += [(f'weights["{kind}"]', value, MAX_WEIGHT) for kind, value in self.weights.items()]
+        numbers += [(keyed("weights", kind), value, MAX_WEIGHT) for kind, value in self.weights.items()]
         return numbers
 
     def __reduce__(self) -> tuple[Any, tuple[dict[str, Any]]]:
@@ -135,8 +134,13 @@ class Policy:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Policy:
         """Build from a mapping shaped like the TOML file (tables ``game``, ``values``, ``weights``)."""
+        if not isinstance(data, Mapping):
+            raise PolicyError(
+                [Problem("", f"a policy must be a mapping of tables (game, values, weights), not {_kind_of(data)}")]
+            )
         problems: list[Problem] = []
         kwargs: dict[str, Any] = {}
+        spelled: dict[str, object] = {}  # canonical kind -> the key that first gave it a weight
         known = {
             "game": ("win", "draw", "loss", "elimination", "weight"),
             "values": _VALUE_KEYS,
@@ -144,14 +148,14 @@ class Policy:
         }
         for table, table_value in data.items():
             if table not in known:
-                problems.append(Problem(table, "unknown table (expected game, values, weights)"))
+                problems.append(Problem(join("", table), "unknown table (expected game, values, weights)"))
                 continue
             if not isinstance(table_value, Mapping):
-                problems.append(Problem(table, "must be a table"))
+                problems.append(Problem(join("", table), "must be a table"))
                 continue
             for key, val in table_value.items():
-                path = f"{table}.{key}" if table != "weights" else f'weights["{key}"]'
-                if isinstance(val, bool) or not isinstance(val, int | float) or not math.isfinite(val):
+                path = join(table, key) if table != "weights" else keyed("weights", key)  # surrogates escaped
+                if isinstance(val, bool) or not isinstance(val, int | float):  # before the cache: it hashes
                     problems.append(Problem(path, "must be a finite number"))
                     continue
                 limit = MAX_WEIGHT if table != "game" else MAX_GAME_WEIGHT if key == "weight" else MAX_GAME_SCORE
@@ -160,9 +164,15 @@ class Policy:
                     continue
                 if table == "weights":
                     try:
-                        kwargs.setdefault("weights", {})[_policy_kind(key)] = float(val)
+                        kind = _policy_kind(key)
                     except KindError as exc:
                         problems.append(Problem(path, str(exc)))
+                        continue
+                    if kind in spelled:  # as the board loader refuses it in counters
+                        problems.append(Problem(path, same_kind_message(key, spelled[kind], kind)))
+                        continue
+                    spelled[kind] = key
+                    kwargs.setdefault("weights", {})[kind] = float(val)
                 elif key not in known[table]:
                     problems.append(Problem(path, f"unknown key (expected one of {', '.join(known[table])})"))
                 else:
@@ -181,16 +191,21 @@ class Policy:
         1.0
         """
         try:
-            with open(path, "rb") as handle:
-                data = tomllib.load(handle)
+            data = tomllib.loads(read_bounded(path, MAX_POLICY_BYTES, "policy file").decode("utf-8"))
         except OSError as exc:
             raise PolicyError([Problem("", f"cannot read policy file {os.fspath(path)!r}: {exc.strerror}")]) from exc
         except UnicodeDecodeError as exc:
             raise PolicyError([Problem("", f"not UTF-8 text (byte {exc.start})")]) from None
+        except TooLarge as exc:
+            raise PolicyError([Problem("", str(exc))]) from None
         except tomllib.TOMLDecodeError as exc:
             raise PolicyError([Problem("", f"not valid TOML: {exc}")]) from exc
         except RecursionError:
             raise PolicyError([Problem("", "not valid TOML: nested too deeply")]) from None
+        except ValueError:  # a NUL byte or a lone surrogate in the name (UnicodeEncodeError)
+            raise PolicyError(
+                [Problem("", f"cannot read policy file {os.fspath(path)!r}: not a possible file name")]
+            ) from None
         return cls.from_dict(data)
 
     def check(self) -> None:
@@ -269,29 +284,27 @@ class Policy:
 
 @lru_cache(maxsize=256)
 def _out_of_range(value: object, limit: float) -> str | None:
-    """Why a policy number cannot be used (not a finite number, or past ``limit``), or None."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+    """Why a policy number cannot be used (not a finite number, or past ``limit``), or None.
+
+    Integers are compared as integers, never converted, so one of thousands of digits is out
+    of range like any other (docs/limits.md) rather than an OverflowError of ``float()``.
+    """
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return "must be a finite number"
+    if isinstance(value, float) and not math.isfinite(value):
         return "must be a finite number"
     if abs(value) > limit:
         return f"must be from {-limit:g} to {limit:g}"
     return None
 
 
-def _policy_kind(name: str) -> str:
-    """The canonical kind of a policy weight; a near miss of a known kind is an error naming it.
+def _kind_of(value: object) -> str:
+    return "null" if value is None else type(value).__name__
 
-    Kinds are an open vocabulary (122.1), so a kind nobody knows (``"slime"``, ``"arena:12"``)
-    is accepted; one that is a letter or two away from a known kind (``"loyality"``) is almost
-    certainly a typo that would otherwise silently change nothing.
-    """
-    kind = canonical_kind(name)
-    if kind in _KNOWN_KINDS or pt_delta(kind) is not None or kind.startswith("arena:"):
-        return kind
-    near = difflib.get_close_matches(kind, _KNOWN_KINDS, n=3, cutoff=0.8)
-    if near:
-        names = " or ".join(repr(n) for n in near)
-        raise KindError(f"unknown counter kind {kind!r}; did you mean {names}?")
-    return kind
+
+def _policy_kind(name: str) -> str:
+    """The canonical kind of a policy weight: a real kind, or an error naming the nearest ones (:func:`known_kind`)."""
+    return known_kind(name)
 
 
 _VALUE_KEYS = tuple(f.name for f in fields(Policy) if f.name in ("creature_base", "saga_chapter", "saga_value"))

@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # decision.py renders itself through this module
     from .decision import Alternative, Decision
     from .rules import Choice, Round
 
-__all__ = ["points", "render_board", "render_decision"]
+__all__ = ["points", "render_board", "render_decision", "render_score"]
 
 _RESULT_WORDS = {
     "win": "win (every opponent loses)",
@@ -57,6 +57,21 @@ def render_board(board: Board) -> str:
     effects = [f"{e.card} ({e.controller})" for e in board.effects]
     table = _table(["id", "what", "controller", "counters"], rows)
     return head + "\n" + table + (f"\n  effects: {', '.join(effects)}" if effects else "")
+
+
+def render_score(choice: Choice, value: float, best: float, regret: float) -> str:
+    """A given choice's value against the best (``proliferate score``): choice, value, best, regret."""
+    if len(choice.rounds) == 1:
+        lines = [f"Choice: {_round(choice.rounds[0])}"]
+    else:
+        lines = [f"Choice, {len(choice.rounds)} proliferates:"]
+        lines += [f"  round {r}: {_round(rnd)}" for r, rnd in enumerate(choice.rounds, start=1)]
+    lines += [
+        f"Value:  {points(value)} points",
+        f"Best:   {points(best)} points",
+        f"Regret: {points(regret).lstrip('+')} points" + (" (this choice is optimal)" if regret == 0 else ""),
+    ]
+    return "\n".join(lines) + "\n"
 
 
 # ---------------------------------------------------------------------------- sections

@@ -49,6 +49,7 @@ __all__ = [
     "team_poison",
     "team_poison_events",
     "team_poison_lost",
+    "why_ineligible",
 ]
 
 
@@ -147,13 +148,36 @@ class Outcome:
     @cached_property
     def board(self) -> Board:
         """The board after the state-based actions, with dead permanents gone (122.2)."""
-        return self.before.with_counts(self.settled.counts).without(self.settled.dies)
+        before = self.before
+        if before.head_poison is not None:  # a per-head 2HG board: each head keeps its own count
+            after = before.with_head_poison(self.settled.counts, self._head_poison_added)
+        else:
+            after = before.with_counts(self.settled.counts)
+        return after.without(self.settled.dies)
+
+    @cached_property
+    def _head_poison_added(self) -> IntArray:
+        """Poison each player row received as the team's recipient (701.34b), over all rounds."""
+        board = self.before
+        out = np.zeros(board.n_players, dtype=np.int64)
+        col = board.kind_column("poison")
+        if col >= 0:
+            heads = self.recipients[self.recipients >= 0]
+            np.add.at(out, heads, board.gain[heads, col])
+        return out
 
     @cached_property
     def added(self) -> Mapping[str, Mapping[str, int]]:
-        """Counters put on each object, per kind, before the state-based actions."""
+        """Counters put on each object, per kind, before the state-based actions.
+
+        A 2HG team's one poison counter (701.34b) shows as the board wrote its poison: on
+        every head (the team's total on each head, ``shared``) or on the recipient head alone
+        (``per_head``), so that an engine storing poison per head applies it once.
+        """
         board = self.before
         diff = self.raw - board.counts
+        if board.head_poison is not None and board.kind_column("poison") >= 0:
+            diff[: board.n_players, board.kind_column("poison")] = self._head_poison_added
         return MappingProxyType(
             {
                 board.ids[i]: MappingProxyType({board.kinds[k]: int(diff[i, k]) for k in np.flatnonzero(diff[i])})
@@ -239,6 +263,18 @@ def eligible_mask(board: ObjectArrays) -> BoolArray:
     return out
 
 
+def why_ineligible(board: Board, obj_id: str) -> str | None:
+    """Why ``obj_id`` may not be chosen on ``board`` (the reason, naming it), or None when it may (701.34a)."""
+    row = board.index.get(obj_id)
+    if row is None:
+        return f"{obj_id!r} is not a player or permanent on this board"
+    if board.phased_out[row]:
+        return f"{obj_id!r} is phased out and treated as nonexistent (702.26b)"
+    if not (board.counts[row] > 0).any():
+        return f"{obj_id!r} has no counters (701.34a)"
+    return None
+
+
 def eligible(board: Board) -> tuple[str, ...]:
     """Ids that may be chosen, in board order (players first)."""
     return tuple(map(board.ids.__getitem__, eligible_mask(board).nonzero()[0].tolist()))  # 1-D: no flattening
@@ -275,12 +311,8 @@ class ChoiceMatrix:
         for r, rnd in enumerate(choice.rounds):
             for obj_id in rnd.chosen:
                 row = board.index.get(obj_id)
-                if row is None:
-                    raise IllegalChoice(f"round {r + 1}: {obj_id!r} is not a player or permanent on this board")
-                if board.phased_out[row]:
-                    raise IllegalChoice(f"round {r + 1}: {obj_id!r} is phased out and treated as nonexistent (702.26b)")
-                if not ok[row]:
-                    raise IllegalChoice(f"round {r + 1}: {obj_id!r} has no counters (701.34a)")
+                if row is None or not ok[row]:
+                    raise IllegalChoice(f"round {r + 1}: {why_ineligible(board, obj_id)}")
                 chosen[r, row] = True
             recipients[r] = _recipients(board, chosen[r], rnd.poison_recipients, r)
         return cls(board, chosen, recipients)

@@ -21,10 +21,11 @@ from functools import cached_property
 
 import numpy as np
 
+from . import rules
 from .board import Board, BoolArray, IntArray
 from .brute import enumerate_choices, solve_brute
 from .budget import Budget, CancelToken
-from .cpsat import Constraints, SearchStopped, solve_cpsat, unit_index
+from .cpsat import Constraints, SearchStopped, preload, solve_cpsat, unit_index
 from .decision import Alternative, Decision, ExplanationRow
 from .errors import Infeasible
 from .explain import explain
@@ -32,10 +33,29 @@ from .fast import solve_fast
 from .inputs import BoardLike, ChoiceLike, PolicyLike, as_board, as_choice, as_policy
 from .objective import MILLI, Assignment, Objective, UnitKind
 from .policy import Policy
-from .rules import Choice, ChoiceMatrix, Outcome, apply_matrix, choice_matrix, eligible_mask, event_mask
+from .rules import (
+    Choice,
+    ChoiceMatrix,
+    Outcome,
+    apply_matrix,
+    choice_matrix,
+    eligible_mask,
+    event_mask,
+    why_ineligible,
+)
 from .status import GameResult, Method, Status
 
-__all__ = ["Score", "derive_choice", "explain_choice", "score", "solve", "top_k", "worst_value"]
+__all__ = [
+    "Score",
+    "apply_proliferate",
+    "derive_choice",
+    "eligible",
+    "explain_choice",
+    "score",
+    "solve",
+    "top_k",
+    "worst_value",
+]
 
 
 @dataclass(frozen=True)
@@ -107,6 +127,8 @@ def solve(
     """
     start = time.perf_counter()
     budget = Budget.start(time_limit, cancel)
+    if top_k != 1 or max_chosen is not None or must_include or must_exclude or method in (Method.CPSAT, "cpsat"):
+        preload()  # CP-SAT will be needed: its first load overlaps reading the board
     board_, policy_ = as_board(board), as_policy(policy)
     chosen_method = _method(method)
     if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
@@ -213,6 +235,20 @@ def explain_choice(board: BoardLike, choice: ChoiceLike, policy: PolicyLike = No
 def worst_value(board: BoardLike, policy: PolicyLike = None) -> float:
     """The value of the worst legal choice (for normalised regret)."""
     return solve_fast(Objective(as_board(board), as_policy(policy)), sense=-1).value / MILLI
+
+
+def eligible(board: BoardLike) -> tuple[str, ...]:
+    """Ids that may be chosen (701.34a), in board order (players first): :func:`solver.rules.eligible`."""
+    return rules.eligible(as_board(board))
+
+
+def apply_proliferate(board: BoardLike, choice: ChoiceLike) -> Outcome:
+    """Apply a legal choice (701.34), then the state-based actions: :func:`solver.rules.apply_proliferate`.
+
+    Raises :class:`~solver.errors.IllegalChoice` for a choice 701.34 does not allow.
+    """
+    board_ = as_board(board)
+    return rules.apply_proliferate(board_, as_choice(choice, board_))
 
 
 def derive_choice(board: Board, policy: Policy, choice: Choice) -> Derived:
@@ -365,7 +401,7 @@ def _constraints(
         for obj_id in ids:
             row = board.index.get(obj_id)
             if row is None or not ok[row]:
-                raise ValueError(f"{name}: {obj_id!r} is not an eligible object on this board")
+                raise ValueError(f"{name}: {why_ineligible(board, obj_id)}")
             found.append(row)
         rows[name] = tuple(found)
     if max_chosen is not None:

@@ -7,19 +7,30 @@ a band: the player first (life, counters), then their permanents as card-shaped 
 (name, type line, power/toughness with counters, counters).  The choice that was made is
 outlined solid blue, the best choice dashed green (the analogue of a best-move arrow),
 and each counter a choice would add is a "+1" badge in the same colour beside the count.
+A count that replacement effects change (614) is named by the cards behind it: the badge's
+``data-effects`` and a "via Doubling Season" line under the counter; the board's effects
+are listed in a band of their own at the bottom (card, controller, what it does).  A
+Two-Headed Giant head's poison is the team's (810.10): the count stays short beside the
+badges and a line under it names the team.  Labels are clipped so they never run under
+the badges.
 
 Every drawn object is a ``<g class="object ..." data-id="...">`` with ``chosen`` and
-``best`` among its classes when marked, and each counter a ``<text class="counter"
-data-kind data-count>``, so the picture can be checked as data.
+``best`` among its classes when marked, each counter a ``<text class="counter"
+data-kind data-count>``, each badge a ``<g class="badge" data-kind data-added
+[data-effects]>`` and each effect in play a ``<g class="effect" data-card
+data-controller>``, so the picture can be checked as data.
 """
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from html import escape
 
 from .board import Board, CardType, Variant
+from .cards import CARDS, effect_scopes
+from .inputs import BoardLike, ChoiceLike, as_board, as_choice
 from .rules import Choice, apply_proliferate
 
 __all__ = ["BEST_COLOUR", "CHOSEN_COLOUR", "board_svg", "choice_svg"]
@@ -37,6 +48,10 @@ _LINE = 15
 _MAX_COUNTER_LINES = 5
 _CHARS_NAME = 16
 _CHARS_TYPE = 24
+_NOTE = 12
+#: Average advance of a character, in px per px of font size (for clipping labels to a width).
+_CHAR_EM = 0.6
+EFFECT_COLOUR = "#6a1b9a"
 
 _TYPE_ORDER = (
     CardType.KINDRED,
@@ -55,24 +70,33 @@ class _Marks:
     best: frozenset[str] | None
     chosen_added: Mapping[str, Mapping[str, int]]
     best_added: Mapping[str, Mapping[str, int]]
+    #: The cards whose replacement effects apply to each (row, kind index) cell, in board order.
+    effects: Mapping[tuple[int, int], tuple[str, ...]]
 
 
 def choice_svg(
-    board: Board,
-    chosen: Choice | None = None,
-    best: Choice | None = None,
+    board: BoardLike,
+    chosen: ChoiceLike | None = None,
+    best: ChoiceLike | None = None,
     *,
     title: str = "",
     names: Mapping[str, str] | None = None,
     type_lines: Mapping[str, str] | None = None,
 ) -> str:
-    """:func:`board_svg` with the marks and "+1" badges worked out by the rules from whole choices."""
-    chosen_out = apply_proliferate(board, chosen) if chosen is not None else None
-    best_out = apply_proliferate(board, best) if best is not None else None
+    """:func:`board_svg` with the marks and "+1" badges worked out by the rules from whole choices.
+
+    The board and the choices come in any form :func:`solver.inputs.as_board` and
+    :func:`solver.inputs.as_choice` take.
+    """
+    board = as_board(board)
+    chosen_ = None if chosen is None else as_choice(chosen, board)
+    best_ = None if best is None else as_choice(best, board)
+    chosen_out = apply_proliferate(board, chosen_) if chosen_ is not None else None
+    best_out = apply_proliferate(board, best_) if best_ is not None else None
     return board_svg(
         board,
-        chosen=None if chosen is None else _ids(chosen),
-        best=None if best is None else _ids(best),
+        chosen=None if chosen_ is None else _ids(chosen_),
+        best=None if best_ is None else _ids(best_),
         chosen_added=chosen_out.added if chosen_out is not None else None,
         best_added=best_out.added if best_out is not None else None,
         title=title,
@@ -82,7 +106,7 @@ def choice_svg(
 
 
 def board_svg(
-    board: Board,
+    board: BoardLike,
     *,
     chosen: Iterable[str] | None = None,
     best: Iterable[str] | None = None,
@@ -96,23 +120,29 @@ def board_svg(
 
     ``None`` leaves that mark out of the picture and its legend (``best`` alone draws a
     solver's answer; neither, a plain position).  ``names`` and ``type_lines`` override the
-    board's own, by id (e.g. names from the Arena card database).
+    board's own, by id (e.g. names from the Arena card database).  The board comes in any form
+    :func:`solver.inputs.as_board` takes.
     """
+    board = as_board(board)
     marks = _Marks(
         None if chosen is None else frozenset(chosen),
         None if best is None else frozenset(best),
         chosen_added or {},
         best_added or {},
+        _effects_by_cell(board),
     )
     names = names or {}
     type_lines = type_lines or {}
     rows_of = _rows_by_controller(board)
     columns = max(3, min(_PER_ROW, 1 + max((len(r) for r in rows_of.values()), default=0)))
-    width = 2 * _MARGIN + columns * _CARD_W + (columns - 1) * _GAP
-    parts: list[str] = []
-    y = _MARGIN
     times = f" ×{board.rounds}" if board.rounds > 1 else ""
     head = title or f"{board.variant.value.replace('_', ' ')} · {board.proliferator_id} proliferates{times}"
+    # Wide enough for the title beside the legend, whatever the number of cards.
+    while columns < _PER_ROW and _text_width(head, 14) + _legend_width(marks) + 16 > _width(columns) - 2 * _MARGIN:
+        columns += 1
+    width = _width(columns)
+    parts: list[str] = []
+    y = _MARGIN
     parts.append(
         f'<text class="title" x="{_MARGIN}" y="{y + 14}" font-size="14" font-weight="bold">{escape(head)}</text>'
     )
@@ -138,6 +168,9 @@ def board_svg(
             parts.append(_object(board, row, x0, y0, marks, names, type_lines))
         y += ((len(rows) - 1) // columns + 1) * (_CARD_H + _GAP)
         parts.append("</g>")
+    if board.effects:
+        band, y = _effects_band(board, y, width)
+        parts.append(band)
     height = y + _MARGIN - _GAP
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" class="board" viewBox="0 0 {width} {height}" '
@@ -154,6 +187,61 @@ def _ids(choice: Choice | None) -> frozenset[str]:
     return frozenset(obj for rnd in choice.rounds for obj in rnd.chosen)
 
 
+def _width(columns: int) -> int:
+    return 2 * _MARGIN + columns * _CARD_W + (columns - 1) * _GAP
+
+
+def _text_width(text: str, size: int) -> float:
+    return len(text) * size * _CHAR_EM
+
+
+def _fit(text: str, px: float, size: int) -> str:
+    """``text`` clipped to about ``px`` pixels at font ``size``."""
+    return _clip(text, max(3, int(px / (size * _CHAR_EM))))
+
+
+def _effects_by_cell(board: Board) -> dict[tuple[int, int], tuple[str, ...]]:
+    """The cards whose replacement effects (614) apply to each (row, kind) cell holding counters."""
+    out: dict[tuple[int, int], list[str]] = {}
+    for effect, scope, controller in effect_scopes(board):
+        rows = scope.objects(board, controller)
+        kinds = [k for k, kind in enumerate(board.kinds) if scope.kinds(kind)]
+        for row in rows.nonzero()[0].tolist():
+            for k in kinds:
+                cards = out.setdefault((row, k), [])
+                if effect.card not in cards:
+                    cards.append(effect.card)
+    return {cell: tuple(cards) for cell, cards in out.items()}
+
+
+def _effects_band(board: Board, y: int, width: int) -> tuple[str, int]:
+    """The replacement effects in play, one line each: the card, its controller, what it does."""
+    out = [
+        '<g class="effects">',
+        f'<text class="band-label" x="{_MARGIN}" y="{y + 16}" font-size="13" font-weight="bold">'
+        "replacement effects in play</text>",
+    ]
+    y += _BAND_HEAD + _LINE - 4
+    chars = max(20, int((width - 2 * _MARGIN - 16) / (12 * _CHAR_EM)))
+    for effect in board.effects:
+        card = CARDS[effect.card]
+        level = "".join(f", {p.name} {getattr(effect, p.name)}" for p in card.parameters)
+        level += f", on {effect.source}" if effect.source else ""
+        out.append(
+            f'<g class="effect" data-card="{escape(effect.card, quote=True)}" '
+            f'data-controller="{escape(effect.controller, quote=True)}">'
+            f'<rect x="{_MARGIN}" y="{y - 10}" width="10" height="10" rx="2" fill="{EFFECT_COLOUR}"/>'
+            + _text("effect-card", _MARGIN + 16, y, f"{effect.card} ({effect.controller}{level})", size=12, bold=True)
+        )
+        for line in textwrap.wrap(card.summary, chars - 2):
+            y += _LINE
+            out.append(_text("effect-text", _MARGIN + 24, y, line, size=11, fill="#444"))
+        out.append("</g>")
+        y += _LINE + 5
+    out.append("</g>")
+    return "".join(out), y - _LINE + _GAP
+
+
 def _rows_by_controller(board: Board) -> dict[int, list[int]]:
     out: dict[int, list[int]] = {}
     for row in range(board.n_players, board.n_objects):
@@ -161,12 +249,21 @@ def _rows_by_controller(board: Board) -> dict[int, list[int]]:
     return out
 
 
-def _legend(right: int, y: int, marks: _Marks) -> str:
+def _legend_items(marks: _Marks) -> list[tuple[str, str, str]]:
     items = []
     if marks.chosen is not None:
         items.append(("chosen", CHOSEN_COLOUR, ""))
     if marks.best is not None:
         items.append(("best", BEST_COLOUR, ' stroke-dasharray="6 3"'))
+    return items
+
+
+def _legend_width(marks: _Marks) -> int:
+    return sum(8 + 7 * len(label) + 26 + 12 for label, _, _ in _legend_items(marks))
+
+
+def _legend(right: int, y: int, marks: _Marks) -> str:
+    items = _legend_items(marks)
     out = ['<g class="legend">']
     x = right
     for label, colour, dash in reversed(items):
@@ -228,13 +325,23 @@ def _object(
     kinds = [k for k in range(len(board.kinds)) if board.counts[row, k] > 0]
     added_kinds = {*marks.chosen_added.get(obj_id, {}), *marks.best_added.get(obj_id, {})}
     kinds += [board.kinds.index(k) for k in added_kinds if board.counts[row, board.kinds.index(k)] == 0]
+    # Counter lines first (at most _MAX_COUNTER_LINES, the last one "+ N more kinds" when they do not
+    # fit), then the notes under them in the space left; a note left out is still on the badge's title.
+    more = len(kinds) > _MAX_COUNTER_LINES
+    shown = kinds[: _MAX_COUNTER_LINES - 1] if more else kinds
+    spare = (_MAX_COUNTER_LINES - len(shown) - more) * (_LINE + 2)
     cy = y + 68
-    for n, k in enumerate(kinds):
-        if n == _MAX_COUNTER_LINES - 1 and len(kinds) > _MAX_COUNTER_LINES:
-            out.append(_text("more", x + 8, cy, f"+ {len(kinds) - n} more kinds", size=10, fill="#555"))
-            break
+    for k in shown:
         out.append(_counter_line(board, row, k, x, cy, marks))
+        for note_cls, note, full, fill in _notes(board, row, k, marks):
+            if spare < _NOTE:
+                break
+            spare -= _NOTE
+            cy += _NOTE
+            out.append(_text(note_cls, x + 14, cy, _fit(note, _CARD_W - 22, 9), size=9, fill=fill, full=full))
         cy += _LINE + 2
+    if more:
+        out.append(_text("more", x + 8, cy, f"+ {len(kinds) - len(shown)} more kinds", size=10, fill="#555"))
     if not is_player:
         pt = _power_toughness(board, row)
         if pt:
@@ -250,33 +357,75 @@ def _object(
     return "".join(out)
 
 
+def _shared_poison(board: Board, row: int, kind: str) -> bool:
+    """A 2HG head's poison counters are the team's (810.10)."""
+    return kind == "poison" and row < board.n_players and board.variant is Variant.TWO_HEADED_GIANT
+
+
+def _added(board: Board, row: int, k: int, marks: _Marks) -> list[tuple[str, str, int]]:
+    """The badges of one counter line, right to left: (class, colour, counters added).
+
+    A marked object whose counters of a kind it has replacement effects reduce to none (Vorinclex
+    halving one counter) gets a "+0" badge, so that the card behind it can be shown.
+    """
+    obj_id, kind = board.ids[row], board.kinds[k]
+    affected = bool(marks.effects.get((row, k))) and board.counts[row, k] > 0
+    badges = []
+    for cls, colour, ids, added in (
+        ("best", BEST_COLOUR, marks.best, marks.best_added),
+        ("chosen", CHOSEN_COLOUR, marks.chosen, marks.chosen_added),
+    ):
+        n = added.get(obj_id, {}).get(kind, 0)
+        if n or (affected and ids is not None and obj_id in ids):
+            badges.append((cls, colour, n))
+    return badges
+
+
+def _notes(board: Board, row: int, k: int, marks: _Marks) -> list[tuple[str, str, str, str]]:
+    """Small lines under a counter: whose poison it is (2HG) and the cards behind its badges' counts."""
+    kind = board.kinds[k]
+    out = []
+    if _shared_poison(board, row, kind):
+        team = board.team_names[int(board.team[row])]
+        out.append(
+            ("team-poison", f"team {team}'s (810.10)", f"team {team}'s poison, shared by its heads (810.10)", "#555")
+        )
+    cards = marks.effects.get((row, k), ())
+    if cards and _added(board, row, k, marks):
+        for card in cards:  # "via Vorinclex": the name before its epithet fits the card
+            note = "via " + card.split(", ")[0]
+            out.append(("effect-note", note, f"via {card} (a replacement effect, 614)", EFFECT_COLOUR))
+    return out
+
+
 def _counter_line(board: Board, row: int, k: int, x: int, y: int, marks: _Marks) -> str:
     kind = board.kinds[k]
     count = int(board.counts[row, k])
-    obj_id = board.ids[row]
-    shared = kind == "poison" and row < board.n_players and board.variant is Variant.TWO_HEADED_GIANT
-    label = _clip(f"{'team ' if shared else ''}{kind} {count}", 14)  # 2HG poison is the team's (810.10)
-    out = [
-        f'<text class="counter" data-kind="{escape(kind, quote=True)}" data-count="{count}" x="{x + 8}" y="{y}" '
-        f'font-size="12">{escape(label)}</text>'
-    ]
+    cards = marks.effects.get((row, k), ())
     bx = x + _CARD_W - 8
-    badges = [("best", BEST_COLOUR, marks.best_added.get(obj_id, {}).get(kind, 0))]
-    badges.append(("chosen", CHOSEN_COLOUR, marks.chosen_added.get(obj_id, {}).get(kind, 0)))
-    for cls, colour, n in badges:
-        if not n:
-            continue
+    badges = []
+    for cls, colour, n in _added(board, row, k, marks):
         text = f"+{n}"
         w = 8 + 7 * len(text)
         bx -= w
-        out.append(
-            f'<g class="badge {cls}" data-kind="{escape(kind, quote=True)}" data-added="{n}">'
-            f'<rect x="{bx}" y="{y - 11}" width="{w}" height="14" rx="7" fill="{colour}"/>'
+        via = f' data-effects="{escape("; ".join(cards), quote=True)}"' if cards else ""
+        tip = f"<title>{escape(f'{text}: ' + ', '.join(cards))}</title>" if cards else ""
+        ring = f' stroke="{EFFECT_COLOUR}" stroke-width="2"' if cards else ""
+        badges.append(
+            f'<g class="badge {cls}" data-kind="{escape(kind, quote=True)}" data-added="{n}"{via}>{tip}'
+            f'<rect x="{bx}" y="{y - 11}" width="{w}" height="14" rx="7" fill="{colour}"{ring}/>'
             f'<text x="{bx + w / 2:g}" y="{y}" font-size="11" font-weight="bold" fill="#fff" '
             f'text-anchor="middle">{text}</text></g>'
         )
         bx -= 3
-    return "".join(out)
+    full = f"{kind} {count}"
+    label = _fit(full, bx - (x + 8) - 2, 12)  # never under the badges
+    tip = f"<title>{escape(full)}</title>" if label != full else ""
+    counter = (
+        f'<text class="counter" data-kind="{escape(kind, quote=True)}" data-count="{count}" x="{x + 8}" y="{y}" '
+        f'font-size="12">{tip}{escape(label)}</text>'
+    )
+    return counter + "".join(badges)
 
 
 def _type_line(board: Board, row: int) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from enum import IntFlag, StrEnum
 
-__all__ = ["CARD_TYPE_NAMES", "CardType", "Variant"]
+__all__ = ["CARD_TYPE_NAMES", "CardType", "TeamPoison", "Variant"]
 
 
 class Variant(StrEnum):
@@ -17,6 +17,19 @@ class Variant(StrEnum):
     DUEL = "duel"
     FREE_FOR_ALL = "free_for_all"
     TWO_HEADED_GIANT = "two_headed_giant"
+
+
+class TeamPoison(StrEnum):
+    """How a Two-Headed Giant board writes its teams' shared poison (810.10), in and out.
+
+    ``shared``: the team's total on each head that states it (the rules' view, and this
+    library's default).  ``per_head``: each head's own count, the team's total being their
+    sum (how Forge stores it).  The engine works on the team's total either way; additions
+    are reported as the board wrote its poison.
+    """
+
+    SHARED = "shared"
+    PER_HEAD = "per_head"
 
 
 class CardType(IntFlag):

@@ -12,6 +12,10 @@ ROOT = Path(__file__).parent.parent
 ARENA_NEW = FIXTURES / "arena_persistent.log"
 ARENA_NEW_GZ = FIXTURES / "arena_persistent.log.gz"
 ARENA_2020 = FIXTURES / "arena_annotations_2020.log"
+#: Two triggers each giving seat 2 two poison counters (0 -> 2 -> 4), no proliferate shown (issue 24).
+ARENA_POISON_TRIGGERS = FIXTURES / "arena_poison_triggers.log"
+#: Proliferates shown by their selection request (one answered with nothing), and a "choose a counter" request.
+ARENA_SHOWN = FIXTURES / "arena_shown_proliferate.log"
 NATIVE = FIXTURES / "records_native.jsonl"
 
 

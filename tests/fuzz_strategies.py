@@ -32,7 +32,7 @@ _FIELDS = (
     "format", "variant", "proliferator", "proliferates", "players", "permanents", "effects", "id", "team",
     "life", "counters", "controller", "name", "types", "power", "toughness", "damage", "keywords", "subtypes",
     "chapters", "protector", "phased_out", "value", "thresholds", "counter_values", "kind", "at", "effect",
-    "label", "card", "level",
+    "label", "card", "level", "source", "no_counters", "poisoned_this_turn",
 )  # fmt: skip
 
 _SURROGATES = ("\ud800", "\udfff", "a\udc00b")

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from solver.board import Board, Variant
 from solver.boardjson import load_board
+from solver.cards import CARDS
 from solver.effects import SUPPORTED_CARDS
 from solver.kinds import canonical_kind
 
@@ -193,16 +194,25 @@ def _permanents(
             perm["protector"] = draw(st.sampled_from(opponents or ids))
         if draw(st.integers(0, 7)) == 0:
             perm["phased_out"] = True
+        if draw(st.integers(0, 9)) == 0:
+            perm["no_counters"] = True
         out.append(perm)
     return out
 
 
-def _effects(draw: st.DrawFn, players: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _effects(draw: st.DrawFn, players: list[dict[str, Any]], permanents: list[dict[str, Any]]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for card in draw(st.lists(st.sampled_from(SUPPORTED_CARDS), max_size=3)):
         effect: dict[str, Any] = {"card": card, "controller": draw(st.sampled_from([p["id"] for p in players]))}
         if card == "Innkeeper's Talent" and draw(st.booleans()):
             effect["level"] = draw(st.integers(1, 3))
+        if CARDS[card].once_per_turn and draw(st.booleans()):
+            effect["poisoned_this_turn"] = draw(st.integers(0, 1))
+        own = [p["id"] for p in permanents if p["controller"] == effect["controller"]]
+        if CARDS[card].needs_source or (bool(own) and draw(st.booleans())):
+            if not own:
+                continue  # its permanent would have to be on the board
+            effect["source"] = draw(st.sampled_from(own))
         out.append(effect)
     return out
 
@@ -226,12 +236,30 @@ def board_dicts(
         "players": players,
         "permanents": _permanents(draw, players, max_permanents, max_kinds_per_object),
     }
+    if variant == Variant.TWO_HEADED_GIANT and max_kinds_per_object and draw(st.booleans()):
+        # Poison per head, as Forge stores it (810.10): the team's total is the heads' sum.
+        board["team_poison"] = "per_head"
+        for team in (players[:2], players[2:]):
+            for head in team:
+                head["counters"] = {k: v for k, v in head["counters"].items() if k.lower() != "poison"}
+            total = draw(st.integers(0, 14))
+            first = draw(st.integers(0, total))
+            for head, count in zip(team, (first, total - first), strict=True):
+                if count:
+                    head["counters"][_spelling(draw, "poison")] = count
     if draw(st.booleans()):
         board["format"] = 1
     if draw(st.booleans()):
         board["proliferates"] = draw(st.integers(1, max_proliferates))
     if effects:
-        board["effects"] = _effects(draw, players)
+        board["effects"] = _effects(draw, players, board["permanents"])
+        once = [e for e in board["effects"] if CARDS[e["card"]].once_per_turn]
+        twice = board.get("proliferates", 1) > 1 or any(
+            CARDS[e["card"]].proliferate_factor > 1 and e["controller"] == board["proliferator"]
+            for e in board["effects"]
+        )
+        for effect in once if twice else ():
+            effect["poisoned_this_turn"] = 1  # else a second proliferate of its controller's poison is refused
     return board
 
 

@@ -8,20 +8,30 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from analysis_helpers import ARENA_2020, ARENA_NEW, ARENA_NEW_GZ
+from analysis_helpers import ARENA_2020, ARENA_NEW, ARENA_NEW_GZ, ARENA_POISON_TRIGGERS, ARENA_SHOWN
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import solver
 from solver.analysis.analyze import analyze_record
-from solver.analysis.arena import ImportStats, counter_kind, detect_proliferate, import_log
+from solver.analysis.arena import (
+    ImportStats,
+    counter_kind,
+    detect_proliferate,
+    import_log,
+    is_proliferate_request,
+    says_proliferate,
+)
 from solver.analysis.grading import Grade
 from solver.analysis.records import parse_record, resolve
 
+#: What a card database says of the fixtures' abilities: 90003 is the opponent's proliferate.
+TEXTS = {90003: "Proliferate. (Choose any number of permanents and/or players, then give each another counter...)"}
 
-def _records(path: Path) -> tuple[list[dict[str, Any]], ImportStats]:
+
+def _records(path: Path, texts: dict[int, str] | None = None) -> tuple[list[dict[str, Any]], ImportStats]:
     stats = ImportStats()
-    return [r for _, r in import_log(path, stats)], stats
+    return [r for _, r in import_log(path, stats, texts.get if texts is not None else None)], stats
 
 
 @pytest.mark.parametrize("path", [ARENA_NEW, ARENA_NEW_GZ, ARENA_2020], ids=["persistent", "gzip", "2020"])
@@ -57,7 +67,7 @@ def test_both_layouts_give_the_same_first_record_apart_from_provenance() -> None
 
 
 def test_the_decider_is_the_controller_of_the_resolving_ability() -> None:
-    records, stats = _records(ARENA_NEW)
+    records, stats = _records(ARENA_NEW, TEXTS)
     assert len(records) == 2  # the +1/+1 onto a counterless creature and combat poison are not proliferates
     second = records[1]
     assert second["decider"] == "seat2"
@@ -78,13 +88,13 @@ def test_a_compound_effect_takes_candidates_from_just_before_the_proliferate_par
 
 def test_what_is_skipped_is_counted_with_its_first_line() -> None:
     _, stats = _records(ARENA_NEW)
-    assert stats.first_line["skipped line that is not valid JSON"] == 11
-    assert stats.games == 1 and stats.records == 2
+    assert stats.first_line["skipped line that is not valid JSON"] == 12
+    assert stats.games == 1 and stats.records == 1  # the opponent's proliferate needs the card text
 
 
 def test_client_messages_are_expected_and_not_warnings() -> None:
     _, stats = _records(ARENA_NEW)
-    assert stats.client_messages == 1  # the pretty-printed block of lines 7-10
+    assert stats.client_messages == 1  # the pretty-printed block of lines 8-11
     assert not any("client message" in what for what in stats.warnings)
     assert stats.failure() is None
 
@@ -93,6 +103,57 @@ def test_every_imported_record_is_valid() -> None:
     for path in (ARENA_NEW, ARENA_2020):
         for rec in _records(path)[0]:
             resolve(parse_record(rec))
+
+
+# ---------------------------------------------------------------------------- what counts as a proliferate (701.34)
+def test_counters_going_up_without_a_proliferate_shown_are_no_decision() -> None:
+    """Issue 24, tabi-cat-room.log's shape: two triggers of one ability each give seat 2 two poison (0 -> 2 -> 4).
+
+    The second looks like a proliferate of seat 2 (it had poison, gained poison), but the
+    log shows none (701.34a: proliferate is a choice the game asks for), so nothing is imported.
+    """
+    records, stats = _records(ARENA_POISON_TRIGGERS)
+    assert records == []
+    assert stats.resolutions == 2
+    (what,) = [w for w in stats.warnings if "shows no proliferate" in w]
+    assert stats.first_line[what] == 5  # the second trigger
+
+
+def test_a_proliferate_shown_by_its_selection_request_is_a_decision() -> None:
+    records, stats = _records(ARENA_SHOWN)
+    assert [r["chosen"] for r in records] == [["seat2"], []]
+    first = records[0]
+    assert first["candidates"] == ["seat2", "292"] and first["meta"]["grpid"] == 90010
+    assert first["source"].endswith(":3")  # the line of its ResolutionStart
+    # the "choose a counter" request (minSel 1) in between adds a +1/+1 the way a proliferate would: not one
+    assert stats.first_line[next(w for w in stats.warnings if "shows no proliferate" in w)] == 9
+
+
+def test_a_proliferate_answered_with_nothing_is_graded() -> None:
+    """The request shows the decision even when no counter moved: seat 2 at 9 poison was not chosen (704.5c)."""
+    records, _ = _records(ARENA_SHOWN)
+    empty = records[1]
+    assert empty["chosen"] == [] and empty["candidates"] == ["seat2", "292"]
+    result = analyze_record(parse_record(empty))
+    assert "seat2" in result.best["chosen"] and result.grade is Grade.BLUNDER
+
+
+def test_the_ability_text_shows_a_proliferate_the_log_has_no_request_for() -> None:
+    """Seat 1's log never holds seat 2's request; the card database's text of the ability tells it."""
+    without, _ = _records(ARENA_NEW)
+    with_text, _ = _records(ARENA_NEW, TEXTS)
+    assert [r["decider"] for r in without] == ["seat1"]
+    assert [r["decider"] for r in with_text] == ["seat1", "seat2"]
+    assert _records(ARENA_POISON_TRIGGERS, {140044: "Its controller gets two poison counters."})[0] == []
+
+
+def test_only_an_any_number_choice_of_entities_with_counters_is_the_proliferate_request() -> None:
+    holding = {2: {3: 8}, 292: {1: 1}}
+    assert is_proliferate_request({"minSel": 0, "maxSel": 2, "ids": [2, 292], "idType": "IdType_InstanceId"}, holding)
+    assert not is_proliferate_request({"minSel": 1, "maxSel": 1, "ids": [292]}, holding)  # choose one
+    assert not is_proliferate_request({"minSel": 0, "ids": [2, 400]}, holding)  # 400 has no counters
+    assert not is_proliferate_request({"minSel": 0, "ids": [1, 2], "idType": "IdType_PromptParameterIndex"}, holding)
+    assert says_proliferate("Whenever you attack, proliferate.") and not says_proliferate("Put a +1/+1 counter")
 
 
 def test_counter_types_map_to_kinds_and_unknown_ones_are_kept() -> None:
@@ -125,6 +186,16 @@ def test_detection_needs_every_kind_an_entity_had_and_nothing_new() -> None:
                 '{"greToClientEvent": {"greToClientMessages": [{"type": "GREMessageType_GameStateMessage", '
                 '"gameStateMessage": {"type": "GameStateType_Diff", "players": [1], "annotations": '
                 '[{"type": ["AnnotationType_CounterAdded"], "details": 3}]}}]}}'
+            ),
+            st.just(
+                '{"greToClientEvent": {"greToClientMessages": [{"type": "GREMessageType_SelectNReq", '
+                '"selectNReq": {"ids": "x", "minSel": "0", "sourceId": [1]}}]}}'
+            ),
+            st.just(
+                '{"greToClientEvent": {"greToClientMessages": [{"type": "GREMessageType_GameStateMessage", '
+                '"gameStateMessage": {"type": "GameStateType_Full", "players": [{"systemSeatNumber": 1}], '
+                '"annotations": [{"type": ["AnnotationType_ResolutionStart"], "affectorId": 9}]}}, '
+                '{"type": "GREMessageType_SelectNReq", "selectNReq": {"ids": [1, null], "minSel": 0}}]}}'
             ),
         ),
         max_size=12,

@@ -11,7 +11,16 @@ import subprocess
 import sys
 from pathlib import Path
 
-from analysis_helpers import ARENA_2020, ARENA_NEW, ARENA_NEW_GZ, NATIVE, ROOT, run_cli
+from analysis_helpers import (
+    ARENA_2020,
+    ARENA_NEW,
+    ARENA_NEW_GZ,
+    ARENA_POISON_TRIGGERS,
+    ARENA_SHOWN,
+    NATIVE,
+    ROOT,
+    run_cli,
+)
 
 
 def test_analyze_prints_the_table_and_warns_about_bad_lines() -> None:
@@ -118,11 +127,23 @@ def test_import_arena_on_random_bytes_or_a_corrupt_gzip_exits_2(tmp_path: Path) 
         assert "Traceback" not in done.stderr
 
 
+def test_counters_going_up_without_a_proliferate_in_the_log_are_not_analysed(tmp_path: Path) -> None:
+    """Issue 24: two poison triggers (0 -> 2 -> 4) were imported as a proliferate and graded."""
+    done = run_cli("import-arena", str(ARENA_POISON_TRIGGERS), "-o", str(tmp_path / "out.jsonl"))
+    assert done.returncode == 2, done.stderr
+    assert "shows no proliferate" in done.stderr and "no proliferate decision found" in done.stderr
+    analysed = run_cli("analyze", str(ARENA_POISON_TRIGGERS), "--json")
+    assert analysed.returncode == 2 and "no decision" in analysed.stderr
+    shown = run_cli("analyze", str(ARENA_SHOWN), "--json")
+    assert shown.returncode == 0, shown.stderr
+    assert [d["chosen"]["chosen"] for d in json.loads(shown.stdout)["decisions"]] == [["seat2"], []]
+
+
 def test_a_log_without_a_proliferate_exits_2_and_client_messages_are_not_warnings(tmp_path: Path) -> None:
     log = tmp_path / "Player.log"
     lines = ARENA_NEW.read_text().splitlines()
-    # The prose, the first full state (counters, but no resolution) and the client message block (lines 7-10).
-    log.write_text("\n".join(lines[:3] + lines[5:10]) + "\n")
+    # The prose, the first full state (counters, but no resolution) and the client message block (lines 8-11).
+    log.write_text("\n".join(lines[:3] + lines[6:11]) + "\n")
     done = run_cli("import-arena", str(log))
     assert done.returncode == 2
     assert "1 client messages" in done.stderr
@@ -158,7 +179,9 @@ def test_lines_in_are_decisions_plus_skipped_lines_and_problems_are_counted_apar
     assert counts["lines"] == counts["decisions"] + counts["skipped_lines"]
     assert doc["skipped"]["count"] == counts["problems"] and doc["skipped"]["lines"] == counts["skipped_lines"]
     assert len(doc["skipped"]["problems"]) == 1000  # listed ones are capped; counts never are
-    assert done.stderr.count("proliferate: warning:") == counts["problems"]
+    # stderr shows the first 20 problems and counts the rest in one line (a flood of bad lines is summarised)
+    assert done.stderr.count("proliferate: warning:") == 20 + 1
+    assert f"... and {counts['problems'] - 20} more problem(s)" in done.stderr
     text = run_cli("analyze", str(many), "--workers", "1")
     assert "Skipped 1501 of 3001 line(s) for 7501 input problem(s)" in text.stdout
 
@@ -180,7 +203,8 @@ def test_directories_globs_and_both_formats_in_one_run(tmp_path: Path) -> None:
         str(tmp_path / "day1" / "b.jsonl.gz"),
         str(tmp_path / "Player.log.gz"),
     )
-    assert locations == [a] * 3 + [b] * 3 + [log] * 2  # directory sorted, then the glob; arena told by its content
+    # directory sorted, then the glob; arena told by its content (its one proliferate shown by a request)
+    assert locations == [a] * 3 + [b] * 3 + [log]
     assert f"proliferate: warning: {missing}: cannot read" in done.stderr  # reported, and the rest analysed
     assert f"{missing}: cannot read" in " ".join(doc["skipped"]["problems"])
     nothing = run_cli("analyze", str(tmp_path / "nothing-*.jsonl"))

@@ -17,7 +17,7 @@ from solver.analysis.analyze import DecisionResult, Summary, analyze_items
 from solver.analysis.gamepage import value_graph
 from solver.analysis.grading import Thresholds, decision_accuracy
 from solver.analysis.records import LineProblem
-from solver.analysis.report import HtmlReport, JsonReport, ProblemLog, Sink, TextReport
+from solver.analysis.report import ElidedColumn, HtmlReport, JsonReport, ProblemLog, Sink, TextReport, elide
 
 _VOID = {"meta", "img", "br", "hr", "link", "input"}
 
@@ -164,6 +164,45 @@ def test_the_terminal_table_has_a_row_per_decision_and_the_summaries() -> None:
     assert len(rows) == summary.decisions == 3
     assert "Players" in text and "Games" in text
     assert "—" in text  # alice made no decision in demo-2: no accuracy
+
+
+def test_terminal_tables_never_cut_ids_so_that_games_look_alike() -> None:
+    """Issue 24: ``202d2b4e-725b-4d`` was shown for ``…:1``, ``…:2`` and ``…:3``: three games, one label."""
+    match = "202d2b4e-725b-4dc9-b663-dbc51bb60ab4"
+    items: list[tuple[str, int, str]] = []
+    for source, line, text in _items():
+        try:
+            record = json.loads(text)
+        except ValueError:
+            continue
+        if isinstance(record, dict) and "game" in record:
+            items.append((source, line, json.dumps({**record, "game": f"{match}:{len(items) + 1}"})))
+    out = io.StringIO()
+    report = TextReport(out, Thresholds())
+    summary, problems = Summary(), ProblemLog()
+    for result in analyze_items(items):
+        if isinstance(result, LineProblem):
+            continue
+        summary.add(result)
+        report.decision(result)
+    report.finish(summary, problems)
+    text = out.getvalue()
+    rows = [line.split() for line in text.splitlines() if line.split()[:1] and line.split()[0].isdigit()]
+    shown = [row[1] for row in rows]
+    assert len(rows) == 3 and len(set(shown)) == 3, shown  # told apart: the distinguishing tail is kept
+    assert all("…" in s and len(s) == 16 for s in shown)
+    games = text.split("\nGames\n")[1]
+    assert len({label for label in summary.game_labels.values()}) == 3
+    assert all(str(label) in games for label in summary.game_labels.values())  # as wide as their ids
+
+
+def test_an_elided_id_never_takes_the_form_of_another() -> None:
+    column = ElidedColumn(10)
+    first = column("abcdefghij-1234567")
+    assert len(first) == 10 and first.startswith("abc") and first.endswith("4567")
+    clash = column("abcXXXXXXXX-1234567")  # elides to the same text: shown whole instead
+    assert clash == "abcXXXXXXXX-1234567" and column("abcdefghij-1234567") == first
+    assert elide("short", 10) == "short"
 
 
 def test_results_are_plain_data() -> None:

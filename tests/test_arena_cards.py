@@ -30,9 +30,12 @@ CARDS = {
 }
 
 
-def make_database(path: Path, cards: dict[int, tuple[str, str, str]] = CARDS) -> Path:
+def make_database(
+    path: Path, cards: dict[int, tuple[str, str, str]] = CARDS, abilities: dict[int, str] | None = None
+) -> Path:
     """A small ``Raw_CardDatabase_*.mtga``: the columns the client has that we read, plus a few we do not."""
     db = sqlite3.connect(path)
+    db.execute("CREATE TABLE Abilities (Id INTEGER PRIMARY KEY, TextId INTEGER, BaseId INTEGER, Category INTEGER)")
     db.execute(
         "CREATE TABLE Cards (GrpId INTEGER PRIMARY KEY, ArtId INTEGER, TitleId INTEGER, AltTitleId INTEGER, "
         "TypeTextId INTEGER, SubtypeTextId INTEGER, ExpansionCode TEXT, Power TEXT, Toughness TEXT, Types TEXT, "
@@ -54,6 +57,10 @@ def make_database(path: Path, cards: dict[int, tuple[str, str, str]] = CARDS) ->
         db.execute(
             "INSERT INTO Cards VALUES (?, 1, ?, 0, ?, ?, 'ONE', '2', '2', '2', '', 0)", (grp, ids[0], ids[1], ids[2])
         )
+    for ability_id, text in (abilities or {}).items():
+        loc += 1
+        db.execute("INSERT INTO Localizations_enUS VALUES (?, 0, ?)", (loc, text))
+        db.execute("INSERT INTO Abilities VALUES (?, ?, 0, 1)", (ability_id, loc))
     db.commit()
     db.close()
     return path
@@ -180,6 +187,7 @@ def test_an_arena_log_analysed_with_cards_shows_card_names(tmp_path: Path) -> No
             1001: ("Grizzly Bears", "Creature", "Bear"),
             1002: ("Tamiyo, Field Researcher", "Legendary Planeswalker", "Tamiyo"),
         },
+        abilities={90003: "Proliferate."},  # the opponent's proliferate, shown by its text
     )
     out = tmp_path / "out"
     args = ["analyze", "--from", "arena", str(ARENA_NEW), "--cards", str(db), "--report", str(out), "--workers", "1"]
@@ -196,3 +204,35 @@ def test_an_arena_log_analysed_with_cards_shows_card_names(tmp_path: Path) -> No
     assert "Grizzly Bears (292)" in page  # in the chosen/best lines
     assert "Legendary Planeswalker — Tamiyo" in page  # the type line on the drawn card
     assert "grpId 1003" in page  # a card the database lacks keeps its id
+
+
+def _import(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, HOME=str(tmp_path / "nohome"))
+    return subprocess.run(
+        [sys.executable, "-m", "solver", "import-arena", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_ability_text_comes_from_the_abilities_table(tmp_path: Path) -> None:
+    db = make_database(tmp_path / "Raw_CardDatabase_abc.mtga", abilities={90003: "Proliferate."})
+    with CardDatabase(db) as cards:
+        assert cards.ability_text(90003) == "Proliferate."
+        assert cards.ability_text(5) is None
+
+
+def test_import_arena_cards_shows_the_opponents_proliferate_by_its_text(tmp_path: Path) -> None:
+    """Seat 1's log holds no request for seat 2's proliferate: the ability's text (701.34) shows it."""
+    db = make_database(tmp_path / "Raw_CardDatabase_abc.mtga", abilities={90003: "Proliferate."})
+    without = _import(tmp_path, str(ARENA_NEW))
+    with_cards = _import(tmp_path, str(ARENA_NEW), "--cards", str(db))
+    assert without.returncode == 0 and with_cards.returncode == 0, with_cards.stderr
+    deciders = [[json.loads(line)["decider"] for line in done.stdout.splitlines()] for done in (without, with_cards)]
+    assert deciders == [["seat1"], ["seat1", "seat2"]]
+    bad = _import(tmp_path, str(ARENA_NEW), "--cards", str(tmp_path / "nope.mtga"))
+    assert bad.returncode == 2 and "--cards" in bad.stderr and "Traceback" not in bad.stderr

@@ -19,11 +19,13 @@ from jsonschema import Draft202012Validator
 from strategies import board_dicts
 
 from solver import limits
-from solver.board import Board, Variant
+from solver.analysis.arena import COUNTER_TYPES
+from solver.board import Board, TeamPoison, Variant
 from solver.boardjson import dump_board, load_board
+from solver.catalogue import default_spec
 from solver.effects import SUPPORTED_CARDS
 from solver.errors import BoardError, Problem
-from solver.kinds import canonical_kind
+from solver.kinds import KIND_TABLE, KNOWN_KINDS, canonical_kind, pt_delta
 
 EXAMPLES = sorted(
     (p for p in resources.files("solver.examples").iterdir() if p.name.endswith(".json")), key=lambda p: p.name
@@ -172,7 +174,9 @@ def test_round_trip(data: dict[str, Any]) -> None:
     VALIDATOR.validate(dumped)
     assert load_board(dumped) == board
     assert dump_board(load_board(json.loads(json.dumps(dumped)))) == dumped
-    assert list(dumped) == ["format", "variant", "proliferator", "proliferates", "players", "permanents", "effects"]
+    per_head = ["team_poison"] if board.team_poison is TeamPoison.PER_HEAD else []  # only when not the default
+    fields = ["format", "variant", "proliferator", "proliferates", *per_head, "players", "permanents", "effects"]
+    assert list(dumped) == fields
 
 
 @settings(max_examples=100, deadline=None)
@@ -760,3 +764,65 @@ def test_a_counter_value_override_counts_in_the_magnitude() -> None:
     load_board(board)  # 9 x 10^6 after the proliferate, plus a little
     board["permanents"][0]["counters"]["+1/+1"] = 9
     assert "magnitude limit" in _only_problem(board).message
+
+
+# ---------------------------------------------------------------------------- counter kinds must be real (122.1)
+def _with_counters(player: dict[str, int], permanent: dict[str, int]) -> dict[str, Any]:
+    return {
+        "variant": "duel",
+        "proliferator": "alice",
+        "players": [{"id": "alice"}, {"id": "bob", "counters": player}],
+        "permanents": [{"id": "jace", "controller": "alice", "types": ["planeswalker"], "counters": permanent}],
+    }
+
+
+@pytest.mark.parametrize(
+    ("players", "permanent", "path", "near"),
+    [
+        ({"poision": 9}, {"loyalty": 3}, 'players[1].counters["poision"]', "'poison'"),
+        ({"poison": 9}, {"loyality": 3}, 'permanents[0].counters["loyality"]', "'loyalty'"),
+    ],
+)
+def test_122_1_a_misspelt_kind_is_refused_with_the_nearest_known_kinds(
+    players: dict[str, int], permanent: dict[str, int], path: str, near: str
+) -> None:
+    # Main accepted both, worth 0: "Proliferate: nothing", lethal poison missed.
+    with pytest.raises(BoardError) as info:
+        load_board(_with_counters(players, permanent))
+    [problem] = info.value.problems
+    assert problem.path == path
+    assert f"did you mean {near}" in problem.message
+
+
+def test_a_kind_far_from_any_known_one_is_refused_and_told_to_take_a_namespace() -> None:
+    with pytest.raises(BoardError, match=r"name a kind of your own with a namespace, e\.g\. 'custom:zzqx'"):
+        load_board(_with_counters({"zzqx": 1}, {"loyalty": 3}))
+
+
+@pytest.mark.parametrize("kind", ["custom:widget", "Custom:Widget", "arena:159", "mygame:slime mold"])
+def test_namespaced_kinds_are_accepted_and_worth_0(kind: str) -> None:
+    board = load_board(_with_counters({"poison": 1}, {"loyalty": 3, kind: 2}))
+    canonical = kind.lower()
+    assert canonical in board.kinds
+    assert default_spec(canonical).weight == 0
+
+
+def test_every_catalogued_kind_loads_and_every_arena_kind_is_catalogued() -> None:
+    kinds = [row["kind"] for row in KIND_TABLE]
+    assert kinds == sorted(set(kinds)), "one row per kind, in order"
+    assert all(canonical_kind(k) == k for k in kinds), "rows are canonical spellings"
+    assert {row["class"] for row in KIND_TABLE} <= {"player", "keyword", "permanent"}
+    assert all(k in KNOWN_KINDS or pt_delta(k) is not None for k in COUNTER_TYPES.values())
+    board = load_board(_with_counters({"poison": 1}, dict.fromkeys(kinds, 1)))
+    assert set(kinds) <= set(board.kinds)
+
+
+def test_cli_refuses_a_misspelt_kind_with_exit_2(tmp_path: Path) -> None:
+    path = tmp_path / "typo.json"
+    path.write_text(json.dumps(_with_counters({"poision": 9}, {"loyalty": 3})), encoding="utf-8")
+    result = subprocess.run(
+        [sys.executable, "-m", "solver", "solve", str(path)], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert result.returncode == 2
+    assert "players[1].counters[\"poision\"]: unknown counter kind 'poision'; did you mean 'poison'" in result.stderr
+    assert "Traceback" not in result.stderr

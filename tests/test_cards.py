@@ -34,9 +34,19 @@ def _duel(*effects: dict[str, Any]) -> dict[str, Any]:
         "permanents": [
             {"id": "bear", "controller": "alice", "types": ["creature"], "power": 2, "toughness": 2,
              "counters": {"+1/+1": 1}},
+            {"id": "wolf", "controller": "bob", "types": ["creature"], "power": 2, "toughness": 2},
         ],
-        "effects": list(effects),
+        "effects": [e | {"source": _SOURCE[e["controller"]]} if _needs_source(e) else e for e in effects],
     }  # fmt: skip
+
+
+#: A permanent of each player, for the effects of the cards that name themselves (Card.needs_source).
+_SOURCE = {"alice": "bear", "bob": "wolf"}
+
+
+def _needs_source(effect: dict[str, Any]) -> bool:
+    card = canonical_card(str(effect.get("card", "")))
+    return card is not None and CARDS[card].needs_source and "source" not in effect
 
 
 def test_supported_cards_are_the_registry_everywhere() -> None:
@@ -52,7 +62,7 @@ def test_schema_lists_the_registry() -> None:
 
 def test_schema_parameters_are_the_registrys() -> None:
     params = {p.name: p for card in CARDS.values() for p in card.parameters}
-    declared = set(SCHEMA["$defs"]["effect"]["properties"]) - {"card", "controller"}
+    declared = set(SCHEMA["$defs"]["effect"]["properties"]) - {"card", "controller", "source"}
     assert declared == set(params)
     level = SCHEMA["$defs"]["effect"]["properties"]["level"]
     assert (level["minimum"], level["maximum"]) == (params["level"].low, params["level"].high)
@@ -81,7 +91,8 @@ def test_every_card_has_a_summary_and_an_expected_behaviour() -> None:
     assert all(card.summary for card in CARDS.values())
     proliferate_changers = {name for name, card in CARDS.items() if card.proliferate_factor != 1}
     parameterised = {name for name, card in CARDS.items() if card.parameters}
-    assert set(CARDS) == set(_EXPECTED) | proliferate_changers | parameterised
+    sourced = {name for name, card in CARDS.items() if card.needs_source}
+    assert set(CARDS) == set(_EXPECTED) | proliferate_changers | parameterised | sourced
 
 
 @pytest.mark.parametrize("name", list(CARDS))
@@ -150,3 +161,33 @@ def test_the_board_reads_effects_through_the_registry_only() -> None:
     """No card name is spelt in solver/board.py: its rules are the registry's."""
     source = (Path(solver.effects.__file__).parent / "board.py").read_text("utf-8")
     assert not [name for name in CARDS if name in source or name.split(",")[0] in source]
+
+
+# ------------------------------------------------------------------ sources
+def test_a_card_that_names_itself_needs_its_permanent() -> None:
+    """Benevolent Hydra ("another creature") and Mowu ("on Mowu"): the effect says which permanent it is."""
+    with pytest.raises(BoardError) as info:
+        load_board(_duel({"card": "Benevolent Hydra", "controller": "alice", "source": None}) | {"effects": [
+            {"card": "Benevolent Hydra", "controller": "alice"}]})  # fmt: skip
+    assert [p.path for p in info.value.problems] == ["effects[0].source"]
+    assert "required" in info.value.problems[0].message
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [("nope", "'nope' is not a permanent on this board"), ("wolf", "'wolf' is controlled by 'bob'"),
+     ("alice", "'alice' is not a permanent"), (3, "must be a permanent id")],
+)  # fmt: skip
+def test_a_source_must_be_a_permanent_of_the_effects_controller(source: object, message: str) -> None:
+    data = _duel() | {"effects": [{"card": "Mowu, Loyal Companion", "controller": "alice", "source": source}]}
+    with pytest.raises(BoardError) as info:
+        load_board(data)
+    (problem,) = info.value.problems
+    assert problem.path == "effects[0].source" and message in problem.message
+
+
+def test_any_effect_may_name_its_source_and_it_round_trips() -> None:
+    board = load_board(_duel({"card": "Hardened Scales", "controller": "alice", "source": "bear"}))
+    assert board.effects[0].source == "bear"
+    assert dump_board(board)["effects"] == [{"card": "Hardened Scales", "controller": "alice", "source": "bear"}]
+    assert load_board(dump_board(board)) == board

@@ -229,8 +229,93 @@ def test_solve_time_limit_is_accepted() -> None:
 
 
 def test_solve_include_of_ineligible_id_exits_2() -> None:
-    """alice has no counter, so she cannot be chosen (701.34a)."""
-    bad_input(run("solve", str(EXAMPLES / "classic.json"), "--include", "alice"), "must_include", "'alice'")
+    """alice has no counter, so she cannot be chosen (701.34a); the refusal says so, as the library does."""
+    bad_input(
+        run("solve", str(EXAMPLES / "classic.json"), "--include", "alice"),
+        "must_include: 'alice' has no counters (701.34a)",
+    )
+    bad_input(
+        run("solve", str(EXAMPLES / "classic.json"), "--exclude", "nobody"),
+        "must_exclude: 'nobody' is not a player or permanent on this board",
+    )
+
+
+# ---------------------------------------------------------------------------- score
+def test_score_prints_value_best_and_regret_of_the_library() -> None:
+    classic = str(EXAMPLES / "classic.json")
+    ids = ["bob", "bears", "tamiyo", "liliana", "courser"]
+    expected = solver.score(classic, ids)
+    text = run("score", classic, *ids)
+    assert text.returncode == 0, text.stderr
+    assert text.stdout.splitlines() == [
+        "Choice: bob, bears, tamiyo, liliana, courser",
+        f"Value:  {points(expected.value)} points",
+        f"Best:   {points(expected.best)} points",
+        "Regret: 1 points",
+    ]
+    doc = json.loads(run("score", classic, *ids, "--json").stdout)
+    assert (doc["value"], doc["best"], doc["regret"]) == (expected.value, expected.best, expected.regret)
+    assert doc["choice"]["chosen"] == ids and len(doc["choice"]["rounds"]) == 1
+    nothing = json.loads(run("score", classic, "--json").stdout)  # no ids: choose nothing (701.34a)
+    assert nothing["value"] == 0 and nothing["regret"] == expected.best
+
+
+def test_score_of_the_best_choice_has_no_regret() -> None:
+    classic = str(EXAMPLES / "classic.json")
+    best = solver.solve(classic).chosen
+    done = run("score", classic, *best)
+    assert done.returncode == 0 and "Regret: 0 points (this choice is optimal)" in done.stdout
+
+
+def test_score_policy_changes_the_value(tmp_path: Path) -> None:
+    policy = write(tmp_path, "p.toml", "[weights]\nloyalty = 10\n")
+    classic = str(EXAMPLES / "classic.json")
+    plain = json.loads(run("score", classic, "tamiyo", "--json").stdout)
+    weighted = json.loads(run("score", classic, "tamiyo", "--json", "--policy", policy).stdout)
+    assert weighted["value"] == solver.score(classic, ["tamiyo"], solver.Policy.from_toml(policy)).value
+    assert weighted["value"] != plain["value"]
+    bad_input(run("score", classic, "tamiyo", "--policy", str(tmp_path / "none.toml")), "none.toml")
+
+
+@pytest.mark.parametrize(
+    ("ids", "needle"),
+    [
+        (["alice"], "'alice' has no counters (701.34a)"),
+        (["bob", "zed"], "'zed' is not a player or permanent on this board"),
+        (["bob", "bob"], "ID[1]: duplicate id 'bob'"),
+    ],
+)
+def test_score_of_an_id_that_cannot_be_chosen_exits_2_saying_why(ids: list[str], needle: str) -> None:
+    bad_input(run("score", str(EXAMPLES / "classic.json"), *ids), needle)
+
+
+def test_score_two_headed_giant_recipient_is_named_as_in_the_protocol() -> None:
+    """Both heads of team B chosen: which one gets the team's poison counter must be named (701.34b)."""
+    board = str(EXAMPLES / "two_headed_giant_lethal.json")
+    bad_input(run("score", board, "bob", "carol"), "name which one gets the team's poison counter (701.34b)")
+    named = run("score", board, "bob", "carol", "--recipient", "B=carol", "--json")
+    assert named.returncode == 0, named.stderr
+    doc = json.loads(named.stdout)
+    assert doc["choice"]["poison_recipients"] == {"B": "carol"}
+    assert doc["value"] == solver.score(board, {"chosen": ["bob", "carol"], "poison_recipients": {"B": "carol"}}).value
+    same = run(
+        "score", board, "--choice", '{"chosen": ["bob", "carol"], "poison_recipients": {"B": "carol"}}', "--json"
+    )
+    assert json.loads(same.stdout) == doc
+    bad_input(run("score", board, "bob", "carol", "--recipient", "B=alice"), "'alice' is not a player of team 'B'")
+    bad_input(run("score", board, "bob", "--recipient", "B"), "--recipient: must be TEAM=PLAYER")
+
+
+def test_score_choice_gives_one_round_per_proliferate() -> None:
+    board = str(EXAMPLES / "proliferate_twice.json")
+    rounds = '{"rounds": [{"chosen": ["bob"]}, {"chosen": []}]}'
+    done = run("score", board, "--choice", rounds, "--json")
+    assert done.returncode == 0, done.stderr
+    expected = solver.score(board, json.loads(rounds))
+    assert json.loads(done.stdout)["value"] == expected.value
+    bad_input(run("score", board, "--choice", '{"chosen": "bob"}'), "--choice.chosen: must be a list of ids")
+    bad_input(run("score", board, "--choice", "{"), "--choice: not valid JSON")
+    bad_input(run("score", board, "bob", "--choice", rounds), "--choice: gives the whole choice")
 
 
 def test_solve_constraints_reach_the_solver() -> None:
@@ -301,11 +386,11 @@ def test_subcommands_of_other_packages_are_registered() -> None:
     assert {"solve", "demo", "analyze", "import-arena", "serve"} <= set(subparsers.choices)
 
 
-def test_cli_doc_covers_every_solve_and_demo_option() -> None:
+def test_cli_doc_covers_every_solve_score_and_demo_option() -> None:
     doc = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
     parser = cli.build_parser()
     subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    for name in ("solve", "demo"):
+    for name in ("solve", "score", "demo"):
         assert f"proliferate {name}" in doc
         for action in subparsers.choices[name]._actions:
             for option in action.option_strings:
@@ -420,3 +505,28 @@ def test_solve_time_limit_bounds_the_whole_command(tmp_path: Path) -> None:
     assert data["status"] in ("OPTIMAL", "FEASIBLE") and 1 <= len(data["alternatives"]) <= 5
     assert data["elapsed_ms"] <= (0.5 + MARGIN) * 1000  # the solve itself, top-k included
     assert elapsed <= startup + 0.5 + MARGIN + 1.0  # and printing 2,000 explained objects, after the limit
+
+
+def test_810_10_per_head_poison_board_answers_per_head(tmp_path: Path) -> None:
+    # A Forge-style 2HG board (poison per head, 7 + 7 = 14 for team B): main refused it (810.10).
+    board = {
+        "variant": "two_headed_giant",
+        "proliferator": "a1",
+        "team_poison": "per_head",
+        "players": [
+            {"id": "a1", "team": "A"},
+            {"id": "a2", "team": "A"},
+            {"id": "b1", "team": "B", "counters": {"poison": 7}},
+            {"id": "b2", "team": "B", "counters": {"poison": 7}},
+        ],
+    }
+    path = tmp_path / "forge_2hg.json"
+    path.write_text(json.dumps(board), encoding="utf-8")
+    result = run("solve", str(path), "--json")
+    assert result.returncode == 0, result.stderr
+    answer = json.loads(result.stdout)
+    assert answer["chosen"] == ["b1"] and answer["game_result"] == "win"
+    assert answer["outcome"]["added"] == {"b1": {"poison": 1}}  # the team's one counter, on its recipient only
+    players = {p["id"]: p["counters"] for p in answer["outcome"]["board"]["players"]}
+    assert players["b1"] == {"poison": 8} and players["b2"] == {"poison": 7}
+    assert answer["outcome"]["board"]["team_poison"] == "per_head"

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from solver import Board, Choice, Effect, apply_proliferate, load_board, solve
+from solver import Board, BoardError, Choice, Effect, apply_proliferate, eligible, load_board, solve, solve_many
 from solver.cards import Op
 from solver.effects import SUPPORTED_CARDS, apply_op, best_count
 
@@ -98,7 +98,9 @@ def _all_cells() -> list[tuple[str, str]]:
 
 
 def test_every_supported_card_is_tested() -> None:
-    assert set(SUPPORTED_CARDS) == set(_EXPECTED) | {"Tekuthal, Inquiry Dominus", "Innkeeper's Talent"}
+    named = {"Tekuthal, Inquiry Dominus", "Innkeeper's Talent", "Benevolent Hydra", "Mowu, Loyal Companion"}
+    named |= {"Melira, the Living Cure"}
+    assert set(SUPPORTED_CARDS) == set(_EXPECTED) | named
 
 
 _EXPECTED: dict[str, dict[tuple[str, str], int]] = {
@@ -139,6 +141,26 @@ _EXPECTED: dict[str, dict[tuple[str, str], int]] = {
     "Corpsejack Menace": {("alice_bear", "+1/+1"): 2},
     "Branching Evolution": {("alice_bear", "+1/+1"): 2},
     "Primal Vigor": {("alice_bear", "+1/+1"): 2, ("bob_bear", "+1/+1"): 2},
+    # "If one or more +1/+1 counters would be put on a creature you control, that many plus one" (Oracle).
+    "Conclave Mentor": {("alice_bear", "+1/+1"): 2},
+    # "... on a permanent you control": the artifact's +1/+1 counter too.
+    "Kami of Whispered Hopes": {("alice_bear", "+1/+1"): 2, ("alice_thopter", "+1/+1"): 2},
+    "Solid Ground": {("alice_bear", "+1/+1"): 2, ("alice_thopter", "+1/+1"): 2},
+    # "If you would put one or more counters on a creature or planeswalker you control or on yourself": any kind.
+    "Lae'zel, Vlaakith's Champion": {
+        ("alice", "energy"): 2,
+        ("alice", "poison"): 2,
+        ("alice_bear", "+1/+1"): 2,
+        ("alice_bear", "-1/-1"): 2,
+        ("alice_bear", "stun"): 2,
+        ("alice_walker", "loyalty"): 2,
+    },
+    # "If one or more +1/+1 counters would be put on a creature you control, twice that many" (Oracle).
+    "The Earth Crystal": {("alice_bear", "+1/+1"): 2},
+    # "... on a creature or Vehicle you control, that many plus one +1/+1 counters" (no Vehicle here).
+    "Caradora, Heart of Alacria": {("alice_bear", "+1/+1"): 2},
+    # "... on a creature, Spacecraft, or Planet you control, twice that many of each of those kinds".
+    "Loading Zone": {("alice_bear", "+1/+1"): 2, ("alice_bear", "-1/-1"): 2, ("alice_bear", "stun"): 2},
     "Vizier of Remedies": {("alice_bear", "-1/-1"): 0},
     "Melira, Sylvok Outcast": {("alice", "poison"): 0, ("alice_bear", "-1/-1"): 0},
     # Players and artifacts/creatures/enchantments/lands get nothing; planeswalkers still do.
@@ -206,6 +228,167 @@ def test_614_winding_constrictor_helps_an_opponents_proliferate_too() -> None:
     changed = _changed("Winding Constrictor", "alice", proliferator="bob")
     assert changed[("alice", "poison")] == 2
     assert changed[("alice_bear", "-1/-1")] == 2
+
+
+def test_614_laezel_adds_only_to_counters_its_controller_puts() -> None:
+    """ "If you would put": an opponent's proliferate is not one its controller performs (701.34a)."""
+    assert _changed("Lae'zel, Vlaakith's Champion", "alice", proliferator="bob") == {}
+    assert _changed("Lae'zel, Vlaakith's Champion", "bob", proliferator="alice") == {}
+
+
+def test_614_loading_zone_doubles_on_spacecraft_and_planets_its_controller_controls() -> None:
+    """Spacecraft and Planet are artifact subtypes (Edge of Eternities); an opponent's are not covered."""
+    ship = _perm("ship", "alice", ["artifact"], {"charge": 1}) | {"subtypes": ["Spacecraft"]}
+    planet = _perm("planet", "alice", ["artifact"], {"charge": 2}) | {"subtypes": ["planet"]}
+    theirs = _perm("their_ship", "bob", ["artifact"], {"charge": 1}) | {"subtypes": ["Spacecraft"]}
+    rock = _perm("rock", "alice", ["artifact"], {"charge": 1})
+    board = _board([ship, planet, theirs, rock], [("Loading Zone", "alice")])
+    assert [_gain(board, p, "charge") for p in ("ship", "planet", "their_ship", "rock")] == [2, 2, 1, 1]
+
+
+def test_614_caradora_adds_one_on_its_controllers_vehicles() -> None:
+    """A Vehicle is an artifact (205.3g); Caradora's +1 reaches it whether or not it is crewed; not an opponent's."""
+    car = _perm("car", "alice", ["artifact"], {"+1/+1": 1, "charge": 1}) | {"subtypes": ["Vehicle"]}
+    theirs = _perm("their_car", "bob", ["artifact"], {"+1/+1": 1}) | {"subtypes": ["Vehicle"]}
+    board = _board([car, theirs], [("Caradora, Heart of Alacria", "alice")])
+    assert [_gain(board, "car", "+1/+1"), _gain(board, "car", "charge"), _gain(board, "their_car", "+1/+1")] == [
+        2,
+        1,
+        1,
+    ]
+
+
+def test_616_1_conclave_mentor_and_doubling_season_give_4_in_the_controllers_order() -> None:
+    """616.1: the creature's controller applies Mentor's +1 first, then doubles: (1 + 1) x 2."""
+    board = _board(
+        [_perm("c", "alice", ["creature"], {"+1/+1": 1})],
+        [("Doubling Season", "alice"), ("Conclave Mentor", "alice")],
+    )
+    assert _gain(board, "c", "+1/+1") == 4
+
+
+def test_616_1_laezel_and_vorinclex_on_an_opponents_proliferate_do_not_apply() -> None:
+    """Bob proliferates alice's walker: Lae'zel ("you would put") does not apply, Vorinclex halves 1 to 0."""
+    board = _board(
+        [_perm("w", "alice", ["planeswalker"], {"loyalty": 3})],
+        [("Lae'zel, Vlaakith's Champion", "alice"), ("Vorinclex, Monstrous Raider", "alice")],
+        proliferator="bob",
+    )
+    assert _gain(board, "w", "loyalty") == 0
+
+
+def test_701_34a_a_permanent_that_cant_have_counters_is_eligible_but_gets_none() -> None:
+    """Tatterkite / Blossombind: it has a counter, so it may be chosen (701.34a), but none is put on it (614)."""
+    kite = _perm("kite", "bob", ["artifact", "creature"], {"-1/-1": 1}) | {"no_counters": True, "toughness": 2}
+    bear = _perm("bear", "alice", ["creature"], {"+1/+1": 1}) | {"no_counters": True}
+    board = _board([kite, bear], [("Doubling Season", "alice"), ("Hardened Scales", "alice")], bob={"poison": 1})
+    assert "kite" in eligible(board) and "bear" in eligible(board)
+    assert _gain(board, "kite", "-1/-1") == _gain(board, "bear", "+1/+1") == 0
+    out = apply_proliferate(board, ["kite", "bear", "bob"])
+    assert out.added == {"bob": {"poison": 1}}
+    assert out.board.counters("kite") == {"-1/-1": 1} and not out.dies
+    assert solve(board).chosen == ("bob",) == solve_many([board])[0].chosen  # the batched path agrees
+    assert load_board(board.to_dict()) == board and board.to_dict()["permanents"][0]["no_counters"] is True
+
+
+def test_no_counters_must_be_a_boolean() -> None:
+    with pytest.raises(BoardError) as info:
+        _board([_perm("kite", "bob", ["artifact"], {"charge": 1}) | {"no_counters": 1}], [])
+    assert [p.path for p in info.value.problems] == ["permanents[0].no_counters"]
+
+
+def _sourced(card: str, source: str, proliferator: str = "alice") -> dict[tuple[str, str], int]:
+    """:func:`_changed` for a card naming itself, whose permanent is ``source`` (a creature of alice's)."""
+    board = _board(
+        _everything(), [{"card": card, "controller": "alice", "source": source}], proliferator=proliferator,
+        alice=_PLAYER, bob=_PLAYER,
+    )  # fmt: skip
+    return {cell: n for cell, n in _gains(board).items() if n != 1}
+
+
+def test_614_benevolent_hydra_adds_one_on_each_other_creature_its_controller_controls() -> None:
+    """ "If one or more +1/+1 counters would be put on another creature you control, that many plus one" (Oracle)."""
+    hydra = _perm("hydra", "alice", ["creature"], {"+1/+1": 3})
+    board = _board([hydra, *_everything()], [{"card": "Benevolent Hydra", "controller": "alice", "source": "hydra"}])
+    assert {cell: n for cell, n in _gains(board).items() if n != 1} == {("alice_bear", "+1/+1"): 2}
+    assert _gain(board, "hydra", "+1/+1") == 1  # not on itself
+    # The bear as the Hydra, whoever proliferates (not "you would put"): alice has no other creature.
+    assert _sourced("Benevolent Hydra", "alice_bear", proliferator="bob") == {}
+
+
+def test_614_mowu_adds_one_only_on_itself() -> None:
+    """ "If one or more +1/+1 counters would be put on Mowu, Loyal Companion, that many plus one" (Oracle)."""
+    assert _sourced("Mowu, Loyal Companion", "alice_bear") == {("alice_bear", "+1/+1"): 2}
+    assert _sourced("Mowu, Loyal Companion", "alice_thopter", proliferator="bob") == {("alice_thopter", "+1/+1"): 2}
+
+
+def test_616_1_benevolent_hydra_and_a_doubler_give_4_on_another_creature() -> None:
+    """616.1: the creature's controller applies the Hydra's +1 before Corpsejack Menace doubles: (1 + 1) x 2."""
+    hydra = _perm("hydra", "alice", ["creature"], {"+1/+1": 1})
+    other = _perm("other", "alice", ["creature"], {"+1/+1": 1})
+    board = _board(
+        [hydra, other],
+        [
+            {"card": "Benevolent Hydra", "controller": "alice", "source": "hydra"},
+            {"card": "Corpsejack Menace", "controller": "alice"},
+        ],
+    )
+    assert (_gain(board, "other", "+1/+1"), _gain(board, "hydra", "+1/+1")) == (4, 2)
+
+
+_CURE = "Melira, the Living Cure"
+
+
+def test_616_1_melira_the_living_cure_makes_a_doubled_poison_counter_one() -> None:
+    """ "If you would get one or more poison counters, instead you get one poison counter" (Oracle).
+
+    Bob's Vorinclex doubles the poison bob puts on alice: 2 without Melira; with it alice, the
+    affected player, orders the effects (616.1): doubled first, then one.  Her Winding
+    Constrictor's +1 likewise: one, not two.
+    """
+    doubled = _board([], [("Vorinclex, Monstrous Raider", "bob")], proliferator="bob", alice={"poison": 3})
+    assert _gain(doubled, "alice", "poison") == 2
+    cured = _board([], [("Vorinclex, Monstrous Raider", "bob"), (_CURE, "alice")], proliferator="bob",
+                   alice={"poison": 3})  # fmt: skip
+    assert _gain(cured, "alice", "poison") == 1
+    constricted = _board([], [("Winding Constrictor", "alice"), (_CURE, "alice")], proliferator="bob",
+                         alice={"poison": 3, "energy": 1})  # fmt: skip
+    assert (_gain(constricted, "alice", "poison"), _gain(constricted, "alice", "energy")) == (1, 2)
+
+
+def test_melira_the_living_cure_once_poisoned_this_turn_gets_none() -> None:
+    """ "... and you can't get additional poison counters this turn": its team in 2HG (810.10c)."""
+    effect = {"card": _CURE, "controller": "alice", "poisoned_this_turn": 1}
+    board = _board([], [effect], proliferator="bob", alice={"poison": 3})
+    assert _gain(board, "alice", "poison") == 0
+    team = _board([], [effect], proliferator="bob", alice={"poison": 3}, variant="two_headed_giant")
+    assert (_gain(team, "alice", "poison"), _gain(team, "ally", "poison")) == (0, 0)
+
+
+def test_810_10_melira_the_living_cure_caps_only_its_controller_as_recipient() -> None:
+    """In 2HG the proliferator picks the head receiving the team's counter (701.34b): the teammate is not "you"."""
+    board = _board([], [("Vorinclex, Monstrous Raider", "bob"), (_CURE, "alice")], proliferator="bob",
+                   alice={"poison": 3}, variant="two_headed_giant")  # fmt: skip
+    assert (_gain(board, "alice", "poison"), _gain(board, "ally", "poison")) == (1, 2)
+    out = apply_proliferate(board, {"chosen": ["alice", "ally"], "poison_recipients": {"A": "ally"}})
+    assert out.board.counters("alice")["poison"] == 5  # the team's 3, and 2 given to the ally
+    out = apply_proliferate(board, {"chosen": ["alice", "ally"], "poison_recipients": {"A": "alice"}})
+    assert out.board.counters("ally")["poison"] == 4
+
+
+def test_melira_the_living_cure_refuses_a_second_proliferate_of_its_controllers_poison() -> None:
+    """Each proliferate of a resolution adds the same; a second poison counter this turn would be none."""
+    data = {"variant": "duel", "proliferator": "bob", "proliferates": 2,
+            "players": [{"id": "alice", "counters": {"poison": 3}}, {"id": "bob"}],
+            "effects": [{"card": _CURE, "controller": "alice"}]}  # fmt: skip
+    with pytest.raises(BoardError) as info:
+        load_board(data)
+    (problem,) = info.value.problems
+    assert problem.path == "effects[0]" and "only once this turn" in problem.message
+    assert load_board(data | {"proliferates": 1}).rounds == 1
+    banned = data | {"effects": [{"card": _CURE, "controller": "alice", "poisoned_this_turn": 1}]}
+    assert _gain(load_board(banned), "alice", "poison") == 0
+    assert load_board(data | {"players": [{"id": "alice"}, {"id": "bob", "counters": {"poison": 1}}]}).rounds == 2
 
 
 def test_810_10c_melira_protects_the_whole_team_in_two_headed_giant() -> None:
@@ -297,7 +480,7 @@ def _brute_force(uses: list[int], want_more: bool) -> int:
     return max(results) if want_more else min(results)
 
 
-@given(st.lists(st.integers(0, 3), min_size=5, max_size=5).filter(lambda u: sum(u) <= 7), st.booleans())
+@given(st.lists(st.integers(0, 3), min_size=len(Op), max_size=len(Op)).filter(lambda u: sum(u) <= 7), st.booleans())
 def test_616_1_best_count_equals_the_best_of_every_order(uses: list[int], want_more: bool) -> None:
     assert best_count(uses, want_more) == _brute_force(uses, want_more)
 
@@ -305,13 +488,16 @@ def test_616_1_best_count_equals_the_best_of_every_order(uses: list[int], want_m
 @pytest.mark.parametrize(
     ("uses", "want_more", "count"),
     [
-        ([1, 1, 0, 0, 0], True, 4),  # +1 then x2
-        ([1, 1, 0, 0, 0], False, 3),  # x2 then +1
-        ([0, 1, 0, 1, 0], True, 1),  # x2 then /2
-        ([0, 1, 0, 1, 0], False, 0),  # /2 first: nothing left to double
-        ([2, 0, 1, 0, 0], False, 0),  # -1 first: 0, the +1s no longer apply
-        ([5, 5, 5, 5, 1], True, 0),  # a ban in any order
-        ([0, 40, 0, 0, 0], True, 2**40),
+        ([1, 1, 0, 0, 0, 0], True, 4),  # +1 then x2
+        ([1, 1, 0, 0, 0, 0], False, 3),  # x2 then +1
+        ([0, 1, 0, 1, 0, 0], True, 1),  # x2 then /2
+        ([0, 1, 0, 1, 0, 0], False, 0),  # /2 first: nothing left to double
+        ([2, 0, 1, 0, 0, 0], False, 0),  # -1 first: 0, the +1s no longer apply
+        ([5, 5, 5, 5, 5, 1], True, 0),  # a ban in any order
+        ([0, 40, 0, 0, 0, 0], True, 2**40),
+        ([0, 2, 0, 0, 1, 0], True, 4),  # =1 first, then x2 twice
+        ([0, 2, 0, 0, 1, 0], False, 1),  # x2 twice, then =1
+        ([1, 0, 0, 0, 1, 0], False, 1),  # +1 then =1 (or =1 then +1: 2),
     ],
 )
 def test_616_1_best_count_known_orders(uses: list[int], want_more: bool, count: int) -> None:
@@ -321,9 +507,9 @@ def test_616_1_best_count_known_orders(uses: list[int], want_more: bool, count: 
 def test_616_1_many_effects_order_in_polynomial_time() -> None:
     """15 of each operation: 60!/(15!^4) orders, 65,536 DP states (the old enumeration never finished)."""
     started = time.perf_counter()
-    most = best_count([15, 15, 15, 15, 0], True)
+    most = best_count([15, 15, 15, 15, 0, 0], True)
     assert 1 <= most <= 16 * 2**15  # some order keeps a counter; none beats +1s then x2s alone
-    assert best_count([15, 15, 15, 15, 0], False) == 0  # halving first leaves nothing
+    assert best_count([15, 15, 15, 15, 0, 0], False) == 0  # halving first leaves nothing
     assert time.perf_counter() - started < 30
 
 

@@ -12,6 +12,7 @@ from gymnasium.utils.env_checker import data_equivalence
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from env import IDS
 from env.actions import check_actions
 from env.core import ProliferateEnv
 
@@ -145,3 +146,30 @@ def test_fuzz_a_refused_env_step_leaves_the_env_as_it_was(value: Any, mode: str)
         return
     # Accepted: a point of the space, so the control env takes it too, with the same result.
     assert data_equivalence(result, control.step(value))
+
+
+@pytest.mark.parametrize("mode", ["sequential", "subset"])
+@pytest.mark.parametrize("env_id", sorted(IDS))
+def test_info_mask_is_the_observation_mask_on_every_step_including_the_last(env_id: str, mode: str) -> None:
+    """docs/environments.md, Masks: ``info["action_mask"]`` is the same array as ``obs["action_mask"]``,
+    on the terminating step too (sequential mode: all zero bar DONE, which is always 1)."""
+    made = gym.make(env_id, action_mode=mode)
+    obs, info = made.reset(seed=3)
+    rng = np.random.default_rng(3)
+    ends = 0
+    for _ in range(400):
+        assert np.array_equal(obs["action_mask"], info["action_mask"])
+        if mode == "sequential":
+            legal = np.flatnonzero(info["action_mask"])
+            action: Any = int(legal[-1] if rng.random() < 0.3 else rng.choice(legal))
+        else:
+            n = int(np.prod(made.action_space.shape or (1,)))
+            action = (rng.random(n) < 0.3).astype(np.int8) * obs["action_mask"][:n]
+        obs, _, terminated, truncated, info = made.step(action)
+        if terminated or truncated:
+            ends += 1
+            assert np.array_equal(obs["action_mask"], info["action_mask"])
+            if mode == "sequential":
+                assert info["action_mask"][-1] == 1 and not info["action_mask"][:-1].any()
+            obs, info = made.reset(seed=ends)
+    assert ends > 0

@@ -1,4 +1,4 @@
-"""The PettingZoo AEC adapter: PettingZoo's own checks, random legal subsets, and team rewards (810.8a)."""
+"""The PettingZoo adapters (AEC and parallel): PettingZoo's own checks, random legal subsets, team rewards (810.8a)."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ import pytest
 
 pytest.importorskip("pettingzoo")
 
-from pettingzoo.test import api_test, seed_test
+from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, seed_test
 
-from env.pettingzoo import ProliferateAEC, aec_env
+from env.pettingzoo import ProliferateAEC, ProliferateParallel, aec_env, parallel_env
 
-VARIANTS = ("two_headed_giant", "free_for_all")
+VARIANTS = ("duel", "two_headed_giant", "free_for_all")
 TEAMS = (("player_0", "player_1"), ("player_2", "player_3"))
 
 
@@ -104,8 +104,8 @@ def test_terminal_rewards_are_opposite_between_teams() -> None:
 
 
 def test_bad_arguments_name_the_field() -> None:
-    with pytest.raises(ValueError, match="variant"):
-        aec_env("duel")
+    with pytest.raises(ValueError, match="variant must be 'duel', 'two_headed_giant' or 'free_for_all'"):
+        aec_env("archenemy")
     with pytest.raises(ValueError, match="reward_mode"):
         aec_env("free_for_all", reward_mode="regret")
 
@@ -113,3 +113,50 @@ def test_bad_arguments_name_the_field() -> None:
 def test_import_env_does_not_import_pettingzoo() -> None:
     code = "import sys, env; assert 'pettingzoo' not in sys.modules and 'env.pettingzoo' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_parallel_api_and_seed_tests_pass(variant: str) -> None:
+    """Issue 24 item 11: a parallel API, checked by PettingZoo's own ``parallel_api_test``."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        parallel_api_test(parallel_env(variant), num_cycles=200)
+        parallel_seed_test(lambda: parallel_env(variant), num_cycles=40)
+
+
+def test_a_duel_has_two_agents_on_opposite_sides() -> None:
+    """Issue 24 item 11: the duel (704.5a/c: one player loses, the other wins)."""
+    env = aec_env("duel")
+    assert env.possible_agents == ["player_0", "player_1"]
+    totals = _random_game(env, 2, np.random.default_rng(1))
+    assert totals["player_0"] == -totals["player_1"] != 0.0
+
+
+def _parallel_game(env: ProliferateParallel, seed: int, rng: np.random.Generator) -> dict[str, float]:
+    """Random legal subsets by the acting agent; every other agent sends all ones (ignored)."""
+    obs, infos = env.reset(seed=seed)
+    totals = dict.fromkeys(env.possible_agents, 0.0)
+    for _ in range(2000):
+        if not env.agents:
+            break
+        acting = env.acting_agent
+        assert [a for a in env.agents if infos[a]["acting"]] == [acting]
+        assert [a for a in env.agents if obs[a]["action_mask"].any()] in ([acting], [])
+        actions = {a: np.ones(env.aec.n_bits, dtype=np.int8) for a in env.agents}
+        mask = obs[acting]["action_mask"].astype(bool)
+        actions[acting] = (mask & (rng.random(len(mask)) < 0.5)).astype(np.int8)
+        obs, rewards, _, _, infos = env.step(actions)
+        assert infos[acting]["illegal_bits"] == 0, "other agents' actions are ignored"
+        for a, r in rewards.items():
+            totals[a] += r
+    assert not env.agents
+    return totals
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_parallel_env_plays_the_aec_game(variant: str) -> None:
+    """The same seed and the same acting agents' choices give the same rewards through either API."""
+    rng_seed = 5
+    parallel = _parallel_game(parallel_env(variant), 3, np.random.default_rng(rng_seed))
+    aec = _random_game(aec_env(variant), 3, np.random.default_rng(rng_seed))
+    assert parallel == aec

@@ -35,16 +35,18 @@ CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
     "2hg-oracle": ("proliferate/TwoHeadedGiant-v0", {"opponent": "oracle"}),
 }
 
-#: Recorded with the envs before the speed work (``python tests/test_env_regression.py``).
+#: Recorded with the envs before the speed work (``python tests/test_env_regression.py``); re-recorded for
+#: issue 24, when a resolution that ends the game became worth its result alone (104.2a, 104.3): rewards and
+#: the oracle's choices on turns whose resolution ends the game for its proliferator changed, and what follows.
 EXPECTED: dict[str, str] = {
-    "2hg": "2232501654e6c67bca672e0b929db89b36fb99dade67ba7e963f587a030e4e72",
-    "2hg-oracle": "71ce48372e598340da828829e58722277aa52cddcb6a7bd62ceac5cda763f486",
-    "2hg-sequential": "5589ad96de2d4d5c739031673838e9ba81f5bcb533ff725724b3ecbc37bfacac",
-    "duel": "000b03d1d48c953e05ba317103b3c894afa438d06e3b150269959c002f6f41cd",
-    "duel-regret-oracle": "3be240420375ad26702e4b29644279f44a73ac3a7d15dd4ad48f197b6d66e6e2",
-    "duel-sequential": "b779a34a3dd35dcdeb9cc9fb961cae291ba951dbe49c9bbf2641000f89b678bf",
-    "ffa": "c421bc2d3e66c2a56e1f1277a768a09904c4cc0faf06030735390b51797dfd9c",
-    "ffa-random": "3dd27008a69b17c26bf8a7d5b22d70b16d28857c9ce9591d027ef51259594531",
+    "2hg": "62b4082ba7847b5b612b9a470e9a8449fd326b4bd175d324b2fd98b5bb2cdd53",
+    "2hg-oracle": "c6d6473c226e3f3a0bc6c83507358dbffbf371fa8dbd11c6625d53ac41eee2b7",
+    "2hg-sequential": "e8e09f8adcacc0a7e4285d064778c578484653c8a65e785c01ef41b639d2a962",
+    "duel": "34e3ea636ff776f8ccbae77cf1a9c118eac505ebdc5378e8e49b0ec27807ab2c",
+    "duel-regret-oracle": "8afbc2f0d19587fc01c9b0595dd55e6aaa1f75d216de03e225e9f8c190bb3872",
+    "duel-sequential": "83c5494f3f26ec198faaaa2a5ccd26274630d081df7aa27f2f58e995ff161d40",
+    "ffa": "b59bf23e313a60f15476a63533165c732c4ea6045fb89914c32b975470974f80",
+    "ffa-random": "9e0348944a396b8070f14e0baa16b1d918d3fd18cd19b5f2e3a3c23dfd9bcc20",
 }
 
 

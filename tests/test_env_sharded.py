@@ -130,11 +130,11 @@ def test_maskable_ppo_trains_on_the_sharded_env() -> None:
     torch.set_num_threads(1)
     vec = make_sb3_vec_env("proliferate/Duel-v0", 4, seed=0, max_episode_steps=8, shards=2)
     try:
-        assert isinstance(vec.venv, ShardedVectorEnv)
+        assert isinstance(vec.native, ShardedVectorEnv)
         model = sb3_contrib.MaskablePPO("MultiInputPolicy", vec, n_steps=16, batch_size=32, n_epochs=1, seed=0)
         model.set_logger(Logger(folder=None, output_formats=[]))  # else SB3 leaves a /tmp/SB3-<time> folder
         model.learn(64)
         assert model.num_timesteps >= 64
-        assert get_action_masks(vec).shape == (4, 2 * vec.venv.agent.n_bits)
+        assert get_action_masks(vec).shape == (4, 2 * vec.native.agent.n_bits)
     finally:
         vec.close()

@@ -191,7 +191,7 @@ def test_maskable_ppo_trains_on_the_native_vector_env_and_never_picks_an_illegal
     ended = 0
     for _ in range(30):
         masks = get_action_masks(vec)
-        assert masks.shape == (4, 2 * vec.venv.agent.n_bits)
+        assert masks.shape == (4, 2 * vec.native.agent.n_bits)
         action, _ = model.predict(obs, action_masks=masks, deterministic=False)
         obs, _, dones, infos = vec.step(action)
         assert isinstance(obs, dict)
@@ -252,3 +252,36 @@ def test_batched_infos_are_gymnasiums(autoreset: AutoresetMode) -> None:
         batched = batch_infos(infos)
         assert list(batched) == list(expected)
         assert data_equivalence(batched, expected)
+
+
+def test_the_sb3_adapter_is_monitored_so_sb3_logs_returns_and_evaluate_policy_does_not_warn() -> None:
+    """Issue 24 item 11: ``VecMonitor`` fills ``infos[i]["episode"]``, hence ``ep_info_buffer`` (ep_rew_mean)."""
+    pytest.importorskip("sb3_contrib")
+    import warnings
+
+    import torch
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.evaluation import evaluate_policy as maskable_evaluate
+    from stable_baselines3.common.evaluation import evaluate_policy
+    from stable_baselines3.common.logger import Logger
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    from env.sb3 import SB3VecEnv, make_sb3_vec_env
+
+    torch.set_num_threads(1)
+    vec = make_sb3_vec_env("proliferate/Duel-v0", 2, seed=0, max_episode_steps=4)
+    assert isinstance(vec, VecMonitor) and isinstance(vec.venv, SB3VecEnv)
+    assert isinstance(vec.native, ProliferateVectorEnv)
+    assert isinstance(make_sb3_vec_env("proliferate/Duel-v0", 2, monitor=False), SB3VecEnv)
+    model = MaskablePPO("MultiInputPolicy", vec, n_steps=16, batch_size=32, n_epochs=1, seed=0, verbose=0)
+    model.set_logger(Logger(folder=None, output_formats=[]))
+    model.learn(32)
+    assert model.ep_info_buffer is not None and len(model.ep_info_buffer) > 0
+    assert {"r", "l", "t"} <= set(model.ep_info_buffer[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # "Evaluation environment is not wrapped with a ``Monitor`` wrapper" was raised
+        rewards, lengths = maskable_evaluate(model, vec, n_eval_episodes=2, return_episode_rewards=True)
+        assert isinstance(rewards, list) and isinstance(lengths, list)
+        assert len(rewards) == len(lengths) == 2 and all(1 <= n <= 4 for n in lengths)
+        evaluate_policy(model, vec, n_eval_episodes=2)
+    vec.close()

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 import solver
-from solver.catalogue import CATALOGUE, default_spec
+from solver.catalogue import CATALOGUE, NEUTRAL_NOTE, default_spec
 from solver.cli import example_names, read_example
 from solver.kinds import KEYWORD_KINDS
 
@@ -188,11 +188,14 @@ WEIGHTS_END = "<!-- default-weights:end -->"
 def default_weight_table() -> str:
     """The default weight table, built from the catalogue and the P/T and keyword rules."""
     rows = ["| kind | default weight | counts | why |", "|---|---|---|---|"]
-    specs = [*CATALOGUE.values(), *(default_spec(k) for k in PT_EXAMPLES)]
+    valued = [s for s in CATALOGUE.values() if s.note != NEUTRAL_NOTE and s.kind not in KEYWORD_KINDS]
+    specs = [*valued, *(default_spec(k) for k in PT_EXAMPLES)]
     specs += [default_spec(k) for k in sorted(KEYWORD_KINDS)]
     for spec in specs:
         rows.append(_weight_row(f"`{spec.kind}`", spec))
-    rows.append(_weight_row("any other kind", default_spec("any other kind")))
+    neutral = next(s for s in CATALOGUE.values() if s.note == NEUTRAL_NOTE)
+    rows.append(_weight_row("any other catalogued kind", neutral))
+    rows.append(_weight_row("a namespaced kind (`custom:widget`, `arena:159`)", default_spec("custom:widget")))
     return "\n".join(rows)
 
 

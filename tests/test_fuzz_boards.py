@@ -12,10 +12,12 @@ import math
 import re
 from typing import Any
 
-from fuzz_strategies import mutated_boards, mutated_texts
+import pytest
+from fuzz_strategies import json_values, mutated_boards, mutated_texts
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from solver import Board, BoardError, load_board, solve
+from solver import Board, BoardError, Policy, PolicyError, load_board, solve
 from solver.boardjson import dump_board
 
 _TOP = ("format", "variant", "proliferator", "proliferates", "players", "permanents", "effects")
@@ -72,3 +74,33 @@ def test_a_mutated_board_read_as_json_text_behaves_like_the_parsed_one(doc: dict
 @given(mutated_texts())
 def test_mutated_json_text_is_an_error_with_paths_or_a_board_the_solver_decides(text: str) -> None:
     _outcome(text)
+
+
+@_FUZZ
+@given(st.one_of(st.text(max_size=12), st.binary(max_size=12), json_values(), st.none(), st.integers(), st.floats()))
+def test_any_source_is_a_board_error_or_a_board_never_another_exception(source: Any) -> None:
+    """``load_board`` raises BoardError for bad input, nothing else (docs/board-format.md): file names that
+    cannot exist (a NUL byte, a lone surrogate) included."""
+    try:
+        _outcome(source)
+    except BoardError:  # pragma: no cover - _outcome catches it
+        raise
+    except TypeError:  # not a board source at all (a number, None): the documented TypeError of solver.inputs
+        assert not isinstance(source, str | bytes | dict)
+
+
+@_FUZZ
+@given(st.one_of(json_values(), st.none(), st.integers(), st.lists(st.integers())))
+def test_any_policy_mapping_is_a_policy_error_or_a_policy(data: Any) -> None:
+    """``Policy.from_dict`` raises PolicyError for anything that is not a usable policy (docs/limits.md)."""
+    try:
+        Policy.from_dict(data)
+    except PolicyError as exc:
+        assert exc.problems
+        str(exc).encode("utf-8")
+
+
+@pytest.mark.parametrize("source", ["\x00", "\ud800", "a\x00b.json", b"\x00"])
+def test_impossible_file_names_are_board_errors(source: str | bytes) -> None:
+    with pytest.raises(BoardError, match="not a possible file name"):
+        load_board(source)

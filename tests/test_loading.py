@@ -72,6 +72,7 @@ def rebuilt(board: Board) -> Board:
         permanents=board.permanents,
         effects=board.effects,
         proliferates=board.proliferates,
+        team_poison=board.team_poison,
     )
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from solver import Policy, PolicyError, load_board, solve
+from solver import BoardError, Policy, PolicyError, load_board, solve
 from solver.policy import MAX_WEIGHT
 
 
@@ -192,3 +192,76 @@ def test_kind_weights_are_the_weights_of_each_kind_kept_read_only() -> None:
     assert policy.kind_weights(kinds) is weights
     assert Policy().kind_weights(kinds)[0] == Policy().weight("loyalty") != 2.5
     assert policy == Policy.from_dict(policy.to_dict())  # the kept table is not part of the policy
+
+
+@pytest.mark.parametrize("digits", [100, 400, 4_000])
+@pytest.mark.parametrize(("table", "key"), [("weights", "loyalty"), ("game", "weight"), ("values", "saga_value")])
+def test_integers_of_thousands_of_digits_are_out_of_range_not_overflow(table: str, key: str, digits: int) -> None:
+    """docs/limits.md: a huge integer is a number past its limit, never an OverflowError of float()."""
+    for sign in (1, -1):
+        with pytest.raises(PolicyError, match="must be from"):
+            Policy.from_dict({table: {key: sign * 10**digits}})
+    with pytest.raises(PolicyError, match="must be from"):
+        Policy(game_weight=10**digits)
+
+
+def test_a_huge_integer_policy_in_a_toml_file_is_a_policy_error(tmp_path: Path) -> None:
+    path = tmp_path / "huge.toml"
+    path.write_text(f"[weights]\nloyalty = {10**400}\n")
+    with pytest.raises(PolicyError, match=r'weights\["loyalty"\]: must be from'):
+        Policy.from_toml(path)
+
+
+def test_a_time_limit_past_every_float_is_no_deadline() -> None:
+    assert solve(load_board("solver/examples/classic.json"), time_limit=10**400).status == "OPTIMAL"
+
+
+def test_two_spellings_of_one_kind_are_refused_as_the_board_loader_refuses_them() -> None:
+    """122.1: ``+1/+1`` and ``P1P1`` are one kind; giving both weights is a contradiction, not last-wins."""
+    with pytest.raises(PolicyError) as policy_error:
+        Policy.from_dict({"weights": {"+1/+1": 1, "P1P1": 5}})
+    board = {
+        "variant": "duel",
+        "players": [{"id": "me"}, {"id": "you"}],
+        "proliferator": "me",
+        "permanents": [
+            {
+                "id": "b",
+                "controller": "me",
+                "types": ["creature"],
+                "power": 1,
+                "toughness": 1,
+                "counters": {"+1/+1": 1, "P1P1": 5},
+            }
+        ],
+    }
+    with pytest.raises(BoardError) as board_error:
+        load_board(board)
+    assert [p.message for p in policy_error.value.problems] == [p.message for p in board_error.value.problems]
+    assert policy_error.value.problems[0].path == 'weights["P1P1"]'
+
+
+@pytest.mark.parametrize("data", [None, [], "weights", 3])
+def test_a_policy_that_is_not_a_mapping_is_a_policy_error(data: object) -> None:
+    with pytest.raises(PolicyError, match="a policy must be a mapping"):
+        Policy.from_dict(data)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("name", ["\x00", "\ud800"])
+def test_impossible_policy_file_names_are_policy_errors(name: str) -> None:
+    with pytest.raises(PolicyError, match="not a possible file name"):
+        Policy.from_toml(name)
+
+
+def test_a_policy_file_past_its_size_bound_is_a_policy_error() -> None:
+    with pytest.raises(PolicyError, match="larger than 1048576 bytes"):
+        Policy.from_toml("/dev/zero")
+
+
+def test_a_huge_integer_in_a_configure_policy_is_an_invalid_request_not_internal() -> None:
+    """Over the protocol the same check answers: ``invalid_request`` naming the key (docs/limits.md)."""
+    from solver.protocol.messages import ProtocolError, parse_request
+
+    with pytest.raises(ProtocolError) as refused:
+        parse_request({"type": "configure", "id": 1, "policy": {"weights": {"loyalty": 10**400}}}, 2000)
+    assert "must be from" in str(refused.value)

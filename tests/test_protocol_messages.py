@@ -391,6 +391,8 @@ def test_a_solve_queued_past_its_deadline_times_out_without_running(release: thr
         (["--time-limit", "0"], "--time-limit must be from 0.001 to 3600 seconds"),
         (["--time-limit", "nan"], "--time-limit must be from 0.001"),
         (["--tcp", "localhost:http"], "expected HOST:PORT"),
+        (["--workers", "0"], "--workers must be from 1 to 1024"),
+        (["--max-queue", "5000"], "--max-queue must be from 1 to 1024"),
     ],
 )
 def test_bad_serve_flags_exit_2_with_a_message(
@@ -400,3 +402,25 @@ def test_bad_serve_flags_exit_2_with_a_message(
 
     assert main(argv) == 2
     assert message in capsys.readouterr().err
+
+
+def test_810_10_per_head_board_gets_a_per_head_reply() -> None:
+    # The protocol reply reports a per-head board's additions per head (the recipient alone, 701.34b).
+    board = {
+        "variant": "two_headed_giant",
+        "proliferator": "a1",
+        "team_poison": "per_head",
+        "players": [
+            {"id": "a1", "team": "A"},
+            {"id": "a2", "team": "A"},
+            {"id": "b1", "team": "B", "counters": {"poison": 3}},
+            {"id": "b2", "team": "B", "counters": {"poison": 2}},
+        ],
+    }
+    out = Recorder()
+    run_session(io.BufferedReader(io.BytesIO(line({"type": "solve", "id": 7, "board": board}))), out, Settings())
+    [reply] = out.replies
+    assert reply["type"] == "result", reply
+    assert reply["chosen"] == ["b1"]
+    assert reply["outcome"]["added"] == {"b1": {"poison": 1}}
+    assert {p["id"]: p["counters"] for p in reply["outcome"]["board"]["players"]}["b1"] == {"poison": 4}

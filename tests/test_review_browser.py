@@ -233,3 +233,87 @@ def test_a_link_to_a_decision_opens_it(report: Path, browser: Browser) -> None:
         "game-002.html",
     ]
     assert browser.errors == []
+
+
+#: Every pair of drawn texts and badges in one object whose boxes intersect (by more than a pixel), as laid out.
+OVERLAPS = """(() => {
+  const s = document.querySelector('section.decision:not([hidden]) svg.board');
+  const out = [];
+  for (const g of s.querySelectorAll('g.object')) {
+    const items = [...g.querySelectorAll(':scope > text, :scope > g.badge')].map(e => [e, e.getBBox()]);
+    for (let i = 0; i < items.length; i++) for (let j = i + 1; j < items.length; j++) {
+      const [a, p] = items[i], [b, q] = items[j];
+      const w = Math.min(p.x + p.width, q.x + q.width) - Math.max(p.x, q.x);
+      const h = Math.min(p.y + p.height, q.y + q.height) - Math.max(p.y, q.y);
+      if (w > 1 && h > 1) out.push([g.dataset.id, a.textContent, b.textContent]);
+    }
+  }
+  return out;
+})()"""
+DRAWN = """(() => {
+  const s = document.querySelector('section.decision:not([hidden]) svg.board');
+  const all = sel => [...s.querySelectorAll(sel)];
+  const id = e => e.closest('g.object').dataset.id;
+  // the text shown, without its <title> tooltip
+  const shown = t => [...t.childNodes].filter(n => n.nodeType === 3).map(n => n.data).join('');
+  return {
+    notes: all('text.effect-note, text.team-poison').map(t => [id(t), shown(t)]),
+    effects: all('g.effect').map(e => [e.dataset.card, e.dataset.controller, e.getBBox().height > 20]),
+    badges: all('g.badge[data-effects]').map(b => [id(b), b.dataset.added, b.dataset.effects]),
+    counters: all('text.counter').map(t => [id(t), shown(t)]),
+  };
+})()"""
+
+
+@pytest.fixture(scope="module")
+def drawn_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One game: a 2HG decision with both poisoned heads chosen, then one under three replacement effects."""
+    root = Path(__file__).resolve().parent.parent / "solver" / "examples"
+    giant = json.loads((root / "two_headed_giant_lethal.json").read_text())
+    classic = json.loads((root / "classic.json").read_text())
+    classic["effects"] = [
+        {"card": "Doubling Season", "controller": "alice"},
+        {"card": "Hardened Scales", "controller": "alice"},
+        {"card": "Vorinclex, Monstrous Raider", "controller": "bob"},
+    ]
+    recipients = {"B": "carol"}
+    records = [
+        {"game": "g", "turn": 3, "decider": "alice", "board": giant, "chosen": ["bob", "carol", "phage"]}
+        | {"poison_recipients": recipients},
+        {"game": "g", "turn": 5, "decider": "alice", "board": classic, "chosen": ["bears", "tamiyo", "bob"]},
+    ]
+    out = tmp_path_factory.mktemp("drawn")
+    (out / "game.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    done = run_cli("analyze", str(out / "game.jsonl"), "--report", str(out / "report"), "--workers", "1")
+    assert (out / "report" / "game-001.html").exists(), done.stderr
+    return out / "report"
+
+
+def test_a_two_headed_giant_teams_poison_stays_readable_beside_the_badges(drawn_report: Path, browser: Browser) -> None:
+    """Issue 24: "team poison 14" ran under the "+1" badges of the chosen and the best choice (810.10)."""
+    browser.open((drawn_report / "game-001.html").as_uri())
+    assert browser.js(OVERLAPS) == []
+    drawn = browser.js(DRAWN)
+    assert ["bob", "poison 14"] in drawn["counters"] and ["carol", "poison 14"] in drawn["counters"]
+    assert ["bob", "team B's (810.10)"] in drawn["notes"] and ["carol", "team B's (810.10)"] in drawn["notes"]
+    assert browser.errors == []
+
+
+def test_the_replacement_effects_in_play_are_drawn_with_the_card_behind_each_count(
+    drawn_report: Path, browser: Browser
+) -> None:
+    """The "+2" on Grizzly Bears is Doubling Season and Hardened Scales (614); bob's "+0" is Vorinclex halving it."""
+    browser.open((drawn_report / "game-001.html").as_uri() + "#d2")
+    assert browser.js(OVERLAPS) == []
+    drawn = browser.js(DRAWN)
+    assert [card for card, _, _ in drawn["effects"]] == [
+        "Doubling Season",
+        "Hardened Scales",
+        "Vorinclex, Monstrous Raider",
+    ]
+    assert all(laid_out for _, _, laid_out in drawn["effects"])  # the card's line and its summary
+    bears = [b for b in drawn["badges"] if b[0] == "bears"]
+    assert bears and all("Doubling Season" in effects and "Hardened Scales" in effects for _, _, effects in bears)
+    assert ["bears", "via Doubling Season"] in drawn["notes"] and ["bob", "via Vorinclex"] in drawn["notes"]
+    assert ["bob", "0", "Vorinclex, Monstrous Raider"] in drawn["badges"]
+    assert browser.errors == []

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from strategies import boards
 
 from solver import Board, Choice, IllegalChoice, Round, Variant, apply_proliferate, eligible, load_board, solve
+from solver.errors import BoardError
 from solver.rules import (
     ChoiceMatrix,
     EventLayout,
@@ -561,3 +562,60 @@ def test_choice_from_rows_refuses_a_row_the_board_does_not_have() -> None:
         ChoiceMatrix.from_rows(board, [[board.n_objects]])
     with pytest.raises(IllegalChoice, match="not a row of this board"):
         ChoiceMatrix.from_rows(board, [[-1]])
+
+
+# ---------------------------------------------------------------------------- 810.10: team poison, two ways to write it
+def _giant_json(team_poison: str | None, b1: int, b2: int) -> dict[str, Any]:
+    board: dict[str, Any] = {
+        "variant": "two_headed_giant",
+        "proliferator": "a1",
+        "players": [
+            {"id": "a1", "team": "A"},
+            {"id": "a2", "team": "A"},
+            {"id": "b1", "team": "B", "counters": {"poison": b1} if b1 else {}},
+            {"id": "b2", "team": "B", "counters": {"poison": b2} if b2 else {}},
+        ],
+    }
+    if team_poison is not None:
+        board["team_poison"] = team_poison
+    return board
+
+
+def test_810_10_per_head_poison_is_summed_for_the_team() -> None:
+    # Forge stores a 2HG team's poison per head: 3 and 2 is a team at 5 (810.10).  Main refused it.
+    board = load_board(_giant_json("per_head", 3, 2))
+    assert board.counters("b1") == {"poison": 3} and board.counters("b2") == {"poison": 2}
+    assert board.to_dict()["team_poison"] == "per_head"
+    assert load_board(board.to_dict()) == board
+    shared = load_board(_giant_json(None, 5, 5))
+    assert solve(board).value == solve(shared).value  # the same team at 5, written two ways
+
+
+def test_810_10_per_head_addition_shows_on_the_recipient_head_only() -> None:
+    # 701.34b: the team gets one poison counter, on the head chosen to receive it.  A per-head engine
+    # applies outcome.added as it reads: on a per-head board it names that head alone.
+    board = load_board(_giant_json("per_head", 3, 2))
+    out = apply_proliferate(board, Choice((Round(("b1", "b2"), {"B": "b2"}),)))
+    assert out.added == {"b2": {"poison": 1}}
+    assert out.board.counters("b1") == {"poison": 3} and out.board.counters("b2") == {"poison": 3}
+    board_after = out.to_json()["board"]
+    assert isinstance(board_after, dict) and board_after["team_poison"] == "per_head"
+    # The shared convention (the team's total on each head) reports the team's counter on every head.
+    shared = apply_proliferate(load_board(_giant_json(None, 5, 5)), Choice((Round(("b1", "b2"), {"B": "b2"}),)))
+    assert shared.added == {"b1": {"poison": 1}, "b2": {"poison": 1}}
+
+
+def test_810_10_per_head_team_at_14_loses_to_one_more() -> None:
+    # 704.6b: a 2HG team with 15 or more poison loses; 7 + 7 per head is 14.
+    board = load_board(_giant_json("per_head", 7, 7))
+    decision = solve(board)
+    assert decision.game_result == "win" and len(decision.chosen) == 1
+    [(head, count)] = [(h, c["poison"]) for h, c in decision.outcome.added.items()]
+    assert head == decision.chosen[0] and count == 1
+
+
+def test_810_10_shared_board_still_refuses_heads_that_disagree() -> None:
+    with pytest.raises(BoardError, match=r'team poison is shared \(810.10\).*"team_poison": "per_head"'):
+        load_board(_giant_json(None, 3, 2))
+    with pytest.raises(BoardError, match="team_poison: must be one of 'shared', 'per_head'"):
+        load_board(_giant_json("forge", 3, 2))

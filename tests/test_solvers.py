@@ -413,9 +413,10 @@ def test_104_3_a_loss_is_worth_its_score_alone() -> None:
 
 
 def test_104_4a_a_draw_is_worth_its_score_alone() -> None:
-    board = _duel({"poison": 9}, {"poison": 9}, [_bears("alice"), _bears("bob", "elves")])
+    # Both at 9 poison, both chosen: both lose at once, a draw (104.4a); the Bears' counter adds nothing.
+    board = _duel({"poison": 9}, {"poison": 9}, [_bears("alice")])
     draw = _value(board, ["alice", "bob"])
-    assert _value(board, ["alice", "bob", "bears", "elves"]) == draw
+    assert _value(board, ["alice", "bob", "bears"]) == draw
 
 
 def test_810_8_two_headed_giant_win_is_worth_its_score_alone() -> None:
@@ -445,6 +446,7 @@ def _near_lethal(dicts: st.SearchStrategy[dict[str, Any]]) -> st.SearchStrategy[
     @st.composite
     def build(draw: st.DrawFn) -> Board:
         board = draw(dicts)
+        board.pop("team_poison", None)
         two_headed = board["variant"] == "two_headed_giant"
         shared = draw(st.sampled_from([13, 14])) if two_headed else 0
         for player in board["players"]:

@@ -164,9 +164,9 @@ def test_any_board_draws_as_well_formed_svg_with_every_object(board: Board) -> N
     assert set(drawn) == set(board.ids)
     for obj_id, g in drawn.items():
         shown = counters(g)
-        assert {k: v for k, v in shown.items() if v} == {k: v for k, v in board.counters(obj_id).items() if v} or len(
-            shown
-        ) >= 4
+        row = board.index[obj_id]  # a 2HG head shows its team's poison (810.10), however the board wrote it
+        held = {board.kinds[k]: int(n) for k, n in enumerate(board.counts[row].tolist()) if n}
+        assert {k: v for k, v in shown.items() if v} == held or len(shown) >= 4
 
 
 def _solve_cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -199,5 +199,67 @@ def test_two_headed_giant_poison_is_labelled_as_the_teams() -> None:
     heads = [p for p in range(board.n_players) if board.counters(board.ids[p]).get("poison")]
     assert heads
     for p in heads:
-        shown = texts(drawn[board.ids[p]], "counter")
-        assert any(t.startswith("team poison") for t in shown)  # shared by the team (810.10)
+        g = drawn[board.ids[p]]
+        assert texts(g, "counter") == ["poison 14"]  # short beside the badges, never clipped
+        assert texts(g, "team-poison") == ["team B's (810.10)"]  # shared by the team (810.10)
+
+
+def test_a_counter_label_never_runs_under_its_badges() -> None:
+    """Issue 24: 2HG "team poison 14" ran under the chosen and best "+1" badges; labels are clipped to fit."""
+    board = solver.load_board("solver/examples/two_headed_giant_lethal.json")
+    chosen = solver.Choice.of(["bob", "carol", "phage"], {"B": "carol"})
+    root = parse(choice_svg(board, chosen, solver.solve(board).choice))
+    for g in objects(root).values():
+        for t in g.iterfind("s:text[@class='counter']", NS):
+            right = float(t.get("x", "0")) + len(texts_of(t)) * 12 * 0.6
+            for b in g.iterfind("s:g", NS):
+                rect = b.find("s:rect", NS)
+                if "badge" in classes(b) and b.get("data-kind") == t.get("data-kind") and rect is not None:
+                    assert right <= float(rect.get("x", "0")), (texts_of(t), g.get("data-id"))
+
+
+def texts_of(t: ET.Element) -> str:
+    return (t.text or "") + "".join(c.tail or "" for c in t)
+
+
+EFFECTS = {
+    **solver.load_board("solver/examples/classic.json").to_dict(),
+    "effects": [
+        {"card": "Doubling Season", "controller": "alice"},
+        {"card": "Hardened Scales", "controller": "alice"},
+        {"card": "Vorinclex, Monstrous Raider", "controller": "bob"},
+    ],
+}
+
+
+def test_the_replacement_effects_in_play_are_drawn() -> None:
+    """Each effect on the board gets a line: the card, its controller and what it does (614)."""
+    board = solver.load_board(EFFECTS)
+    root = parse(board_svg(board))
+    drawn = [
+        (g.get("data-card"), g.get("data-controller"), texts(g, "effect-card"))
+        for g in root.iter("{http://www.w3.org/2000/svg}g")
+        if "effect" in classes(g)
+    ]
+    assert [d[:2] for d in drawn] == [
+        ("Doubling Season", "alice"),
+        ("Hardened Scales", "alice"),
+        ("Vorinclex, Monstrous Raider", "bob"),
+    ]
+    assert drawn[0][2] == ["Doubling Season (alice)"]
+    assert not any("effect" in classes(g) for g in parse(board_svg(CLASSIC)).iter("{http://www.w3.org/2000/svg}g"))
+
+
+def test_the_card_behind_a_count_is_named_on_its_badge() -> None:
+    """Bears' "+2" is Doubling Season and Hardened Scales (and Vorinclex halving, 614); bob's "+0" is Vorinclex's."""
+    board = solver.load_board(EFFECTS)
+    chosen = solver.Choice.of(["bears", "bob"])
+    drawn = objects(parse(choice_svg(board, chosen)))
+    bears = drawn["bears"]
+    (badge,) = [b for b in bears.iterfind("s:g", NS) if classes(b) == {"badge", "chosen"}]
+    assert badge.get("data-added") == str(solver.apply_proliferate(board, chosen).added["bears"]["+1/+1"])
+    assert badge.get("data-effects") == "Doubling Season; Hardened Scales; Vorinclex, Monstrous Raider"
+    assert texts(bears, "effect-note") == ["via Doubling Season", "via Hardened Scales", "via Vorinclex"]
+    assert badges(drawn["bob"], "chosen") == {"poison": 0}  # halved to nothing, and said why
+    assert texts(drawn["bob"], "effect-note") == ["via Vorinclex"]
+    assert texts(drawn["liliana"], "effect-note") == []  # not chosen: no badge, no note

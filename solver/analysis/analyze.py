@@ -17,7 +17,14 @@ input order whatever the runner, so ``--workers 2`` and ``--ray`` print exactly 
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import json
+import os
+import signal
+import sys
+import threading
+import time
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -261,6 +268,7 @@ def _judged(
             apply_matrix(board, chosen_m, chosen_r),
             best_choice,
             apply_matrix(board, best_m, best_r),
+            game_over=result_best in _GAME_OVER,
         )
     )
     text = comment(
@@ -302,8 +310,19 @@ def _game_reason(chosen: str, best: str) -> str:
     return "missed an elimination"
 
 
-def differences(board: Board, chosen: Choice, chosen_out: Outcome, best: Choice, best_out: Outcome) -> list[str]:
-    """What the best choice does differently, in words: ``also proliferate bob (poison 9 -> 10)``."""
+#: Game results that end the game for the decider: the counters of such a resolution are worth nothing.
+_GAME_OVER = frozenset({"win", "loss", "draw"})
+
+
+def differences(
+    board: Board, chosen: Choice, chosen_out: Outcome, best: Choice, best_out: Outcome, *, game_over: bool = False
+) -> list[str]:
+    """What the best choice does differently, in words: ``also proliferate bob (poison 9 -> 10)``.
+
+    When the best choice ends the game (``game_over``: a win, a loss or a draw), the counters
+    added are worth nothing (docs/objective.md), so an object chosen that the best leaves out is
+    named only if adding it to the best would change who loses.
+    """
     times_chosen = chosen_out.chosen.sum(axis=0)
     times_best = best_out.chosen.sum(axis=0)
     also, drop, rounds = [], [], []
@@ -312,6 +331,8 @@ def differences(board: Board, chosen: Choice, chosen_out: Outcome, best: Choice,
         if b and not c:
             also.append(f"also proliferate {obj_id} ({_counter_text(board, best_out, row)})")
         elif c and not b:
+            if game_over and not _changes_losers(board, best_out, row, chosen_out.chosen[:, row]):
+                continue
             drop.append(f"don't proliferate {obj_id} ({_counter_text(board, chosen_out, row)})")
         else:
             rounds.append(f"proliferate {obj_id} in {b} rounds, not {c}")
@@ -323,6 +344,13 @@ def differences(board: Board, chosen: Choice, chosen_out: Outcome, best: Choice,
                 where = f" in round {r + 1}" if len(best.rounds) > 1 else ""
                 recipients.append(f"give team {team}'s poison to {head}, not {other}{where}")
     return also + drop + rounds + recipients
+
+
+def _changes_losers(board: Board, best_out: Outcome, row: int, rounds: BoolArray) -> bool:
+    """Whether also choosing ``row`` (in the ``rounds`` it was chosen in) on top of the best changes who loses."""
+    chosen = best_out.chosen.copy()
+    chosen[:, row] |= rounds
+    return bool((apply_matrix(board, chosen, best_out.recipients).lost != best_out.lost).any())
 
 
 def _counter_text(board: Board, outcome: Outcome, row: int) -> str:
@@ -450,8 +478,62 @@ def _inline(jobs: Iterable[Job | LineProblem]) -> Iterator[DecisionResult | Line
 
 
 def _pooled(jobs: Iterable[Job | LineProblem], workers: int) -> Iterator[DecisionResult | LineProblem]:
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    """Chunks on a local process pool whose workers die with this process.
+
+    An interruption (Ctrl-C, SIGTERM raised as an exception by the command line) or a consumer
+    that stops early ends the workers at once rather than waiting for the chunks in flight.
+    """
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=worker_started, initargs=(os.getpid(),))
+    try:
         yield from windowed(jobs, _PoolRunner(pool, workers))
+    except BaseException:
+        stop_pool(pool)
+        raise
+    pool.shutdown(wait=True)
+
+
+def stop_pool(pool: ProcessPoolExecutor) -> None:
+    """End a pool now: queued chunks cancelled, running workers terminated (Python 3.11 has no terminate_workers)."""
+    processes = list(getattr(pool, "_processes", {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        with contextlib.suppress(Exception):
+            process.terminate()
+    for process in processes:
+        with contextlib.suppress(Exception):
+            process.join(timeout=5)
+
+
+#: How often a worker checks that the process that started it is still there, in seconds.
+PARENT_POLL_SECONDS = 1.0
+_PR_SET_PDEATHSIG = 1
+
+
+def worker_started(parent: int) -> None:
+    """Initialise a pool worker: it dies with ``parent``, and leaves Ctrl-C to it.
+
+    On Linux the kernel sends the worker SIGKILL when its parent dies (``prctl(PR_SET_PDEATHSIG)``);
+    everywhere, a watchdog thread ends the worker once its parent is no longer ``parent``
+    (the fallback, and the check for a parent that died before the prctl).  SIGINT is ignored:
+    a Ctrl-C reaches the whole process group, and the parent stops the pool itself; SIGTERM
+    ends the worker at once (the parent's handler, inherited through fork, is for the parent).
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the command's handler, inherited through fork: just end
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:
+        os._exit(1)
+
+    def watch() -> None:
+        while True:
+            time.sleep(PARENT_POLL_SECONDS)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="parent-watchdog", daemon=True).start()
 
 
 def windowed(jobs: Iterable[Job | LineProblem], runner: ChunkRunner) -> Iterator[DecisionResult | LineProblem]:

@@ -7,10 +7,16 @@ diff merges into it.  Counters are not a field of objects but *annotations*:
 ``AnnotationType_CounterAdded`` is the transient delta, tagged with the resolving ability
 (``affectorId``) between ``ResolutionStart`` and ``ResolutionComplete``.
 
-The log names no cards, so a proliferate is recognised by its shape (see
-:func:`detect_proliferate`): within one resolution, every entity that gained counters
-gained at least one of *every* kind it already had, and nothing else.  The candidates are
-the entities holding counters just before; the choice is the entities that gained.
+A resolution is a proliferate only when the log *shows* one: the game asked the decider to
+choose "any number" of the entities holding counters while the ability resolved (the
+proliferate selection request, :func:`is_proliferate_request`), or the resolving ability's
+text says "proliferate" (from the Arena card database, when one is given).  Counters going
+up alone are never a decision: two triggers that each give a player two poison counters
+(0 -> 2 -> 4) look like a proliferate the second time.  Within a shown proliferate, the
+counter additions must still fit one (see :func:`detect_proliferate`): every entity that
+gained counters gained at least one of *every* kind it already had, and nothing else.  The
+candidates are the entities holding counters just before; the choice is the entities that
+gained (none, when the request was answered with nothing).
 
 Logs are large and messy: lines stream through, anything not understood is skipped and
 counted in :class:`ImportStats`, and no input makes the importer raise.  Each record's
@@ -21,8 +27,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,10 +37,20 @@ from ..board import CARD_TYPE_NAMES
 from ..boardjson import load_board
 from ..errors import BoardError
 from ..kinds import pt_delta
+from ..limits import MAX_LINE_BYTES
 from ..rules import eligible
 from .records import LineProblem, iter_lines
 
-__all__ = ["COUNTER_TYPES", "ImportStats", "counter_kind", "detect_proliferate", "import_log"]
+__all__ = [
+    "COUNTER_TYPES",
+    "AbilityText",
+    "ImportStats",
+    "counter_kind",
+    "detect_proliferate",
+    "import_log",
+    "is_proliferate_request",
+    "says_proliferate",
+]
 
 #: Arena ``CounterType`` integers we know (protobuf enum ``CounterType_*``); others stay ``arena:<n>``.
 COUNTER_TYPES: dict[int, str] = {
@@ -51,12 +68,16 @@ COUNTER_TYPES: dict[int, str] = {
 _POISON = 3
 _LOYALTY = 7
 
+_SELECT_N = "GREMessageType_SelectNReq"
 _STATE_MESSAGES = frozenset({"GREMessageType_GameStateMessage", "GREMessageType_QueuedGameStateMessage"})
 _BATTLEFIELD = "ZoneType_Battlefield"
 
 # An entity is a seat number (players) or an instanceId (objects); counters are {counter type: count}.
 Counters = dict[int, dict[int, int]]
 Add = tuple[int, int, int]  # entity, counter type, amount
+#: The text of an Arena ability by its ``grpid`` (e.g. from the card database), or None when unknown.
+AbilityText = Callable[[int], str | None]
+_PROLIFERATE_WORD = re.compile(r"\bproliferat", re.IGNORECASE)
 
 
 def counter_kind(counter_type: int) -> str:
@@ -127,6 +148,29 @@ def detect_proliferate(before: Counters, adds: Sequence[Add]) -> tuple[int, list
     return None
 
 
+def says_proliferate(text: str | None) -> bool:
+    """Whether an ability's rules text proliferates (the keyword action of 701.34)."""
+    return bool(text) and _PROLIFERATE_WORD.search(text or "") is not None
+
+
+def is_proliferate_request(request: Mapping[str, Any], holding: Counters) -> bool:
+    """Whether a ``selectNReq`` is the proliferate choice: any number (none included) of entities with counters.
+
+    701.34a: the player chooses "any number of permanents and/or players" that have a
+    counter, so the request lets the decider select none (``minSel`` 0) of a list of
+    instance ids (seat numbers for players) every one of which holds counters.  Other
+    choices made while an ability resolves ("choose a counter", "choose one") need at
+    least one selection or offer things without counters.
+    """
+    ids = _ints(request.get("ids"))
+    return (
+        request.get("idType", "IdType_InstanceId") == "IdType_InstanceId"
+        and _int(request.get("minSel"), 0) == 0
+        and bool(ids)
+        and all(holding.get(i) for i in ids)
+    )
+
+
 def _held(state: Counters, entity: int) -> set[int]:
     return {t for t, n in state.get(entity, {}).items() if n > 0}
 
@@ -149,6 +193,8 @@ class _Resolution:
     adds: list[Add] = field(default_factory=list)
     before: Counters | None = None
     removed: bool = False
+    #: The ids of the proliferate selection request answered during this resolution, if one was.
+    offered: list[int] | None = None
 
 
 @dataclass
@@ -218,8 +264,16 @@ def _detail(annotation: Mapping[str, Any], key: str) -> int | None:
 class _Importer:
     """One pass over one log; yields ``(line, record)`` as decisions complete."""
 
-    def __init__(self, source: str, stats: ImportStats) -> None:
+    def __init__(
+        self,
+        source: str,
+        stats: ImportStats,
+        ability_text: AbilityText | None = None,
+        max_line_bytes: int = MAX_LINE_BYTES,
+    ) -> None:
         self.source = source
+        self.ability_text = ability_text
+        self.max_line_bytes = max_line_bytes
         self.label = os.path.basename(source)
         self.stats = stats
         self.game: _Game | None = None
@@ -227,7 +281,7 @@ class _Importer:
 
     def run(self) -> Iterator[tuple[int, dict[str, Any]]]:
         skipping_block = False
-        for item in iter_lines(self.source):
+        for item in iter_lines(self.source, self.max_line_bytes):
             if isinstance(item, LineProblem):
                 if item.line:
                     self.stats.lines += 1
@@ -264,6 +318,12 @@ class _Importer:
             self.stats.warn("skipped greToClientEvent without greToClientMessages", line)
             return
         for message in messages:
+            if isinstance(message, Mapping) and message.get("type") == _SELECT_N:
+                try:
+                    self.select_n(message, line)
+                except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+                    self.stats.warn(f"skipped selection request not understood ({type(exc).__name__})", line)
+                continue
             if not isinstance(message, Mapping) or message.get("type") not in _STATE_MESSAGES:
                 continue
             state = message.get("gameStateMessage")
@@ -275,6 +335,27 @@ class _Importer:
                 yield from self.state_message(state, line)
             except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
                 self.stats.warn(f"skipped game state message not understood ({type(exc).__name__})", line)
+
+    def select_n(self, message: Mapping[str, Any], line: int) -> None:
+        """Attach a proliferate selection request to its resolution (the ``sourceId``, else the only one open)."""
+        request = message.get("selectNReq")
+        game = self.game
+        if not isinstance(request, Mapping) or game is None or not game.open:
+            return
+        source = _int(request.get("sourceId"), -1)
+        source = game.renamed.get(source, source)
+        if source in game.open:
+            res = game.open[source]
+        elif len(game.open) == 1 and source < 0:
+            res = next(iter(game.open.values()))
+        else:
+            return
+        holding = game.eligible_entities(game.counters())
+        if not is_proliferate_request(request, holding):
+            return
+        if res.before is None:
+            res.before = {e: dict(c) for e, c in holding.items()}
+        res.offered = _ints(request.get("ids"))
 
     # ------------------------------------------------------------------ merging states
     def state_message(self, msg: Mapping[str, Any], line: int) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -425,12 +506,17 @@ class _Importer:
                     kinds[ctype] = kinds.get(ctype, 0) + sign * amount
             if "AnnotationType_ResolutionComplete" in types:
                 res = game.open.pop(affector, None)
-                if res is not None and res.adds and not res.removed:
+                if res is not None and (res.adds or res.offered is not None) and not res.removed:
                     self.stats.resolutions += 1
                     record = self.decision(game, res, removed)
                     if record is not None:
                         self.stats.records += 1
                         yield res.line, record
+
+    def text_says_proliferate(self, grpid: int | None) -> bool:
+        if grpid is None or self.ability_text is None:
+            return False
+        return says_proliferate(self.ability_text(grpid))
 
     def rename(self, game: _Game, running: Counters, orig: int | None, new: int | None) -> None:
         if orig is None or new is None:
@@ -452,10 +538,20 @@ class _Importer:
     def decision(self, game: _Game, res: _Resolution, removed: Mapping[int, dict[str, Any]]) -> dict[str, Any] | None:
         """The record for a resolution that is a proliferate, or None (with a counted warning if skipped)."""
         before = res.before or {}
-        found = detect_proliferate(before, res.adds)
+        found = detect_proliferate(before, res.adds) if res.adds else (0, [])
         if found is None:
             return None
         split, chosen = found
+        if res.offered is None and not self.text_says_proliferate(res.grpid):
+            self.stats.warn(
+                "skipped counters added like a proliferate, but the log shows no proliferate "
+                "(no proliferate selection request, and the ability's text is not known to proliferate)",
+                res.line,
+            )
+            return None
+        if res.offered is not None and not set(chosen) <= set(res.offered):
+            self.stats.warn("skipped proliferate whose counters went to entities it did not offer", res.line)
+            return None
         state = {
             e: c
             for e, c in state_after(before, res.adds[:split]).items()
@@ -643,10 +739,19 @@ def _entity_id(entity: int, game: _Game) -> str:
     return f"seat{entity}" if entity in game.players else str(entity)
 
 
-def import_log(path: str | os.PathLike[str], stats: ImportStats | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
+def import_log(
+    path: str | os.PathLike[str],
+    stats: ImportStats | None = None,
+    ability_text: AbilityText | None = None,
+    max_line_bytes: int = MAX_LINE_BYTES,
+) -> Iterator[tuple[int, dict[str, Any]]]:
     """``(log line, record JSON)`` for every proliferate decision found in an Arena log (gzip or not).
 
     ``stats`` collects what was found and skipped; a file that cannot be opened shows up
     there as a warning, so callers that must fail on it check readability first.
+    ``ability_text`` (e.g. :meth:`solver.analysis.cards.CardDatabase.ability_text`) lets a
+    resolution whose ability's text says "proliferate" count without a selection request.
+    A line past ``max_line_bytes`` raises :class:`~solver.analysis.records.LineTooLong`.
     """
-    yield from _Importer(os.fspath(path), stats if stats is not None else ImportStats()).run()
+    stats = stats if stats is not None else ImportStats()
+    yield from _Importer(os.fspath(path), stats, ability_text, max_line_bytes).run()

@@ -69,6 +69,9 @@ class CardDatabase:
             raise CardDatabaseError(f"{self.path}: Cards has no GrpId/TitleId columns")
         self._type_columns = [c for c in ("TypeTextId", "SubtypeTextId") if c in columns]
         self._cache: dict[int, Card | None] = {}
+        ability_columns = {row[1] for row in self.connection.execute("PRAGMA table_info(Abilities)")}
+        self._has_abilities = "Abilities" in tables and {"Id", "TextId"} <= ability_columns
+        self._ability_cache: dict[int, str | None] = {}
 
     def close(self) -> None:
         self.connection.close()
@@ -104,6 +107,22 @@ class CardDatabase:
             card = Card(grp_id, name, type_line) if name else None
         self._cache[grp_id] = card
         return card
+
+    def ability_text(self, grp_id: int) -> str | None:
+        """The rules text of the ability with this ``grpid`` (table ``Abilities``: ``Id``, ``TextId``), else None.
+
+        The importer asks it whether a resolving ability proliferates (docs/analysis.md).
+        """
+        if not self._has_abilities:
+            return None
+        if grp_id not in self._ability_cache:
+            try:
+                row = self.connection.execute("SELECT TextId FROM Abilities WHERE Id = ?", (grp_id,)).fetchone()
+            except sqlite3.Error:
+                row = None
+            text = self._text(row[0]) if row is not None and isinstance(row[0], int) else ""
+            self._ability_cache[grp_id] = text or None
+        return self._ability_cache[grp_id]
 
 
 def default_locations(home: Path | None = None, environ: Mapping[str, str] | None = None) -> list[Path]:

@@ -17,6 +17,10 @@ import sys
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
+from ..files import UnsafeOutput, safe_output
+from ..limits import MAX_LINE_BYTES  # a constant: light, as --help needs
+from ..terminal import terminal_text
+
 if TYPE_CHECKING:
     from .analyze import ChunkRunner
     from .arena import ImportStats
@@ -29,6 +33,10 @@ PROG = "proliferate"
 FORMATS = ("auto", "native", "arena")
 #: Inputs at least this large get a progress bar on stderr (when it is a terminal).
 PROGRESS_BYTES = 1 << 20
+#: Warnings about bad lines shown on stderr; the rest are counted in one closing line.
+SHOWN_WARNINGS = 20
+#: Longest message line printed on stderr (a message can quote a field name of any length).
+MAX_MESSAGE_CHARS = 1000
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -56,7 +64,25 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     analyze.add_argument("--json", action="store_true", help="print one JSON document instead of the table")
     analyze.add_argument(
-        "--report", metavar="DIR", help="also write DIR/index.html (with charts if matplotlib is installed)"
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="write the table (or the JSON document) to FILE instead of standard output; FILE is replaced only "
+        "when the run ends (an interrupted run leaves it as it was), and never when it is one of the inputs",
+    )
+    analyze.add_argument(
+        "--max-line-bytes",
+        type=_byte_count,
+        default=MAX_LINE_BYTES,
+        metavar="N",
+        help=f"longest input line read, in bytes (default: {MAX_LINE_BYTES}; docs/limits.md); a longer line "
+        "ends its input and fails the run (exit 2)",
+    )
+    analyze.add_argument(
+        "--report",
+        metavar="DIR",
+        help="also write DIR/index.html and a page per game; DIR then holds exactly this report (pages of an "
+        "earlier report are replaced or removed, other files left alone)",
     )
     analyze.add_argument(
         "--workers",
@@ -94,7 +120,25 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "decisions it holds as native game records (JSON Lines).",
     )
     importer.add_argument("log", metavar="LOG", help="Player.log or Player.log.gz")
-    importer.add_argument("-o", "--output", metavar="OUT.jsonl", help="write here instead of standard output")
+    importer.add_argument(
+        "-o",
+        "--output",
+        metavar="OUT.jsonl",
+        help="write here instead of standard output (replaced whole when the import succeeds; never the log itself)",
+    )
+    importer.add_argument(
+        "--max-line-bytes",
+        type=_byte_count,
+        default=MAX_LINE_BYTES,
+        metavar="N",
+        help=f"longest log line read, in bytes (default: {MAX_LINE_BYTES}; docs/limits.md)",
+    )
+    importer.add_argument(
+        "--cards",
+        metavar="PATH",
+        help="Arena card database (Raw_CardDatabase_*.mtga): abilities whose text says proliferate count even "
+        "when the log holds no selection request (an opponent's); default: the installed client's, if found",
+    )
     importer.set_defaults(handler=run_import_arena)
 
 
@@ -114,12 +158,55 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _error(where: str, message: str) -> int:
-    print(f"{PROG}: error: {where}: {message}" if where else f"{PROG}: error: {message}", file=sys.stderr)
+    _say(f"{PROG}: error: {where}: {message}" if where else f"{PROG}: error: {message}")
     return 2
 
 
 def _warn(message: str) -> None:
-    print(f"{PROG}: warning: {message}", file=sys.stderr)
+    _say(f"{PROG}: warning: {message}")
+
+
+def _say(line: str) -> None:
+    """One line on stderr, escaped for the terminal and cut at :data:`MAX_MESSAGE_CHARS`."""
+    if len(line) > MAX_MESSAGE_CHARS:
+        line = line[:MAX_MESSAGE_CHARS] + f"... ({len(line) - MAX_MESSAGE_CHARS} more characters)"
+    print(terminal_text(line, lines=False), file=sys.stderr)
+
+
+class _Warnings:
+    """Warnings about bad input lines: the first :data:`SHOWN_WARNINGS` shown, the rest counted and summarised."""
+
+    def __init__(self, shown: int = 0) -> None:
+        self.limit = shown or SHOWN_WARNINGS
+        self.count = 0
+        self.hidden_lines = 0
+        self.last: tuple[str, int] | None = None  # a line's problems come one after another
+
+    def add(self, message: str, where: tuple[str, int]) -> None:
+        self.count += 1
+        if self.count <= self.limit:
+            _warn(message)
+        elif where != self.last:
+            self.hidden_lines += 1
+        self.last = where
+
+    def finish(self) -> None:
+        hidden = self.count - self.limit
+        if hidden > 0:
+            _warn(
+                f"... and {hidden} more problem(s) in {self.hidden_lines} more line(s), not shown "
+                "(--json and --report list the first 1000)"
+            )
+
+
+def _byte_count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a number of bytes >= 1, not {text}")
+    return value
 
 
 def _unreadable(path: str) -> str | None:
@@ -144,7 +231,7 @@ def run_analyze(args: argparse.Namespace) -> int:
     from .grading import Thresholds, ThresholdsError
     from .inputs import Reader, expand
     from .records import LineProblem
-    from .report import HtmlReport, JsonReport, ProblemLog, TextReport
+    from .report import HtmlReport, JsonReport, ProblemLog, ReportDirError, TextReport
 
     try:
         thresholds = Thresholds.parse(args.thresholds) if args.thresholds else Thresholds()
@@ -178,22 +265,39 @@ def run_analyze(args: argparse.Namespace) -> int:
         except RuntimeError as exc:  # distributed.RayStartError: an address that does not answer, ...
             return _error("--ray", str(exc))
         inputs, unmatched = expand(args.records, args.source_format)
-        reader = Reader(inputs, unmatched, on_arena=_arena_summary)
-        sinks: list[Sink] = [
-            JsonReport(sys.stdout, thresholds, args.records) if args.json else TextReport(sys.stdout, thresholds)
-        ]
+        reader = Reader(
+            inputs,
+            unmatched,
+            on_arena=_arena_summary,
+            ability_text=cards.ability_text if cards is not None else None,
+            max_line_bytes=args.max_line_bytes,
+        )
+        out: TextIO = sys.stdout
+        if args.output:
+            try:
+                out = stack.enter_context(safe_output(args.output, inputs=reader.paths)).text
+            except (UnsafeOutput, OSError) as exc:
+                return _error(args.output, f"cannot write: {_reason(exc)}")
+        sinks: list[Sink] = [JsonReport(out, thresholds, args.records) if args.json else TextReport(out, thresholds)]
+        report = None
         if args.report:
             try:
-                sinks.append(HtmlReport(args.report, thresholds, args.records))
+                report = HtmlReport(args.report, thresholds, args.records)
+            except ReportDirError as exc:
+                return _error(args.report, str(exc))
             except OSError as exc:
                 return _error(args.report, f"cannot write the report: {exc.strerror or exc}")
-        summary, problems = Summary(), ProblemLog()
+            stack.callback(report.close)  # an interrupted or failed run leaves the directory as it was
+            sinks.append(report)
+        summary, problems, warnings = Summary(), ProblemLog(), _Warnings()
         bar = stack.enter_context(_progress(reader.paths))
         workers = args.workers or (runner.workers if runner is not None else _default_workers())
         items = reader if cards is None else name_items(reader, cards)
         for result in analyze_items(items, workers=workers, policy=policy, thresholds=thresholds, runner=runner):
             if isinstance(result, LineProblem):
-                _warn(str(result))
+                cut = reader.too_long[-1] if reader.too_long else None
+                if cut is None or (cut.source, cut.line) != (result.source, result.line):  # an error, at the end
+                    warnings.add(str(result), (result.source, result.line))
                 problems.add(result)
                 summary.skip(result)
                 continue
@@ -201,11 +305,21 @@ def run_analyze(args: argparse.Namespace) -> int:
             for sink in sinks:
                 sink.decision(result)
             bar.update(1)
-    summary.lines = reader.lines
-    for sink in sinks:
-        sink.finish(summary, problems)
-    if args.report:
-        print(f"{PROG}: wrote {os.path.join(args.report, 'index.html')}", file=sys.stderr)
+        warnings.finish()
+        summary.lines = reader.lines
+        try:
+            for sink in sinks:
+                sink.finish(summary, problems)
+        except OSError as exc:
+            return _error(args.report or args.output or "", f"cannot write: {exc.strerror or exc}")
+    if report is not None:
+        for note in report.notes:
+            _say(f"{PROG}: {args.report}: {note}")
+        _say(f"{PROG}: wrote {os.path.join(args.report, 'index.html')}")
+    for cut in reader.too_long:
+        _error(f"{cut.source}:{cut.line}", str(cut).removeprefix(f"{cut.source}:{cut.line}: "))
+    if reader.too_long:
+        return 2
     if summary.decisions == 0:
         return _error("", "no decision could be analysed" if summary.problems else "no decision to analyse")
     return 0
@@ -224,10 +338,9 @@ def _runner(args: argparse.Namespace) -> Iterator[ChunkRunner | None]:
 
 
 def _arena_summary(path: str, stats: ImportStats) -> None:
-    print(
+    _say(
         f"{PROG}: {path}: {stats.records} proliferate decision(s) in {stats.games} game(s) "
-        f"({stats.messages} game-state messages, {stats.client_messages} client messages, {stats.lines} lines)",
-        file=sys.stderr,
+        f"({stats.messages} game-state messages, {stats.client_messages} client messages, {stats.lines} lines)"
     )
     for text in stats.warning_lines():
         _warn(f"{path}: {text}")
@@ -266,25 +379,37 @@ class _Bar:
 
 # ---------------------------------------------------------------------------- import-arena
 def run_import_arena(args: argparse.Namespace) -> int:
-    import json
-
+    """Records to ``-o`` (replaced whole, and only when the import finds something) or standard output."""
     from .arena import ImportStats, import_log
+    from .cards import CardDatabaseError, open_cards
+    from .records import LineTooLong
 
     reason = _unreadable(args.log)
     if reason is not None:
         return _error(args.log, reason)
+    try:
+        cards = open_cards(args.cards)
+    except CardDatabaseError as exc:
+        return _error("--cards", str(exc))
     stats = ImportStats()
-    out: TextIO
+    records = import_log(args.log, stats, cards.ability_text if cards is not None else None, args.max_line_bytes)
     try:
-        out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout  # noqa: SIM115
-    except OSError as exc:
-        return _error(args.output, f"cannot write: {exc.strerror or exc}")
-    try:
-        for _, record in import_log(args.log, stats):
-            out.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
-    finally:
-        if out is not sys.stdout:
-            out.close()
+        if args.output:
+            with safe_output(args.output, inputs=[args.log]) as target:
+                _write_json_lines(records, target.text)
+                if stats.records == 0:
+                    target.discard()  # docs/analysis.md: exit 2, writing no record (an existing file stays)
+        else:
+            _write_json_lines(records, sys.stdout)
+    except LineTooLong as exc:
+        _arena_summary(args.log, stats)
+        return _error(
+            f"{exc.source}:{exc.line}",
+            str(exc).removeprefix(f"{exc.source}:{exc.line}: ")
+            + (f"; {args.output} was not written" if args.output else ""),
+        )
+    except (UnsafeOutput, OSError) as exc:
+        return _error(args.output or "<stdout>", f"cannot write: {_reason(exc)}")
     _arena_summary(args.log, stats)
     if stats.records == 0:
         failure = stats.failure()
@@ -292,6 +417,17 @@ def run_import_arena(args: argparse.Namespace) -> int:
     if stats.unreadable is not None:
         _warn(f"{args.log}: {stats.unreadable}")
     return 0
+
+
+def _write_json_lines(records: Iterator[tuple[int, dict[str, Any]]], out: TextIO) -> None:
+    import json
+
+    for _, record in records:
+        out.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
+
+
+def _reason(exc: Exception) -> str:
+    return (exc.strerror if isinstance(exc, OSError) else None) or str(exc)
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ from ..svg import BEST_COLOUR, CHOSEN_COLOUR, choice_svg
 from .analyze import DecisionResult
 from .grading import Grade, format_accuracy
 
-__all__ = ["GRADE_COLOURS", "choice_from_json", "game_page", "value_graph"]
+__all__ = ["GRADE_COLOURS", "REPORT_MARK", "choice_from_json", "game_page", "value_graph"]
 
 GRADE_COLOURS: dict[Grade, str] = {
     Grade.BEST: "#2e7d32",
@@ -102,11 +102,15 @@ def choice_from_json(data: Mapping[str, Any]) -> Choice:
     return Choice(tuple(Round(tuple(r["chosen"]), dict(r["poison_recipients"])) for r in data["rounds"]))
 
 
+#: In the head of every page ``--report`` writes: how a later run knows a page is its own to replace or remove.
+REPORT_MARK = '<meta name="generator" content="proliferate analyze --report">'
+
+
 def game_page(decisions: Sequence[DecisionResult], *, index_href: str = "index.html") -> str:
     """The whole HTML page of one game's decisions, in the order given."""
     game = html.escape(str(decisions[0].game))
     out = [
-        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n',
+        f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n{REPORT_MARK}\n',
         f"<title>Game {game} — proliferate review</title>\n<style>{STYLE}</style>\n</head>\n<body>\n",
         f'<header><h1>Game {game}</h1><a href="{html.escape(index_href)}">all games and players</a>'
         '<span class="meta"><kbd>←</kbd> <kbd>→</kbd> step through the decisions; click the graph or the list to '

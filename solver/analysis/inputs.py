@@ -17,10 +17,11 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from ..limits import MAX_LINE_BYTES
 from .analyze import Item
-from .arena import ImportStats, import_log
+from .arena import AbilityText, ImportStats, import_log
 from .cli import FORMATS  # the ``--from`` values: kept where the parser is built, which must import nothing heavy
-from .records import LineProblem, iter_lines
+from .records import LineProblem, LineTooLong, iter_lines
 
 __all__ = ["FORMATS", "SUFFIXES", "Input", "Reader", "expand", "sniff"]
 
@@ -94,7 +95,8 @@ class Reader:
     line too, as the problem it is) and a decision found in an Arena log.  ``on_arena`` hears
     each Arena log's :class:`~solver.analysis.arena.ImportStats` when the log is done.  Problems
     of a whole input (missing, unreadable, cut short, not an Arena log) come through as
-    :class:`LineProblem` with line 0, and the next input is read.
+    :class:`LineProblem` with line 0, and the next input is read; so does a line past
+    ``max_line_bytes`` (with its line number), which ends its input and is kept in :attr:`too_long`.
     """
 
     def __init__(
@@ -102,11 +104,17 @@ class Reader:
         inputs: Sequence[Input],
         problems: Sequence[LineProblem] = (),
         on_arena: Callable[[str, ImportStats], None] | None = None,
+        ability_text: AbilityText | None = None,
+        max_line_bytes: int = MAX_LINE_BYTES,
     ) -> None:
         self.inputs = list(inputs)
+        self.ability_text = ability_text
         self.problems = list(problems)
         self.on_arena = on_arena
+        self.max_line_bytes = max_line_bytes
         self.lines = 0
+        #: Inputs cut short at a line past ``max_line_bytes``: the run reports them and fails (exit 2).
+        self.too_long: list[LineTooLong] = []
 
     @property
     def paths(self) -> list[str]:
@@ -115,10 +123,15 @@ class Reader:
     def __iter__(self) -> Iterator[Item | LineProblem]:
         yield from self.problems
         for source in self.inputs:
-            yield from self._arena(source.path) if source.format == "arena" else self._native(source.path)
+            try:
+                yield from self._arena(source.path) if source.format == "arena" else self._native(source.path)
+            except LineTooLong as exc:
+                self.too_long.append(exc)
+                self.lines += 1
+                yield LineProblem(exc.source, exc.line, "", str(exc).removeprefix(f"{exc.source}:{exc.line}: "))
 
     def _native(self, path: str) -> Iterator[Item | LineProblem]:
-        for item in iter_lines(path):
+        for item in iter_lines(path, self.max_line_bytes):
             if isinstance(item, LineProblem):
                 self.lines += item.line > 0
                 yield item
@@ -128,7 +141,7 @@ class Reader:
 
     def _arena(self, path: str) -> Iterator[Item | LineProblem]:
         stats = ImportStats()
-        for line, record in import_log(path, stats):
+        for line, record in import_log(path, stats, self.ability_text, self.max_line_bytes):
             self.lines += 1
             yield path, line, record
         if self.on_arena is not None:

@@ -24,6 +24,7 @@ from .. import jsoncodec
 from ..board import Board, BoolArray, IntArray
 from ..boardjson import load_board
 from ..errors import BoardError, IllegalChoice, Problem
+from ..limits import MAX_LINE_BYTES
 from ..rules import Choice, Round, choice_matrix
 from ..validation import (
     Problems,
@@ -43,6 +44,7 @@ from ..validation import (
 
 __all__ = [
     "LineProblem",
+    "LineTooLong",
     "Record",
     "RecordError",
     "iter_lines",
@@ -269,12 +271,27 @@ def resolve_matrices(record: Record) -> tuple[Board, Choice, tuple[BoolArray, In
 
 
 # ---------------------------------------------------------------------------- files
-def iter_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, str] | LineProblem]:
+class LineTooLong(ValueError):
+    """A line past the line bound: the file is not read further (its end cannot be found without reading it)."""
+
+    def __init__(self, source: str, line: int, limit: int) -> None:
+        self.source, self.line, self.limit = source, line, limit
+        super().__init__(
+            f"{source}:{line}: line longer than {limit} bytes (the limit; --max-line-bytes changes it): "
+            "the rest of the file is not read"
+        )
+
+
+def iter_lines(
+    path: str | os.PathLike[str], max_line_bytes: int = MAX_LINE_BYTES
+) -> Iterator[tuple[int, str] | LineProblem]:
     """Lines of a text file, gzip or not (told by its first bytes), numbered from 1.
 
     A line that is not UTF-8 and a read error (truncated or corrupt gzip) become problems;
     the former skips the line, the latter ends the file and is a problem of the whole file
-    (line 0), since no line was read.
+    (line 0), since no line was read.  A line of more than ``max_line_bytes`` bytes (its line
+    end not counted) raises :class:`LineTooLong` once ``max_line_bytes + 2`` bytes of it are read:
+    no more of it is held, and nothing after it is read (``/dev/zero`` has no line end).
     """
     source = os.fspath(path)
     try:
@@ -283,9 +300,13 @@ def iter_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, str] | LineP
         yield LineProblem(source, 0, "", f"cannot read: {exc.strerror or exc}")
         return
     lineno = 0
+    bound = max_line_bytes + 2  # room for the line end, "\r\n" included
     with handle:
         try:
-            for lineno, raw in enumerate(handle, start=1):
+            while raw := handle.readline(bound):
+                lineno += 1
+                if len(raw) > max_line_bytes and len(raw.rstrip(b"\r\n")) > max_line_bytes:
+                    raise LineTooLong(source, lineno, max_line_bytes)
                 try:
                     yield lineno, raw.decode("utf-8").rstrip("\r\n")
                 except UnicodeDecodeError as exc:
@@ -319,14 +340,17 @@ def parse_line(text: str) -> Record:
     return parse_record(data)
 
 
-def read_records(path: str | os.PathLike[str]) -> Iterator[tuple[int, Record] | LineProblem]:
+def read_records(
+    path: str | os.PathLike[str], max_line_bytes: int = MAX_LINE_BYTES
+) -> Iterator[tuple[int, Record] | LineProblem]:
     """``(line, record)`` for each good line of a records file, a :class:`LineProblem` for each bad one.
 
     Blank lines are allowed (they separate games for human readers) and skipped silently.
-    Only per-line checks run here; :func:`resolve` does the board checks.
+    Only per-line checks run here; :func:`resolve` does the board checks.  A line past
+    ``max_line_bytes`` raises :class:`LineTooLong`.
     """
     source = os.fspath(path)
-    for item in iter_lines(source):
+    for item in iter_lines(source, max_line_bytes):
         if isinstance(item, LineProblem):
             yield item
             continue

@@ -10,17 +10,23 @@ because an accuracy nobody can check is not worth showing.
 
 from __future__ import annotations
 
+import contextlib
 import html
 import json
 import os
+import re
 import shutil
+import stat
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TextIO
 
+from ..files import new_file_mode
+from ..terminal import terminal_text
 from .analyze import DecisionResult, Summary, Tally, game_key
-from .gamepage import GRADE_COLOURS, game_page
+from .gamepage import GRADE_COLOURS, REPORT_MARK, game_page
 from .grading import FORMULAS, Grade, Thresholds, format_accuracy
 from .records import LineProblem
 
@@ -30,6 +36,7 @@ __all__ = [
     "HtmlReport",
     "JsonReport",
     "ProblemLog",
+    "ReportDirError",
     "Sink",
     "TextReport",
     "choice_text",
@@ -39,6 +46,8 @@ __all__ = [
 MAX_PAGES = 200
 #: Problems listed in the JSON and HTML outputs (all are counted, and all go to stderr).
 MAX_LISTED_PROBLEMS = 1000
+#: Longest problem message kept for them (1,000 of a megabyte each would make a gigabyte).
+MAX_PROBLEM_CHARS = 1000
 
 
 @dataclass
@@ -51,7 +60,10 @@ class ProblemLog:
     def add(self, problem: LineProblem | str) -> None:
         self.count += 1
         if len(self.listed) < MAX_LISTED_PROBLEMS:
-            self.listed.append(str(problem))
+            text = str(problem)
+            if len(text) > MAX_PROBLEM_CHARS:  # a message can quote a field name of any length
+                text = text[:MAX_PROBLEM_CHARS] + f"... ({len(text) - MAX_PROBLEM_CHARS} more characters)"
+            self.listed.append(text)
 
 
 class Sink(Protocol):
@@ -91,71 +103,115 @@ def _mean(value: float | None) -> str:
 
 
 # ---------------------------------------------------------------------------- terminal
-class TextReport:
-    """A fixed-width table, one row per decision as it is analysed, then the summaries."""
+def elide(text: str, width: int) -> str:
+    """``text`` in at most ``width`` characters, its middle elided: ids differ in their tails (``match:1``)."""
+    if len(text) <= width:
+        return text
+    keep = width - 1
+    head = keep // 3
+    return text[:head] + "…" + text[len(text) - (keep - head) :]
 
-    ROW = "{:>6}  {:<16.16} {:>4}  {:<10.10} {:<13} {:>9} {:>5}  {}"
-    SUMMARY = "{:<16.16} {:<10.10} {:>9} {:>8} {:>5} {:>5} {:>5} {:>5} {:>5} {:>12} {:>11}"
+
+class ElidedColumn:
+    """Values of one table column, elided to ``width`` but never so that two different values look alike.
+
+    A value whose elided form is already taken by another value is shown whole (the row is
+    then wider); a value is shown the same way every time.
+    """
+
+    def __init__(self, width: int) -> None:
+        self.width = width
+        self._shown: dict[str, str] = {}
+        self._owner: dict[str, str] = {}
+
+    def __call__(self, text: str) -> str:
+        shown = self._shown.get(text)
+        if shown is None:
+            shown = elide(text, self.width)
+            if self._owner.setdefault(shown, text) != text:
+                shown = text
+            self._shown[text] = shown
+        return shown
+
+
+class TextReport:
+    """A fixed-width table, one row per decision as it is analysed, then the summaries.
+
+    Rows stream, so their game and player columns have a fixed width and long ids are elided in
+    the middle (:class:`ElidedColumn`: still told apart); the summaries, printed at the end,
+    are as wide as their longest id.
+    """
+
+    ROW = "{:>6}  {:<16} {:>4}  {:<10} {:<13} {:>9} {:>5}  {}"
+    SUMMARY = "{:<{w}} {:<{p}} {:>9} {:>8} {:>5} {:>5} {:>5} {:>5} {:>5} {:>12} {:>11}"
 
     def __init__(self, out: TextIO, thresholds: Thresholds) -> None:
         self.out = out
         self.thresholds = thresholds
         self.rows = 0
+        self.games = ElidedColumn(16)
+        self.players = ElidedColumn(10)
+
+    def line(self, text: str) -> None:
+        """One line for a person to read: control and bidi characters of ids and comments escaped."""
+        self.out.write(terminal_text(text, lines=False) + "\n")
 
     def decision(self, result: DecisionResult) -> None:
         if not self.rows:
-            print(self.ROW.format("#", "game", "turn", "player", "grade", "regret", "ΔWin%", "comment"), file=self.out)
+            self.line(self.ROW.format("#", "game", "turn", "player", "grade", "regret", "ΔWin%", "comment"))
         self.rows += 1
-        print(
+        self.line(
             self.ROW.format(
                 result.index + 1,
-                str(result.game),
+                self.games(terminal_text(str(result.game), lines=False)),  # escaped first: the width holds
                 result.turn,
-                result.decider,
+                self.players(terminal_text(str(result.decider), lines=False)),
                 _grade_text(result.grade),
                 num(result.regret),
                 f"{max(0.0, result.win_chances_best - result.win_chances_chosen):.1f}",
                 result.comment,
-            ),
-            file=self.out,
+            )
         )
 
     def finish(self, summary: Summary, problems: ProblemLog) -> None:
         out = self.out
         if not self.rows:  # empty tables and their legend would only hide the one line that matters
-            print("No decisions to analyse.", file=out)
+            self.line("No decisions to analyse.")
             self._skipped(summary, problems)
             return
         header = ("decisions", "accuracy", "best", "good", "?!", "?", "??", "total regret", "mean regret")
-        print(file=out)
-        print("Players", file=out)
-        print(self.SUMMARY.format("player", "", *header), file=out)
+        labels = [str(label) for label in summary.game_labels.values()]
+        pids = [str(pid) for pid in summary.players] + [str(p) for g in summary.games.values() for p in g.players]
+        w = max([16, *map(len, labels)])
+        p = max([10, *map(len, pids)])
+        out.write("\n")
+        self.line("Players")
+        pw = max(16, p)
+        self.line(self.SUMMARY.format("player", "", *header, w=pw, p=10))
         for pid, tally in summary.players.items():
-            print(self.SUMMARY.format(pid, "", *_tally_cells(tally)), file=out)
-        print(file=out)
-        print("Games", file=out)
-        print(self.SUMMARY.format("game", "player", *header), file=out)
+            self.line(self.SUMMARY.format(str(pid), "", *_tally_cells(tally), w=pw, p=10))
+        out.write("\n")
+        self.line("Games")
+        self.line(self.SUMMARY.format("game", "player", *header, w=w, p=p))
         for key, game in summary.games.items():
             label = str(summary.game_labels[key])
             for pid, tally in game.players.items():
-                print(self.SUMMARY.format(label, pid, *_tally_cells(tally)), file=out)
+                self.line(self.SUMMARY.format(label, str(pid), *_tally_cells(tally), w=w, p=p))
         t = self.thresholds
-        print(file=out)
-        print(
+        out.write("\n")
+        self.line(
             f"Grades by the drop in winning chances (ΔWin%): ?! inaccuracy >= {t.inaccuracy:g}, ? mistake >= "
             f"{t.mistake:g}, ?? blunder >= {t.blunder:g} or a missed win / self-inflicted loss; a regret under 1 "
-            "point is at most ?!.",
-            file=out,
+            "point is at most ?!."
         )
-        print(f"Accuracy: {FORMULAS['decision_accuracy']}; per player: {FORMULAS['player_accuracy']}.", file=out)
+        self.line(f"Accuracy: {FORMULAS['decision_accuracy']}; per player: {FORMULAS['player_accuracy']}.")
         self._skipped(summary, problems)
 
     def _skipped(self, summary: Summary, problems: ProblemLog) -> None:
         if problems.count:
-            print(
+            self.line(
                 f"Skipped {summary.skipped_lines} of {summary.lines} line(s) for {problems.count} input problem(s); "
-                "see the messages above.",
-                file=self.out,
+                "see the messages above."
             )
 
 
@@ -212,15 +268,64 @@ dt{font-weight:bold;margin-top:0.5em}
 """
 
 
+class ReportDirError(ValueError):
+    """A report directory that holds files ``--report`` would have to overwrite but did not write."""
+
+
+#: The names of the pages ``--report`` writes; a file of another name in the directory is never touched.
+_PAGE_NAME = re.compile(r"(index|game-\d{3,})\.html")
+#: Prefix of the private directory a report is built in before its pages are moved into place.
+STAGING_PREFIX = ".proliferate-report-"
+
+
+def own_page(path: Path) -> bool:
+    """Whether ``path`` is a page a report wrote: a regular file (not a link) whose head holds :data:`REPORT_MARK`."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return False
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            return False
+        return REPORT_MARK.encode() in handle.read(4096)
+
+
 class HtmlReport:
-    """``DIR/index.html`` with the tables, and ``DIR/game-NNN.html`` to step through each game's decisions."""
+    """``DIR/index.html`` with the tables, and ``DIR/game-NNN.html`` to step through each game's decisions.
+
+    A report directory holds exactly the current report.  The pages are built in a private
+    directory inside ``DIR`` (created by ``mkdtemp``: mode 0o700, a new name, so nothing can be
+    planted in it) and moved into place only when the report is finished, ``index.html`` last;
+    then the pages of an earlier report that this one did not write again are removed.  A page
+    is the report's own when it carries :data:`REPORT_MARK`; a file of a page's name without it
+    (or a link) stops the run before anything is written (:class:`ReportDirError`), and other
+    files are left alone and listed in :attr:`notes`.  An interrupted or failed run removes its
+    private directory and leaves ``DIR`` as it was (:meth:`close`).
+    """
 
     def __init__(self, directory: str | os.PathLike[str], thresholds: Thresholds, inputs: Sequence[str]) -> None:
         self.dir = Path(directory)
         self.dir.mkdir(parents=True, exist_ok=True)
+        self.foreign: list[str] = []
+        self.stale: list[str] = []
+        for entry in sorted(os.listdir(self.dir)):
+            if entry.startswith(STAGING_PREFIX):
+                continue
+            if _PAGE_NAME.fullmatch(entry):
+                if not own_page(self.dir / entry):
+                    raise ReportDirError(
+                        f"{entry} was not written by proliferate analyze --report: not overwriting it "
+                        "(give a new or empty directory, or move the file)"
+                    )
+                self.stale.append(entry)
+            else:
+                self.foreign.append(entry)
+        self.notes: list[str] = []
         self.thresholds = thresholds
         self.inputs = list(inputs)
-        self.spool_path = self.dir / ".sections.html.part"
+        self.staging = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=self.dir))
+        self.finished = False
+        self.spool_path = self.staging / "sections.html.part"
         self.spool = self.spool_path.open("w", encoding="utf-8")
         self.segment: list[DecisionResult] = []
         self.sections = 0
@@ -243,7 +348,7 @@ class HtmlReport:
         link = ""
         if self.sections <= MAX_PAGES:
             name = f"game-{self.sections:03d}.html"
-            (self.dir / name).write_text(game_page(decisions), encoding="utf-8")
+            (self.staging / name).write_text(game_page(decisions), encoding="utf-8")
             self.pages += 1
             self.page_of.setdefault(game_key(decisions[0].game), name)
             link = f' <a class="step" href="{name}">step through the decisions →</a>'
@@ -283,9 +388,9 @@ class HtmlReport:
     def finish(self, summary: Summary, problems: ProblemLog) -> None:
         self.flush()
         self.spool.close()
-        index = self.dir / "index.html"
+        index = self.staging / "index.html"
         with index.open("w", encoding="utf-8") as out:
-            out.write('<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n')
+            out.write(f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n{REPORT_MARK}\n')
             out.write(f"<title>Proliferate analysis</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n")
             out.write("<h1>Proliferate analysis</h1>\n")
             inputs = ", ".join(self.inputs)
@@ -323,6 +428,33 @@ class HtmlReport:
                 out.write("</ul>\n")
             out.write("</body>\n</html>\n")
         self.spool_path.unlink()
+        self.publish()
+
+    def publish(self) -> None:
+        """Move the finished pages into ``DIR`` (index.html last), remove the earlier report's other pages."""
+        mode = new_file_mode()
+        written = [*sorted(p for p in os.listdir(self.staging) if p != "index.html"), "index.html"]
+        for name in written:
+            os.chmod(self.staging / name, mode)
+            os.replace(self.staging / name, self.dir / name)  # replaces a link at the name, never follows it
+        self.finished = True
+        removed = [name for name in self.stale if name not in written and own_page(self.dir / name)]
+        for name in removed:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.dir / name)
+        self.close()
+        if removed:
+            self.notes.append(f"removed {len(removed)} page(s) of an earlier report: {_names(removed)}")
+        if self.foreign:
+            self.notes.append(
+                f"left alone {len(self.foreign)} file(s) the report did not write: {_names(self.foreign)}"
+            )
+
+    def close(self) -> None:
+        """Remove the private build directory (all of it when the report was not finished); idempotent."""
+        with contextlib.suppress(OSError):
+            self.spool.close()
+        shutil.rmtree(self.staging, ignore_errors=True)
 
     @staticmethod
     def summary_table(out: TextIO, rows: list[tuple[str, str, Tally, str | None]], *, with_game: bool) -> None:
@@ -337,3 +469,8 @@ class HtmlReport:
             cells += [f'<td class="n">{html.escape(v)}</td>' for v in _tally_cells(tally)]
             out.write("<tr>" + "".join(cells) + "</tr>\n")
         out.write("</table>\n")
+
+
+def _names(names: Sequence[str], shown: int = 5) -> str:
+    more = len(names) - shown
+    return ", ".join(names[:shown]) + (f" and {more} more" if more > 0 else "")

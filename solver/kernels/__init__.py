@@ -33,7 +33,9 @@ class Decided:
     ``values[b]`` in milli-points relative to choosing nothing; ``chosen[r, obj_off[b] + i]``
     whether row ``i`` of board ``b`` is chosen in proliferate ``r``; ``recipients[r,
     team_off[b] + t]`` the board row of the head getting 2HG team ``t``'s poison, else -1;
-    ``events[b]`` the game events of the resolution; ``results[b]`` its game result in words.
+    ``events[b]`` the game events of the resolution; ``results[b]`` its game result in words;
+    ``spans[b]`` the most minus the least material any choice can reach (the range the game
+    weight is raised above, game results left out).
     """
 
     values: IntArray
@@ -41,6 +43,7 @@ class Decided:
     recipients: IntArray
     events: IntArray
     results: tuple[str, ...]
+    spans: IntArray
 
 
 def decide_layout(layout: Layout, sense: int = 1) -> Decided:
@@ -51,6 +54,7 @@ def decide_layout(layout: Layout, sense: int = 1) -> Decided:
     events = np.zeros(n_boards, dtype=np.int64)
     results = np.zeros(n_boards, dtype=np.int64)
     status = np.zeros(n_boards, dtype=np.int64)
+    spans = np.zeros(n_boards, dtype=np.int64)
     chosen = np.zeros((width, len(layout.flags)), dtype=np.bool_)
     recipients = np.full((width, int(layout.team_off[-1])), -1, dtype=np.int64)
     L = layout
@@ -59,14 +63,11 @@ def decide_layout(layout: Layout, sense: int = 1) -> Decided:
         L.n_opponents, L.elimination, L.gap, L.counts, L.gain, L.weights, L.flags, L.toughness, L.damage,
         L.chapters, L.life, L.worth, L.side, L.seat, L.team, L.head_gain, L.thr_row, L.thr_kind, L.thr_at,
         L.thr_code, L.thr_amount, L.thr_seat, L.team_threshold, L.team_weight, L.tough_delta, L.presence,
-        L.special, L.policy_scores, L.saga_chapter, sense, values, events, results, status, chosen, recipients,
+        L.special, L.policy_scores, L.saga_chapter, sense, values, events, results, status, spans, chosen, recipients,
     )  # fmt: skip
-    if (status == TOO_MANY_SEATS).any():
-        b = int(np.flatnonzero(status == TOO_MANY_SEATS)[0])
-        raise ValueError(
-            f"board {b}: more than {MAX_FREE_SEATS} seats can be eliminated by one choice; use method='cpsat'"
-        )
-    return Decided(values, chosen, recipients, events, tuple(RESULT_CODES[c] for c in results.tolist()))
+    if (status == TOO_MANY_SEATS).any():  # the fast path's own words: callers match on them
+        raise ValueError(f"more than {MAX_FREE_SEATS} seats can be eliminated by one choice; use method='cpsat'")
+    return Decided(values, chosen, recipients, events, tuple(RESULT_CODES[c] for c in results.tolist()), spans)
 
 
 def decide(boards: Sequence[Board], policy: Policy, sense: int = 1) -> tuple[Layout, Decided]:

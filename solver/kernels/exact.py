@@ -16,7 +16,7 @@ from numba.typed import Dict
 
 from .layout import F_PHASED_OUT, F_PLAYER, THR_POINTS, THR_WIN
 from .sba import settle_row
-from .value import game_milli, game_score, lost_seats_104_2a, material_row, rivals_of
+from .value import game_milli, game_score, lost_seats_104_2a, material_row, popcount, rivals_of
 
 __all__ = ["MAX_FREE_SEATS", "RESULT_CODES", "TOO_MANY_SEATS", "decide_batch", "team_options"]
 
@@ -27,6 +27,46 @@ TOO_MANY_SEATS = 1
 #: Game results by code.
 RESULT_CODES = ("none", "eliminations", "win", "draw", "loss")
 _NEG = -(1 << 62)
+#: The key of an end state a programme may not take (far below any reachable total, far above overflow).
+_DEAD = -(1 << 60)
+
+
+@njit(cache=True)
+def _ends_game(events: int, n_seats: int, rivals: np.ndarray, our_seat: int, opponents: int, n_opponents: int) -> bool:
+    """Whether these events end the game for the proliferator: it loses (104.3, 810.8), or every opponent does
+    (a win, 104.2a, or a draw with it, 104.4a); eliminations in a free-for-all don't."""
+    lost = lost_seats_104_2a(events, n_seats, rivals)
+    lost_opponents = popcount(lost & opponents)
+    return bool((lost >> our_seat) & 1) or (lost_opponents == n_opponents and lost_opponents > 0)
+
+
+@njit(cache=True)
+def _programme(
+    n_opt: np.ndarray, keys: np.ndarray, compact: np.ndarray, terminal: np.ndarray
+) -> tuple[np.ndarray, int]:
+    """The dynamic programme over coupled units, backwards from the end states' keys ``terminal``.
+
+    Returns, per unit and state, the first option that stays optimal for the rest, and the best
+    total key from the empty state.
+    """
+    n_units = len(n_opt)
+    n_states = len(terminal)
+    to_go = terminal.copy()
+    first_best = np.zeros((n_units, n_states), dtype=np.int64)
+    for u in range(n_units - 1, -1, -1):
+        nxt = np.empty(n_states, dtype=np.int64)
+        for s in range(n_states):
+            best = _NEG
+            arg = 0
+            for o in range(n_opt[u]):
+                total = keys[u, o] + to_go[s | compact[u, o]]
+                if total > best:
+                    best = total
+                    arg = o
+            nxt[s] = best
+            first_best[u, s] = arg
+        to_go = nxt
+    return first_best, int(to_go[0])
 
 
 @njit(cache=True)
@@ -285,6 +325,7 @@ def decide_batch(
     events_out: np.ndarray,
     results: np.ndarray,
     status: np.ndarray,
+    spans: np.ndarray,
     chosen: np.ndarray,
     recipients: np.ndarray,
 ) -> None:
@@ -404,7 +445,7 @@ def decide_batch(
                 k = len(o_poison)
                 mats = np.zeros(k, dtype=np.int64)
                 evs = np.zeros(k, dtype=np.int64)
-                lo_m, hi_m = _NEG, -_NEG
+                lo_m, hi_m = -_NEG, _NEG
                 for o in range(k):
                     total = start_poison[t] + o_poison[o]
                     mats[o] = team_weight[tb + t] * total
@@ -426,6 +467,7 @@ def decide_batch(
                 all_material = np.concatenate((all_material, mats))
                 all_events = np.concatenate((all_events, evs))
                 opt_first[t + 1] = opt_first[t] + k
+        spans[b] = span
         weight = max(scores[3], (span / 1000.0 + 1.0) / gap[b])
         n_opp = n_opponents[b]
         elim = elimination[b]
@@ -495,6 +537,9 @@ def decide_batch(
                     free |= opt_ev[u, o]
                     top = max(top, opt_picks[u, o])
                 max_picks += top
+            for i in range(n):  # the units outside the programme count when ending the game is weighed
+                if single[i] and not varies[i]:
+                    max_picks += R
             free &= ~base_events
             bits = np.zeros(64, dtype=np.int64)
             n_free = 0
@@ -523,35 +568,65 @@ def decide_batch(
                     for j in range(n_free):
                         s |= ((e >> bits[j]) & 1) << j
                     compact[u, o] = s
-            to_go = np.empty(n_states, dtype=np.int64)
+            # Ending the game for the proliferator (win, loss or draw) is worth its game score alone:
+            # one programme over the end states that don't, one (picks alone telling options apart)
+            # over those that do; the better end wins, ties to the game going on.
+            over = np.zeros(n_states, dtype=np.bool_)
+            any_over = False
+            any_live = False
             for s in range(n_states):
-                to_go[s] = millis[s] * (sense * max_picks)
-            first_best = np.zeros((n_units, n_states), dtype=np.int64)
-            for u in range(n_units - 1, -1, -1):
-                nxt = np.empty(n_states, dtype=np.int64)
+                over[s] = _ends_game(expanded[s], n_seats, rivals, our_seat, opponents, n_opp)
+                any_over = any_over or over[s]
+                any_live = any_live or not over[s]
+            keys = np.full((n_units, width), _NEG, dtype=np.int64)
+            idle = np.full((n_units, width), _NEG, dtype=np.int64)
+            for u in range(n_units):
+                nothing = 0
+                for o in range(n_opt[u]):
+                    if opt_picks[u, o] == 0:
+                        nothing = opt_mat[u, o] * max_picks
+                        break
+                for o in range(n_opt[u]):
+                    keys[u, o] = opt_mat[u, o] * max_picks - opt_picks[u, o]
+                    idle[u, o] = nothing - opt_picks[u, o]
+            terminal = np.empty(n_states, dtype=np.int64)
+            for s in range(n_states):
+                terminal[s] = _DEAD if over[s] else millis[s] * (sense * max_picks)
+            first_live, best_live = _programme(n_opt, keys, compact, terminal)
+            ended = False
+            first = first_live
+            if any_over:
                 for s in range(n_states):
-                    best = _NEG
-                    arg = 0
-                    for o in range(n_opt[u]):
-                        total = opt_mat[u, o] * max_picks - opt_picks[u, o] + to_go[s | compact[u, o]]
-                        if total > best:
-                            best = total
-                            arg = o
-                    nxt[s] = best
-                    first_best[u, s] = arg
-                to_go = nxt
+                    terminal[s] = millis[s] * (sense * max_picks) if over[s] else _DEAD
+                first_over, best_over = _programme(n_opt, idle, compact, terminal)
+                live_extra = 0
+                idle_extra = 0
+                for i in range(n):
+                    if single[i] and not varies[i]:
+                        live_extra += sense * material[times[i], i] * max_picks - times[i]
+                        idle_extra += sense * material[0, i] * max_picks
+                ended = (best_over + idle_extra > best_live + live_extra) if any_live else True
+                if ended:
+                    first = first_over
             s = 0
             for u in range(n_units):
-                o = first_best[u, s]
+                o = first[u, s]
                 s |= compact[u, o]
                 if unit_kind[u] == 0:
                     times[unit_ref[u]] = R - o
                 else:
                     team_choice[unit_ref[u]] = o
+            if ended:  # the units outside the programme choose nothing
+                for i in range(n):
+                    if single[i] and not varies[i]:
+                        times[i] = 0
             state_events = expanded[s]
             game = millis[s]
         else:
             game = _score_events(base_events, n_seats, rivals, our_seat, opponents, n_opp, scores, elim, weight)
+            ended = _ends_game(base_events, n_seats, rivals, our_seat, opponents, n_opp)
+            if ended:  # the game ends whatever is chosen: every choice is worth the same, choose nothing
+                times[:] = 0
         value = base_material
         for i in range(n):
             if single[i]:
@@ -569,6 +644,8 @@ def decide_batch(
                             chosen[r, lo + team_heads[t, p]] = True
                     if all_recipient[o, r] >= 0:
                         recipients[r, tb + t] = team_heads[t, all_recipient[o, r]]
+        if ended:  # a finished game's counters are worth nothing: the material of choosing nothing
+            value = baseline_material
         values[b] = value + game - baseline
         events_out[b] = state_events
         results[b] = result_code(state_events, n_seats, rivals, our_seat, opponents, n_opp, scores, elim)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from collections.abc import Sequence
 from dataclasses import replace
@@ -33,6 +34,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-line-bytes", type=int, metavar="N", help="longest request line accepted (1000000)")
     parser.add_argument("--max-objects", type=int, metavar="N", help="most players + permanents per board (2000)")
     parser.add_argument("--time-limit", type=float, metavar="SECONDS", help="default time limit per solve (none)")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        metavar="N",
+        help="solve threads shared by all sessions (16); one solve per session at a time",
+    )
+    parser.add_argument(
+        "--max-queue", type=int, metavar="N", help="solves a session may have waiting before it is no longer read (32)"
+    )
     parser.add_argument("--verbose", action="store_true", help="log TCP connections on stderr")
 
 
@@ -47,18 +57,54 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(settings, str):
         print(f"proliferate serve: {settings}", file=sys.stderr)
         return 2
+    from . import engine
+
+    for flag, value in (("--workers", args.workers), ("--max-queue", args.max_queue)):
+        if value is not None and not 1 <= value <= _POOL_MAX:
+            print(f"proliferate serve: {flag} must be from 1 to {_POOL_MAX}", file=sys.stderr)
+            return 2
+    if args.workers is not None:
+        engine.set_workers(args.workers)
+    queue_max = args.max_queue or engine.QUEUE_MAX
+    host, port = "", 0
+    if args.tcp is not None:
+        from .tcp import parse_address
+
+        try:
+            host, port = parse_address(args.tcp)
+        except ValueError as exc:
+            print(f"proliferate serve: {exc}", file=sys.stderr)
+            return 2
+    _preload()
     if args.tcp is None:
         from .stdio import serve_stdio
 
-        return serve_stdio(settings)
-    from .tcp import parse_address, serve_tcp
+        status = serve_stdio(settings, queue_max=queue_max)
+    else:
+        from .tcp import serve_tcp
 
-    try:
-        host, port = parse_address(args.tcp)
-    except ValueError as exc:
-        print(f"proliferate serve: {exc}", file=sys.stderr)
-        return 2
-    return serve_tcp(host, port, settings)
+        status = serve_tcp(host, port, settings, queue_max=queue_max)
+    if engine.default_scheduler().busy():
+        # A stopped solve has still not returned (reading a huge board cannot be interrupted):
+        # leave without tearing the interpreter down under it.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
+    return status
+
+
+#: Largest ``--workers`` and ``--max-queue``.
+_POOL_MAX = 1024
+#: How long ``serve`` waits at start for OR-Tools, so no request pays for loading it.
+_PRELOAD_SECONDS = 30.0
+
+
+def _preload() -> None:
+    """Load OR-Tools (and warm CP-SAT) before the first request; the first top-k solve then keeps its limit."""
+    from solver.cpsat import preload
+
+    if not preload(_PRELOAD_SECONDS):
+        logging.getLogger("solver.protocol").warning("OR-Tools is not loaded yet: the first CP-SAT solves may be slow")
 
 
 def _settings(args: argparse.Namespace) -> Settings | str:

@@ -1,26 +1,45 @@
 """One protocol session, independent of the transport: requests in as lines, replies out through a callback.
 
 Quick requests (``hello``, ``ping``, ``configure``, ``cancel``) are answered on the reading
-thread; solves go to one worker thread per session, in arrival order, so ``ping`` and
-``cancel`` are answered at once even while a solve runs (the UCI ``isready`` lesson).  Every
-request owes exactly one final reply; a solve's reply can come from the worker, from a
+thread (the UCI ``isready`` lesson).  Solves wait in the session's queue, which is bounded:
+once it holds :data:`QUEUE_MAX` solves, :meth:`Session.handle_line` blocks, so the transport
+stops reading that client (backpressure) and its unread requests wait in the client's own
+socket or pipe, not in the server's memory.  Every session's solves run, one at a time and
+in arrival order, on one process-wide :class:`Scheduler`: a fixed pool of worker threads
+that takes the sessions in turn (round robin), so a solve never waits behind more than one
+solve of each other session.  Time limits are kept by one deadline thread for the whole
+process (:class:`Deadlines`), not a timer per request.
+
+Every request owes exactly one final reply; a solve's reply can come from the worker, from a
 ``cancel``, from its deadline or from ``quit``, so each pending solve is *claimed* by whichever
 answers first and the others stay silent.  Claiming a solve that is still running also sets
 its cancel token, which stops the search (CP-SAT from a watcher thread, the fast path between
-stages), so the next request does not wait for an answer nobody will read.  A session whose
-client is gone (a reset connection, replies that cannot be written) cancels everything it
-still owes and stops its worker.
+stages, the scoring of ``evaluate`` every few entries), so the next request does not wait
+for an answer nobody will read.  A session whose client is gone (a reset connection,
+replies that cannot be written) cancels everything it still owes and drops its queue.
+
+The operator's limits (``serve --max-line-bytes``, ``--max-objects``) are ceilings: a
+client's ``configure`` can lower them for its session, never raise them.
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import gc
+import heapq
+import itertools
 import logging
-import queue
+import os
+import sys
 import threading
 import time
-from collections.abc import Callable, Mapping
+import weakref
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from functools import cache
+from typing import Any, Final, Protocol
 
 import solver
 from solver.errors import Problem
@@ -52,9 +71,32 @@ from .messages import (
     request_id,
 )
 
-__all__ = ["Session", "Settings"]
+__all__ = [
+    "HEAVY_OBJECTS",
+    "QUEUE_MAX",
+    "WORKERS",
+    "Deadlines",
+    "Scheduler",
+    "Session",
+    "Settings",
+    "run_session",
+    "stop_all",
+]
 
 log = logging.getLogger("solver.protocol")
+
+#: Solves one session may have waiting (received, not yet running) before its reader stops reading.
+QUEUE_MAX: Final = 32
+#: Worker threads of the default scheduler: enough that a few long solves never hold up a short one.
+WORKERS: Final = 16
+#: Boards with more players + permanents than this are heavy solves (:class:`Scheduler`).
+HEAVY_OBJECTS: Final = 500
+#: A session that received this many bytes hands its memory back to the system when it ends.
+_RELEASE_BYTES: Final = 1 << 20
+#: Seconds between two looks at whether the client left, while its queue is full.
+_GONE_POLL: Final = 0.2
+#: ``evaluate`` entries scored between two looks at the solve's cancel token.
+_EVALUATE_CHECK: Final = 64
 
 
 class LineSource(Protocol):
@@ -78,16 +120,17 @@ class Settings:
     max_line_bytes: int = 1_000_000
     max_objects: int = 2_000
 
-    def options(self) -> list[dict[str, Any]]:
-        """The option schema for ``hello_ok``, with these settings as the defaults."""
+    def options(self, ceiling: Settings | None = None) -> list[dict[str, Any]]:
+        """The option schema for ``hello_ok``: these settings as defaults, ``ceiling``'s limits as maxima."""
+        top = ceiling or Settings(max_line_bytes=LINE_BYTES_RANGE[1], max_objects=OBJECTS_RANGE[1])
         return [
             {"name": "policy", "type": "object", "default": self.policy.to_dict()},
             {"name": "time_ms", "type": "integer", "default": self.time_ms, "min": 1, "max": TIME_MS_MAX},
             {"name": "top_k", "type": "integer", "default": self.top_k, "min": 1, "max": TOP_K_MAX},
             {"name": "max_line_bytes", "type": "integer", "default": self.max_line_bytes, "min": LINE_BYTES_RANGE[0],
-             "max": LINE_BYTES_RANGE[1]},
+             "max": top.max_line_bytes},
             {"name": "max_objects", "type": "integer", "default": self.max_objects, "min": OBJECTS_RANGE[0],
-             "max": OBJECTS_RANGE[1]},
+             "max": top.max_objects},
         ]  # fmt: skip
 
     def values(self) -> dict[str, Any]:
@@ -100,6 +143,10 @@ class Settings:
         }
 
 
+#: The settings that are ceilings: the operator's value bounds what ``configure`` may set.
+_CEILINGS: Final = ("max_line_bytes", "max_objects")
+
+
 @dataclass(eq=False)
 class _Job:
     """A solve that still owes its reply; ``claim`` hands the right to reply to exactly one thread.
@@ -110,7 +157,9 @@ class _Job:
     request: Solve
     settings: Settings
     received: float
-    timer: threading.Timer | None = None
+    session: Session
+    time_ms: int | None = None
+    heavy: bool = False
     stop: threading.Event = field(default_factory=threading.Event)
     _answered: bool = False
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -120,34 +169,288 @@ class _Job:
         return self._answered
 
     def claim(self, stop: bool = True) -> bool:
-        """The right to send this solve's reply, once; ``stop`` also stops its search."""
+        """The right to send this solve's reply, once; ``stop`` also stops its search (and drops it from the queue)."""
         with self._lock:
             if self._answered:
                 return False
             self._answered = True
         if stop:
             self.stop.set()
-        if self.timer is not None:
-            self.timer.cancel()
+            self.session._dequeue(self)
         return True
 
 
-class Session:
-    """The state of one client connection: its settings and its pending solves."""
+# ------------------------------------------------------------------------------ the worker pool
+class Scheduler:
+    """A fixed pool of solve workers shared by every session, taking the sessions in turn.
 
-    def __init__(self, send: Send, settings: Settings | None = None) -> None:
+    A session with queued solves and none running waits in a ring; a free worker takes the
+    first session of the ring whose next solve may start, runs that solve, and puts the
+    session back at the end of the ring if it has more.  So each session runs one solve at
+    a time, in its arrival order, and a newly queued solve waits behind at most one solve of
+    each other session (plus those already running).
+
+    Heavy solves (top-k, which runs CP-SAT once per alternative, or a board of more than
+    :data:`HEAVY_OBJECTS` objects) run at most ``heavy`` at a time, one per core by default:
+    more of them would not finish sooner on the cores there are, and every extra one holding
+    the interpreter lock while it builds a model would delay the short solves, which always
+    find a worker.  Workers are started when there is work and none is free, up to
+    ``workers``; they are daemon threads and live as long as the process.
+    """
+
+    def __init__(self, workers: int = WORKERS, heavy: int | None = None) -> None:
+        if workers < 1:
+            raise ValueError(f"a scheduler needs at least one worker, not {workers}")
+        self.workers = workers
+        self.heavy = max(1, heavy if heavy is not None else min(workers - 1, os.cpu_count() or 2))
+        self.cond = threading.Condition()
+        self._ring: deque[Session] = deque()
+        self._threads: list[threading.Thread] = []
+        self._free = 0  # workers waiting for work, or starting
+        self._heavy_running = 0
+
+    @property
+    def threads(self) -> int:
+        """Worker threads started so far."""
+        return len(self._threads)
+
+    def ready(self, session: Session) -> None:
+        """Put a session with queued solves in the ring (the caller holds ``cond``); starts a worker if none is free.
+
+        Raises RuntimeError when no worker exists and none can be started: then nothing
+        would ever run the solve.
+        """
+        if not session._in_ring and session._running is None:
+            session._in_ring = True
+            self._ring.append(session)
+        self.cond.notify_all()
+        if self._free == 0 and len(self._threads) < self.workers:
+            thread = threading.Thread(target=self._work, name=f"proliferate-solve-{len(self._threads)}", daemon=True)
+            self._free += 1
+            try:
+                thread.start()
+            except RuntimeError:
+                self._free -= 1
+                if not self._threads:
+                    raise
+                log.warning("cannot start another solve worker; %d run the queue", len(self._threads))
+            else:
+                self._threads.append(thread)
+
+    def _next(self) -> Session | None:
+        """The first session in the ring whose next solve may start now (the caller holds ``cond``)."""
+        room = self._heavy_running < self.heavy
+        for session in self._ring:
+            if room or not session._jobs[0].heavy:
+                return session
+        return None
+
+    def drop(self, session: Session) -> None:
+        """Take a session whose queue emptied (its solves were cancelled) out of the ring; the caller holds ``cond``."""
+        if session._in_ring and not session._jobs:
+            session._in_ring = False
+            self._ring.remove(session)
+        self.cond.notify_all()
+
+    def _work(self) -> None:
+        while True:
+            with self.cond:
+                while (session := self._next()) is None:
+                    self.cond.wait()
+                self._free -= 1
+                self._ring.remove(session)
+                session._in_ring = False
+                job = session._jobs.popleft()
+                session._running = job
+                self._heavy_running += job.heavy
+                self.cond.notify_all()  # a place in that session's queue is free
+            try:
+                session._run(job)
+            finally:
+                with self.cond:
+                    session._running = None
+                    self._free += 1
+                    self._heavy_running -= job.heavy
+                    if session._jobs:
+                        session._in_ring = True
+                        self._ring.append(session)
+                    self.cond.notify_all()
+
+    def busy(self) -> int:
+        """Workers running a solve now."""
+        with self.cond:
+            return len(self._threads) - self._free
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Wait until no worker runs a solve (after :func:`stop_all`); False if some still do at ``timeout``."""
+        with self.cond:
+            return self.cond.wait_for(lambda: len(self._threads) == self._free, timeout)
+
+
+class Deadlines:
+    """One thread that answers ``timeout`` for every solve past its ``time_ms`` + grace.
+
+    Entries hold their solve weakly, so an answered solve (and its board) is freed at once
+    rather than when its deadline passes; the heap is compacted as answered entries pile up.
+    """
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._heap: list[tuple[float, int, weakref.ref[_Job]]] = []
+        self._order = itertools.count()
+        self._thread: threading.Thread | None = None
+        self._compact_at = 1024
+
+    def add(self, when: float, job: _Job) -> None:
+        """Watch ``job`` until ``when`` (on :func:`time.perf_counter`); RuntimeError if the thread cannot start."""
+        with self._cond:
+            if self._thread is None:
+                thread = threading.Thread(target=self._watch, name="proliferate-deadlines", daemon=True)
+                thread.start()  # raises RuntimeError before anything is registered
+                self._thread = thread
+            heapq.heappush(self._heap, (when, next(self._order), weakref.ref(job)))
+            if len(self._heap) >= self._compact_at:
+                self._heap = [entry for entry in self._heap if _live(entry[2])]
+                heapq.heapify(self._heap)
+                self._compact_at = max(1024, 2 * len(self._heap))
+            self._cond.notify()
+
+    def __len__(self) -> int:
+        with self._cond:
+            return len(self._heap)
+
+    def _watch(self) -> None:
+        while True:
+            with self._cond:
+                if not self._heap:
+                    self._cond.wait()
+                    continue
+                when = self._heap[0][0]
+                now = time.perf_counter()
+                if when > now:
+                    self._cond.wait(when - now)
+                    continue
+                job = heapq.heappop(self._heap)[2]()
+            if job is not None and not job.answered:
+                try:
+                    job.session._expire(job)
+                except Exception:  # a failing reply must not end the one deadline thread
+                    log.exception("cannot answer the timeout of %r", job.request.id)
+
+
+def _live(ref: weakref.ref[_Job]) -> bool:
+    job = ref()
+    return job is not None and not job.answered
+
+
+@cache
+def default_scheduler() -> Scheduler:
+    """The process-wide scheduler every session uses unless given another."""
+    return Scheduler(_default_workers)
+
+
+@cache
+def default_deadlines() -> Deadlines:
+    return Deadlines()
+
+
+_default_workers = WORKERS
+
+
+def set_workers(workers: int) -> None:
+    """The size of the default scheduler's pool (``serve --workers``); only before its first solve."""
+    global _default_workers
+    if workers < 1:
+        raise ValueError(f"--workers must be at least 1, not {workers}")
+    _default_workers = workers
+    if default_scheduler.cache_info().currsize:
+        default_scheduler().workers = max(workers, default_scheduler().threads)
+
+
+#: Every session not yet ended, so that SIGINT / SIGTERM can stop them all (:func:`stop_all`).
+_SESSIONS: weakref.WeakSet[Session] = weakref.WeakSet()
+_SESSIONS_LOCK = threading.Lock()
+
+
+def stop_all() -> None:
+    """Abandon every live session: stop their solves (CP-SAT included) and drop their queues."""
+    with _SESSIONS_LOCK:
+        sessions = list(_SESSIONS)
+    for session in sessions:
+        session.abandon()
+
+
+@cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's ``malloc_trim``, which hands freed heap pages back to the system; None elsewhere."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        trim: Callable[[int], int] = libc.malloc_trim
+    except (OSError, AttributeError):  # not glibc (musl has no malloc_trim)
+        return None
+    return trim
+
+
+def release_memory() -> None:
+    """Return the memory a finished session freed to the system.
+
+    A collection first (the parsed requests' cycles), then glibc's ``malloc_trim``: without
+    it glibc keeps the freed pages in its arenas and the process stays at its peak.
+    """
+    gc.collect()
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
+class Session:
+    """The state of one client connection: its settings, its queue and its pending solves.
+
+    ``settings`` are the operator's: their limits are this session's ceilings.  ``queue_max``
+    bounds the solves waiting to run; the scheduler and the deadline thread default to the
+    process-wide ones.  ``client_gone``, when given, tells whether the client has left; it
+    is asked while the reader waits for room in a full queue, since the transport cannot
+    see the client leave while it is not reading.
+    """
+
+    def __init__(
+        self,
+        send: Send,
+        settings: Settings | None = None,
+        *,
+        queue_max: int = QUEUE_MAX,
+        scheduler: Scheduler | None = None,
+        deadlines: Deadlines | None = None,
+        client_gone: Callable[[], bool] | None = None,
+    ) -> None:
+        if queue_max < 1:
+            raise ValueError(f"queue_max must be at least 1, not {queue_max}")
         self._send = send
         self.settings = settings or Settings()
+        self.ceiling = self.settings
+        self.queue_max = queue_max
+        self._scheduler = scheduler or default_scheduler()
+        self._deadlines = deadlines or default_deadlines()
+        self._client_gone = client_gone
         self._pending: dict[RequestId, _Job] = {}
         self._pending_changed = threading.Condition()
         self._gone = False  # set once the client is gone: nothing more is solved
-        self._queue: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
-        self._worker = threading.Thread(target=self._work, name="proliferate-solve", daemon=True)
-        self._worker.start()
+        # Guarded by the scheduler's condition: the solves waiting to run, the one running.
+        self._jobs: deque[_Job] = deque()
+        self._running: _Job | None = None
+        self._in_ring = False
+        with _SESSIONS_LOCK:
+            _SESSIONS.add(self)
 
     # -------------------------------------------------------------- reading side
     def handle_line(self, line: bytes) -> bool:
-        """Handle one request line (without its newline); False once the session should end (``quit``)."""
+        """Handle one request line (without its newline); False once the session should end (``quit``).
+
+        Blocks while the session's queue is full (backpressure), until a queued solve starts
+        or the session is abandoned.
+        """
         if not line.strip():
             return True
         rid: RequestId | None = None
@@ -170,13 +473,12 @@ class Session:
         self._reply(error_reply(None, ProtocolError("too_large", f"line of {size} bytes exceeds {limit}", data)))
 
     def finish(self) -> None:
-        """Wait until every pending solve has been answered (end of input or ``quit``), then stop the worker."""
+        """Wait until every pending solve has been answered (end of input or ``quit``)."""
         with self._pending_changed:
             self._pending_changed.wait_for(lambda: not self._pending)
-        self._queue.put(None)
 
     def abandon(self) -> None:
-        """The client is gone: stop every pending solve without replying, and stop the worker."""
+        """The client is gone: stop every pending solve without replying, and drop the queue."""
         with self._pending_changed:
             if self._gone:
                 return
@@ -186,11 +488,24 @@ class Session:
             self._pending_changed.notify_all()
         for job in jobs:
             job.claim()
-        self._queue.put(None)
+        with self._scheduler.cond:
+            self._jobs.clear()
+            self._scheduler.drop(self)  # and a reader blocked on a full queue wakes up and sees the session gone
 
-    def join(self, timeout: float | None = None) -> None:
-        """Wait for the worker thread to end (after :meth:`finish` or :meth:`abandon`)."""
-        self._worker.join(timeout)
+    def join(self, timeout: float | None = None) -> bool:
+        """Wait until no solve of this session runs (after :meth:`finish` or :meth:`abandon`); False at ``timeout``."""
+        with self._scheduler.cond:
+            done = self._scheduler.cond.wait_for(lambda: self._running is None and not self._jobs, timeout)
+        if done:
+            with _SESSIONS_LOCK:
+                _SESSIONS.discard(self)
+        return done
+
+    @property
+    def queued(self) -> int:
+        """Solves waiting to run (not counting the one running)."""
+        with self._scheduler.cond:
+            return len(self._jobs)
 
     # -------------------------------------------------------------- handlers, one per request type
     def _on_solve(self, request: Solve) -> bool:
@@ -206,6 +521,15 @@ class Session:
         return True
 
     def _on_configure(self, request: Configure) -> bool:
+        problems = [
+            Problem(
+                key, f"must be at most {getattr(self.ceiling, key)}, this server's limit (configure can only lower it)"
+            )
+            for key in _CEILINGS
+            if key in request.changes and request.changes[key] > getattr(self.ceiling, key)
+        ]
+        if problems:
+            raise invalid(problems)
         self.settings = replace(self.settings, **request.changes)
         self._reply({"type": "result", "id": request.id, "options": self.settings.values()})
         return True
@@ -235,23 +559,53 @@ class Session:
                 "max_objects": self.settings.max_objects,
                 "max_line_bytes": self.settings.max_line_bytes,
             },
-            "options": self.settings.options(),
+            "options": self.settings.options(self.ceiling),
         }
 
     def _submit(self, request: Solve) -> None:
-        job = _Job(request, self.settings, time.perf_counter())
+        """Queue a solve, waiting for room in the queue; nothing stays registered if it cannot be run or timed."""
+        cond = self._scheduler.cond
+        left = False
+        with cond:
+            while not (self._gone or len(self._jobs) < self.queue_max):
+                if self._client_gone is None:
+                    cond.wait()
+                elif not cond.wait(_GONE_POLL) and self._client_gone():
+                    left = True  # closed while its queue was full: nobody will read these replies
+                    break
+        if left:
+            self.abandon()
+        time_ms = request.time_ms or self.settings.time_ms
+        heavy = (request.top_k or self.settings.top_k) > 1 or _objects(request.board) > HEAVY_OBJECTS
+        job = _Job(request, self.settings, time.perf_counter(), self, time_ms, heavy)
         with self._pending_changed:
             if self._gone:
                 return
             if request.id in self._pending:
                 raise invalid([Problem("id", f"{request.id!r} is already the id of a pending solve")])
             self._pending[request.id] = job
-        time_ms = request.time_ms or job.settings.time_ms
-        if time_ms is not None:
-            job.timer = threading.Timer((time_ms + GRACE_MS) / 1000, self._expire, (job, time_ms))
-            job.timer.daemon = True
-            job.timer.start()
-        self._queue.put(job)
+        try:
+            if time_ms is not None:
+                self._deadlines.add(job.received + (time_ms + GRACE_MS) / 1000, job)
+            with cond:
+                self._jobs.append(job)
+                self._scheduler.ready(self)
+        except RuntimeError as exc:  # no thread can be started: the solve is refused, never left pending
+            log.error("cannot queue solve %r: %s", request.id, exc)
+            job.claim()
+            with self._pending_changed:
+                self._pending.pop(request.id, None)
+                self._pending_changed.notify_all()
+            raise ProtocolError("internal", f"cannot run the solve now: {exc}") from exc
+
+    def _dequeue(self, job: _Job) -> None:
+        """Drop an answered solve from the queue at once: its board is freed and its place is free."""
+        with self._scheduler.cond:
+            try:
+                self._jobs.remove(job)
+            except ValueError:
+                return  # running, or already taken
+            self._scheduler.drop(self)
 
     def _cancel(self, request: Cancel) -> None:
         with self._pending_changed:
@@ -262,26 +616,25 @@ class Session:
         self._answer(job, error_reply(job.request.id, ProtocolError("cancelled", "cancelled by request")))
         self._reply({"type": "result", "id": request.id, "cancelled": request.target})
 
-    def _expire(self, job: _Job, time_ms: int) -> None:
+    def _expire(self, job: _Job) -> None:
         if job.claim():
-            error = ProtocolError("timeout", f"no answer within time_ms={time_ms} (+{GRACE_MS} ms grace)")
+            error = ProtocolError("timeout", f"no answer within time_ms={job.time_ms} (+{GRACE_MS} ms grace)")
             self._answer(job, error_reply(job.request.id, error))
 
     # -------------------------------------------------------------- worker side
-    def _work(self) -> None:
-        """Solve queued jobs in order; nothing a job does can end this loop before the session does."""
-        while (job := self._queue.get()) is not None:
-            if job.answered:
-                continue  # cancelled or expired while queued: do not spend time on it
-            try:
-                reply = self._solve(job)
-            except ProtocolError as exc:
-                reply = error_reply(job.request.id, exc)
-            except Exception as exc:
-                log.exception("internal error in solve %r", job.request.id)
-                reply = error_reply(job.request.id, ProtocolError("internal", f"{type(exc).__name__}: {exc}"))
-            if reply is not None and job.claim(stop=False):
-                self._answer(job, reply)
+    def _run(self, job: _Job) -> None:
+        """Solve one job on a scheduler worker; nothing a job does escapes to the worker."""
+        if job.answered:
+            return  # cancelled or expired while queued: do not spend time on it
+        try:
+            reply = self._solve(job)
+        except ProtocolError as exc:
+            reply = error_reply(job.request.id, exc)
+        except Exception as exc:
+            log.exception("internal error in solve %r", job.request.id)
+            reply = error_reply(job.request.id, ProtocolError("internal", f"{type(exc).__name__}: {exc}"))
+        if reply is not None and job.claim(stop=False):
+            self._answer(job, reply)
 
     def _solve(self, job: _Job) -> dict[str, Any] | None:
         """The result for a job, or None when it was answered (cancelled, expired) while it ran."""
@@ -294,9 +647,11 @@ class Session:
             raise ProtocolError("invalid_board", f"board: {exc.problems[0]}", data) from exc
         if job.answered:  # cancelled or expired while the board loaded
             return None
-        choices = [_choice(item, board, f"evaluate[{i}]") for i, item in enumerate(request.evaluate)]
+        choices = _choices(request.evaluate, board, job.stop)
+        if choices is None:
+            return None
         top_k = request.top_k or settings.top_k
-        time_ms = request.time_ms or settings.time_ms
+        time_ms = job.time_ms
         solved = time.perf_counter()
         # The limit bounds the whole request, from its arrival: what is left of it goes to the solve.
         time_limit = None if time_ms is None else max(time_ms / 1000 - (solved - job.received), 1e-3)
@@ -306,7 +661,10 @@ class Session:
         fields = request.fields
         reply: dict[str, Any] = {"type": "result", "id": request.id, **decision.to_json(fields)}
         if fields is None or "evaluated" in fields:
-            reply["evaluated"] = _evaluate(board, settings.policy, decision.value, choices)
+            evaluated = _evaluate(board, settings.policy, decision.value, choices, job.stop)
+            if evaluated is None:
+                return None
+            reply["evaluated"] = evaluated
         done = time.perf_counter()
         if fields is None or "timing" in fields:
             reply["timing"] = {
@@ -353,18 +711,35 @@ _HANDLERS: Mapping[type[Request], Callable[[Session, Any], bool]] = {
 }
 
 
-def _choice(item: EvaluateItem, board: solver.Board, path: str) -> tuple[str, solver.Choice]:
+def _choice(item: EvaluateItem, board: solver.Board) -> solver.Choice:
     """An ``evaluate`` entry as a Choice on ``board``; the legality check happens when it is scored."""
-    if item.repeat:
-        chosen, recipients = item.rounds[0]
-        return path, solver.Choice.of(chosen, recipients, rounds=board.rounds)
-    return path, solver.Choice(tuple(solver.Round(chosen, recipients) for chosen, recipients in item.rounds))
+    return item.choice(board.rounds)
+
+
+def _choices(
+    items: Iterable[EvaluateItem], board: solver.Board, stop: threading.Event
+) -> list[tuple[str, solver.Choice]] | None:
+    """Every ``evaluate`` entry as a Choice, with its path; None once ``stop`` is set (checked every few entries)."""
+    out = []
+    for i, item in enumerate(items):
+        if i % _EVALUATE_CHECK == 0 and stop.is_set():
+            return None
+        out.append((f"evaluate[{i}]", _choice(item, board)))
+    return out
 
 
 def _evaluate(
-    board: solver.Board, policy: Policy, best: float, choices: list[tuple[str, solver.Choice]]
-) -> list[dict[str, Any]]:
-    """Value and regret (against the decision) of each choice the caller asked about."""
+    board: solver.Board,
+    policy: Policy,
+    best: float,
+    choices: list[tuple[str, solver.Choice]],
+    stop: threading.Event,
+) -> list[dict[str, Any]] | None:
+    """Value and regret (against the decision) of each choice the caller asked about.
+
+    None once ``stop`` is set (cancelled or timed out): a list of 20,000 choices on a large
+    board takes seconds, and nobody will read its scores.
+    """
     if not choices:
         return []
     from solver.decision import choice_to_json
@@ -373,7 +748,9 @@ def _evaluate(
 
     objective = Objective(board, policy)
     out = []
-    for path, choice in choices:
+    for i, (path, choice) in enumerate(choices):
+        if i % _EVALUATE_CHECK == 0 and stop.is_set():
+            return None
         try:
             chosen, recipients = choice_matrix(board, choice)
         except solver.IllegalChoice as exc:
@@ -387,27 +764,44 @@ def _evaluate(
     return out
 
 
+def _objects(board: Mapping[str, Any]) -> int:
+    return sum(len(v) for key in ("players", "permanents") if isinstance(v := board.get(key), list))
+
+
 def _ms(seconds: float) -> float:
     return round(seconds * 1000, 3)
 
 
-def run_session(stream: LineSource, send: Send, settings: Settings, *, answer_at_end: bool = True) -> None:
+def run_session(
+    stream: LineSource,
+    send: Send,
+    settings: Settings,
+    *,
+    answer_at_end: bool = True,
+    queue_max: int = QUEUE_MAX,
+    join_timeout: float | None = None,
+    client_gone: Callable[[], bool] | None = None,
+) -> None:
     """Serve one client: read request lines from ``stream`` until ``quit`` or end of input.
 
     Lines are read with a length bound so a huge line costs ``max_line_bytes`` of memory, not
-    its size; the rest of it is skipped and reported as ``too_large``.  At end of input the
-    pending solves are still answered when ``answer_at_end`` (stdio: ``cat requests.jsonl |
-    proliferate serve`` works), else cancelled (TCP: a client that closes is gone).  A read
-    error (a reset connection) cancels them too.  Either way the session's worker thread has
-    ended when this returns.
+    its size; the rest of it is skipped and reported as ``too_large``.  While the session's
+    queue is full no line is read (backpressure).  At end of input the pending solves are
+    still answered when ``answer_at_end`` (stdio: ``cat requests.jsonl | proliferate serve``
+    works), else cancelled (TCP: a client that closes is gone).  A read error (a reset
+    connection) cancels them too.  Either way no solve of the session runs when this returns
+    (waiting at most ``join_timeout`` seconds for a stopped one to notice), and the memory
+    the session freed is handed back to the system (after sessions of a megabyte or more).
     """
-    session = Session(send, settings)
+    session = Session(send, settings, queue_max=queue_max, client_gone=client_gone)
+    received = 0
     try:
         while True:
             limit = session.settings.max_line_bytes
             line = stream.readline(limit + 1)
             if not line:
                 break
+            received += len(line)
             if len(line) > limit and not line.endswith(b"\n"):
                 session.line_too_long(len(line) + _skip_line(stream))
                 continue
@@ -421,7 +815,9 @@ def run_session(stream: LineSource, send: Send, settings: Settings, *, answer_at
         session.abandon()
         raise
     finally:
-        session.join()
+        session.join(join_timeout)
+        if received >= _RELEASE_BYTES:
+            release_memory()
 
 
 def _skip_line(stream: LineSource) -> int:

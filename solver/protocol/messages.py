@@ -20,6 +20,7 @@ from solver import jsoncodec
 from solver.decision import JSON_FIELDS
 from solver.errors import Problem
 from solver.policy import Policy, PolicyError
+from solver.rules import Choice, Round
 from solver.validation import (
     Problems,
     choice_round,
@@ -55,6 +56,7 @@ __all__ = [
     "Solve",
     "encode",
     "error_reply",
+    "evaluate_item",
     "parse_request",
 ]
 
@@ -155,6 +157,13 @@ class EvaluateItem:
 
     rounds: tuple[tuple[tuple[str, ...], Mapping[str, str]], ...]
     repeat: bool
+
+    def choice(self, rounds: int) -> Choice:
+        """The choice on a board of ``rounds`` proliferates; the legality check happens when it is scored."""
+        if self.repeat:
+            chosen, recipients = self.rounds[0]
+            return Choice.of(chosen, recipients, rounds=rounds)
+        return Choice(tuple(Round(chosen, recipients) for chosen, recipients in self.rounds))
 
 
 @dataclass(frozen=True)
@@ -340,7 +349,7 @@ def _solve(rid: RequestId | None, message: Mapping[str, Any], max_objects: int) 
             problems.add("evaluate", "must be a list of choices")
         else:
             for i, item in enumerate(raw_eval):
-                parsed = _evaluate_item(item, f"evaluate[{i}]", problems)
+                parsed = evaluate_item(item, f"evaluate[{i}]", problems)
                 if parsed is not None:
                     evaluate.append(parsed)
     fields = _fields(message.get("fields"), problems)
@@ -393,8 +402,11 @@ def _check_size(board: Mapping[str, Any], max_objects: int) -> None:
         )
 
 
-def _evaluate_item(item: object, path: str, problems: Problems) -> EvaluateItem | None:
-    """One choice to score, checked as the record reader checks a record's choice (solver.validation)."""
+def evaluate_item(item: object, path: str, problems: Problems) -> EvaluateItem | None:
+    """One choice to score, checked as the record reader checks a record's choice (solver.validation).
+
+    The protocol's ``evaluate`` entries and ``proliferate score --choice`` read this shape.
+    """
     if isinstance(item, list):
         before = len(problems)
         ids = unique_ids(item, path, problems)

@@ -8,15 +8,16 @@ import os
 import sys
 import threading
 
-from .engine import Settings, run_session
+from .engine import QUEUE_MAX, Settings, run_session
+from .signals import STOP_SECONDS, Interrupted, stopping
 
 __all__ = ["serve_stdio"]
 
 log = logging.getLogger("solver.protocol")
 
 
-def serve_stdio(settings: Settings) -> int:
-    """Serve one session until ``quit``, end of input or SIGINT; the exit status (130 after SIGINT).
+def serve_stdio(settings: Settings, *, queue_max: int = QUEUE_MAX) -> int:
+    """Serve one session until ``quit``, end of input, SIGINT or SIGTERM; the exit status (130 / 143 after them).
 
     File descriptor 1 is reserved for replies: anything else that writes to stdout -- a stray
     ``print`` or a native library's log -- is sent to stderr instead, since one foreign line
@@ -42,10 +43,11 @@ def serve_stdio(settings: Settings) -> int:
                 raise
 
     try:
-        run_session(sys.stdin.buffer, send, settings)
+        with stopping():
+            run_session(sys.stdin.buffer, send, settings, queue_max=queue_max, join_timeout=STOP_SECONDS)
         return 0
-    except KeyboardInterrupt:
-        return 130
+    except Interrupted as exc:
+        return exc.status
     finally:
         with lock:
             broken.set()

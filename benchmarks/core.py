@@ -1,0 +1,96 @@
+"""The compiled core against issue 26's targets: ``python -m benchmarks.core [--boards N] [--huge N]``.
+
+Prints one table, every figure also as a multiple of u (one ``gym.make("CartPole-v1")`` step,
+timed in the same run, :func:`benchmarks.common.cartpole_unit`):
+
+* ``solve()`` of a loaded board of 20 and of 200 objects with thresholds and effects;
+* :func:`solver.decide_many` over N boards of 20 objects (boards per second, and per u);
+* deciding boards already in the kernels' layout (:func:`solver.kernels.decide_layout`), per board;
+* ``solve()`` and the kernels on one huge board (100,000 objects by default);
+* ``proliferate solve`` cold start with numba's cache warm (a fresh process, wall clock).
+
+Boards come from :mod:`benchmarks.boards` with thresholds and effects (``extras``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from solver import decide_many, load_board, solve
+from solver.kernels import decide_layout, stack
+from solver.policy import DEFAULT_POLICY
+
+from .boards import BoardSpec, generate
+from .common import cartpole_unit, fmt_time, in_units, machine, markdown_table, time_it, write_json
+
+__all__ = ["main"]
+
+_EXAMPLE = Path(__file__).resolve().parent.parent / "solver" / "examples" / "classic.json"
+
+
+def _cold_start(repeats: int) -> float:
+    samples = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "solver", "solve", str(_EXAMPLE)], check=True, capture_output=True)
+        samples.append(time.perf_counter() - start)
+    return sorted(samples)[len(samples) // 2]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.core", description=__doc__.splitlines()[0])
+    parser.add_argument("--boards", type=int, default=10_000, help="boards of 20 objects decided together")
+    parser.add_argument("--huge", type=int, default=100_000, help="objects of the huge board")
+    args = parser.parse_args(argv)
+    if args.boards < 1 or args.huge < 4:
+        parser.error("--boards must be >= 1 and --huge >= 4")
+
+    unit = cartpole_unit()
+    small = load_board(generate(BoardSpec(20, extras=True, seed=1)))
+    medium = load_board(generate(BoardSpec(200, extras=True, seed=1)))
+    variants = ("duel", "free_for_all", "two_headed_giant")
+    many = [load_board(generate(BoardSpec(20, variants[s % 3], extras=True, seed=s))) for s in range(args.boards)]
+    huge = load_board(generate(BoardSpec(args.huge, extras=True, seed=1)))
+    decide_many(many[:10])  # load the kernels from numba's cache before timing
+
+    rows: list[list[object]] = []
+
+    def row(name: str, seconds: float, target: str) -> None:
+        rows.append([name, fmt_time(seconds), in_units(seconds, unit), target])
+
+    t, _ = time_it(lambda: solve(small), repeats=50, warmup=3, collect=False)
+    row("solve(), 20 objects, loaded", t.median, "<= 2u")
+    t, _ = time_it(lambda: solve(medium), repeats=30, warmup=3, collect=False)
+    row("solve(), 200 objects, loaded", t.median, "<= 5u")
+    t, _ = time_it(lambda: decide_many(many), repeats=3, warmup=1)
+    per = t.median / len(many)
+    rows.append([f"decide_many, {len(many):,} boards of 20", f"{1 / per:,.0f}/s", f"{unit.median / per:.2g} per u",
+                 ">= 3 per u"])  # fmt: skip
+    layout = stack(many, DEFAULT_POLICY)
+    t, _ = time_it(lambda: decide_layout(layout), repeats=5, warmup=1)
+    row("decide stacked arrays, per 20-object board", t.median / len(many), "<= 0.1u")
+    t, _ = time_it(lambda: solve(huge), repeats=3, warmup=1, budget=10.0)
+    row(f"solve(), {args.huge:,}-object board, loaded", t.median, "<= 1,500u")
+    t, _ = time_it(lambda: decide_layout(stack([huge], DEFAULT_POLICY)), repeats=3, warmup=1, budget=10.0)
+    row(f"kernels (stack + decide), {args.huge:,}-object board", t.median, "")
+    row("`proliferate solve` cold start, warm cache", _cold_start(5), "<= 0.8 s")
+
+    print(f"u = {fmt_time(unit.median)} (one CartPole-v1 step, this run)")
+    headers = ["measure", "time", "in u", "target"]
+    print(markdown_table(headers, rows))
+    payload = {
+        "machine": machine(),
+        "u": unit.to_json(),
+        "rows": [dict(zip(headers, map(str, r), strict=True)) for r in rows],
+    }
+    write_json("core", payload)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

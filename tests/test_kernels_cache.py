@@ -1,0 +1,46 @@
+"""numba's on-disk cache of the compiled core works for an installed (non-editable) copy of the package.
+
+The package is copied into a directory standing for site-packages, with ``NUMBA_CACHE_DIR``
+pointing elsewhere, as a read-only site-packages makes numba do (it falls back to a user-wide
+cache directory, which ``NUMBA_CACHE_DIR`` overrides).  The first process compiles and writes
+the cache there, nothing beside the sources; the second loads every kernel from it, compiling
+none.  (One compile of the kernels: the slowest test here, by design.)
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import solver
+
+_PROBE = """
+from solver.kernels.warm import warm
+from solver.kernels import exact
+warm()
+print(len(exact.decide_batch.stats.cache_misses), len(exact.decide_batch.stats.cache_hits))
+"""
+
+
+def test_an_installed_copy_compiles_once_into_numba_cache_dir_and_then_loads(tmp_path: Path) -> None:
+    site = tmp_path / "site-packages"
+    shutil.copytree(Path(solver.__file__).parent, site / "solver", ignore=shutil.ignore_patterns("__pycache__"))
+    cache = tmp_path / "numba-cache"
+    env = {**os.environ, "PYTHONPATH": str(site), "NUMBA_CACHE_DIR": str(cache)}
+    env.pop("NUMBA_DISABLE_JIT", None)
+
+    def run() -> tuple[int, int]:
+        out = subprocess.run([sys.executable, "-c", _PROBE], env=env, cwd=tmp_path, capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr
+        misses, hits = out.stdout.split()[-2:]
+        return int(misses), int(hits)
+
+    first_misses, _ = run()
+    assert first_misses >= 1  # compiled, the cache being empty
+    assert list(cache.rglob("*.nbi")), "the cache index was not written to NUMBA_CACHE_DIR"
+    assert not list((site / "solver").rglob("*.nbi")), "the cache was written beside the installed sources"
+    misses, hits = run()
+    assert (misses, hits) == (0, 1)  # loaded from the cache, nothing compiled
