@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev,fast,rl,plot,bench,rllib]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,rl,plot,bench,rllib]'
 	$(BIN)/python -m solver.kernels.warm
 	touch $(STAMP)
 

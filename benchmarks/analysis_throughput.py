@@ -47,13 +47,15 @@ from solver.analysis.records import LineProblem, iter_lines
 DISTINCT_BOARDS = 400
 
 
-def records(n: int, seed: int) -> Iterator[dict[str, Any]]:
-    """``n`` records over :data:`DISTINCT_BOARDS` boards (8 to 24 objects, all variants), random legal choices."""
+def records(n: int, seed: int, size: int | None = None) -> Iterator[dict[str, Any]]:
+    """``n`` records over :data:`DISTINCT_BOARDS` boards (8 to 24 objects, or ``size``; all variants), random legal
+    choices."""
     rng = random.Random(seed)
     boards = []
     for i in range(min(n, DISTINCT_BOARDS)):
         variant = rng.choices(("duel", "free_for_all", "two_headed_giant"), weights=(6, 2, 2))[0]
-        spec = BoardSpec(rng.randint(8, 24), variant, proliferates=rng.choice((1, 1, 1, 2)), extras=i % 3 == 0, seed=i)
+        objects = rng.randint(8, 24) if size is None else size
+        spec = BoardSpec(objects, variant, proliferates=rng.choice((1, 1, 1, 2)), extras=i % 3 == 0, seed=i)
         boards.append(generate(spec))
     for i in range(n):
         board = boards[i % len(boards)]

@@ -1,14 +1,19 @@
 """Board loading speed: ``solver.load_board`` on generated boards, this checkout against a baseline checkout.
 
 Loading is half the cost of a small decision (``proliferate analyze``, the protocol), so it
-is measured on its own: boards of 20 to 2,000 objects from :mod:`benchmarks.boards`
-(plain, and with thresholds and replacement effects), and the mix of 8-24-object boards
-that :mod:`benchmarks.analysis_throughput` analyses.  Each side runs in its own fresh
-process (the two checkouts both define the ``solver`` package), the sides alternate for
-``--rounds`` rounds, and each figure is the fastest sample of all rounds: on a shared
-machine the minimum is the best estimate of the intrinsic cost.  The ``same`` column
-confirms both sides built identical boards (a digest of every dumped board and its
-counter-kind columns).
+is measured on its own: boards of 20 to 100,000 objects from :mod:`benchmarks.boards`
+(plain, and with thresholds and replacement effects), as JSON text (the form files, lines
+and requests arrive in) and as parsed JSON (a mapping), and the mix of 8-24-object boards
+that :mod:`benchmarks.analysis_throughput` analyses; then ``proliferate analyze``'s work
+per decision on one worker (:func:`solver.analysis.analyze.analyze_chunk` over chunks of
+20-object record lines), and the part of it that is decoding the line and loading its board.
+Each side runs in its own fresh process (the two checkouts both define the ``solver``
+package), the sides alternate for ``--rounds`` rounds, and each figure is the fastest
+sample of all rounds: on a shared machine the minimum is the best estimate of the intrinsic
+cost.  Every figure is also given in ``u``, one ``gym.make("CartPole-v1")`` step timed in the
+same process (:func:`benchmarks.common.cartpole_unit`; the lowest ``u`` of the rounds, as
+the figures are the lowest samples).  The ``same`` column confirms both sides built
+identical boards (a digest of every dumped board and its counter-kind columns).
 
     git worktree add /tmp/loader-base main
     python -m benchmarks.loading --baseline /tmp/loader-base
@@ -30,7 +35,10 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-SIZES = (20, 60, 200, 2000)
+SIZES = (20, 200, 2000, 100_000)
+#: Records of this many objects for the analyze rows (the target is stated for 20-object records).
+RECORD_OBJECTS = 20
+ANALYZE_KEYS = ("decision_s", "decode_load_s")
 #: Boards in the analysis mix (as many distinct boards as analysis_throughput uses).
 MIX_BOARDS = 400
 
@@ -57,38 +65,78 @@ def cases(sizes: Sequence[int]) -> list[dict[str, Any]]:
     return out
 
 
-def measure(path: Path, samples: int, sample_seconds: float) -> dict[str, Any]:
-    """Per case, the fastest and median per-board load time, and a digest of the boards built (child process)."""
+def _per_item(fn: Any, items: Sequence[Any], samples: int, sample_seconds: float) -> list[float]:
+    """Samples of the time ``fn`` takes per item, each sample ~``sample_seconds`` long (at least one pass)."""
+    start = time.perf_counter()
+    for item in items:
+        fn(item)
+    once = time.perf_counter() - start
+    loops = max(1, int(sample_seconds / max(once, 1e-9)))
+    times = []
+    for _ in range(samples):
+        start = time.perf_counter()
+        for _ in range(loops):
+            for item in items:
+                fn(item)
+        times.append((time.perf_counter() - start) / (loops * len(items)))
+    return times
+
+
+def measure(path: Path, samples: int, sample_seconds: float, n_records: int) -> dict[str, Any]:
+    """Per case, per-board load samples (text and mapping) and a digest of the boards built; the analyze samples
+    and the yardstick u (child process)."""
+    from benchmarks.common import cartpole_unit
     from solver import load_board
 
-    out: dict[str, Any] = {}
-    for case in json.loads(path.read_text()):
+    unit = cartpole_unit()
+    out: dict[str, Any] = {"cases": {}}
+    written = json.loads(path.read_text())
+    for case in written["cases"]:
         boards = case["boards"]
+        texts = [json.dumps(data) for data in boards]
         digest = hashlib.sha256()
-        for data in boards:
-            board = load_board(data)
+        for text in texts:
+            board = load_board(text)
             digest.update(json.dumps([board.to_dict(), board.kinds], sort_keys=True).encode())
-        start = time.perf_counter()
-        for data in boards:
-            load_board(data)
-        once = time.perf_counter() - start
-        loops = max(1, int(sample_seconds / max(once, 1e-9)))
-        times = []
-        for _ in range(samples):
-            start = time.perf_counter()
-            for _ in range(loops):
-                for data in boards:
-                    load_board(data)
-            times.append((time.perf_counter() - start) / (loops * len(boards)))
-        out[case["label"]] = {"samples_s": times, "digest": digest.hexdigest()}
+        out["cases"][case["label"]] = {
+            "samples_s": _per_item(load_board, texts, samples, sample_seconds),
+            "mapping_samples_s": _per_item(load_board, boards, samples, sample_seconds),
+            "digest": digest.hexdigest(),
+        }
+    out["analyze"] = analyze_samples(written["records"][:n_records], samples)
+    out["u_s"] = cartpole_unit().median if unit.median <= 0 else min(unit.median, cartpole_unit().median)
     return out
 
 
-def run_side(checkout: Path, path: Path, samples: int, sample_seconds: float) -> dict[str, Any]:
-    """:func:`measure` in a fresh process importing ``solver`` from ``checkout``."""
+def analyze_samples(lines: list[str], samples: int) -> dict[str, list[float]]:
+    """Per decision: ``analyze_chunk`` over chunks of 20-object record lines, and decoding + loading alone."""
+    from solver.analysis.analyze import CHUNK_SIZE, Job, analyze_chunk
+    from solver.analysis.grading import Thresholds
+    from solver.analysis.records import parse_line, resolve_matrices
+
+    chunks = [
+        Job([("bench", i + j, line) for j, line in enumerate(lines[i : i + CHUNK_SIZE])], None, Thresholds())
+        for i in range(0, len(lines), CHUNK_SIZE)
+    ]
+    analyze_chunk(chunks[0])  # warm: the first chunk compiles and caches what every later one reuses
+    total, loading = [], []
+    for _ in range(samples):
+        start = time.perf_counter()
+        for job in chunks:
+            analyze_chunk(job)
+        total.append((time.perf_counter() - start) / len(lines))
+        start = time.perf_counter()
+        for line in lines:
+            resolve_matrices(parse_line(line))
+        loading.append((time.perf_counter() - start) / len(lines))
+    return {"decision_s": total, "decode_load_s": loading}
+
+
+def run_side(checkout: Path, path: Path, samples: int, sample_seconds: float, n_records: int) -> dict[str, Any]:
+    """:func:`measure` in a fresh process importing ``solver`` from ``checkout`` (benchmarks from this one)."""
     command = [sys.executable, str(Path(__file__).resolve()), "--measure", str(path)]
-    command += ["--samples", str(samples), "--sample-seconds", str(sample_seconds)]
-    env = {**os.environ, "PYTHONPATH": str(checkout)}
+    command += ["--samples", str(samples), "--sample-seconds", str(sample_seconds), "--records", str(n_records)]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(checkout), str(ROOT)])}
     done = subprocess.run(command, cwd=checkout, env=env, check=True, capture_output=True, text=True)
     result: dict[str, Any] = json.loads(done.stdout)
     return result
@@ -101,50 +149,96 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=2, help="alternating rounds per side (default 2)")
     parser.add_argument("--samples", type=int, default=5, help="samples per case per round (default 5)")
     parser.add_argument("--sample-seconds", type=float, default=0.05, help="target length of one sample")
+    parser.add_argument("--records", type=int, default=1024, help="20-object records the analyze rows judge")
     parser.add_argument("--json", type=Path, default=None, help="where to write the JSON (default results/)")
     parser.add_argument("--measure", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.measure is not None:
-        print(json.dumps(measure(args.measure, args.samples, args.sample_seconds)))
+        print(json.dumps(measure(args.measure, args.samples, args.sample_seconds, args.records)))
         return 0
 
-    from benchmarks.common import fmt_time, markdown_table, write_json
+    from benchmarks.common import Timing, fmt_time, in_units, markdown_table, write_json
 
     sides = {"new": ROOT} | ({} if args.baseline is None else {"baseline": args.baseline.resolve()})
     all_cases = cases(args.sizes)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "cases.json"
-        path.write_text(json.dumps(all_cases))
+        # The records are made here, once, so both sides judge the same lines (written by this checkout).
+        from benchmarks.analysis_throughput import records
+
+        lines = [json.dumps(r) for r in records(args.records, seed=0, size=RECORD_OBJECTS)]
+        path.write_text(json.dumps({"cases": all_cases, "records": lines}))
         runs: dict[str, list[dict[str, Any]]] = {side: [] for side in sides}
         order = list(sides)
         for round_ in range(args.rounds):
             random.Random(round_).shuffle(order)
             for side in order:
-                runs[side].append(run_side(sides[side], path, args.samples, args.sample_seconds))
+                runs[side].append(run_side(sides[side], path, args.samples, args.sample_seconds, args.records))
+
+    units = {side: min(run["u_s"] for run in runs[side]) for side in sides}
+    unit = {side: Timing((units[side],)) for side in sides}
+
+    def shown(seconds: float, side: str) -> str:
+        return f"{fmt_time(seconds)} ({in_units(seconds, unit[side])})"
 
     table = []
     results = []
     for case in all_cases:
         label = case["label"]
-        best = {side: min(t for run in runs[side] for t in run[label]["samples_s"]) for side in sides}
-        digests = {run[label]["digest"] for side in sides for run in runs[side]}
-        row: list[object] = [label, case["objects"], fmt_time(best["new"])]
+        best = {side: min(t for run in runs[side] for t in run["cases"][label]["samples_s"]) for side in sides}
+        mapping = {
+            side: min(t for run in runs[side] for t in run["cases"][label]["mapping_samples_s"]) for side in sides
+        }
+        digests = {run["cases"][label]["digest"] for side in sides for run in runs[side]}
+        row: list[object] = [label, case["objects"], shown(best["new"], "new"), shown(mapping["new"], "new")]
         if "baseline" in sides:
-            row = [label, case["objects"], fmt_time(best["baseline"]), fmt_time(best["new"])]
+            row = [label, case["objects"], shown(best["baseline"], "baseline"), *row[2:]]
             row += [f"{best['baseline'] / best['new']:.2f}x", "yes" if len(digests) == 1 else "NO"]
         table.append(row)
-        results.append({"label": label, "objects": case["objects"], "best_s": best, "same": len(digests) == 1})
-    headers = ["board", "objects", "load (new)"]
+        results.append(
+            {
+                "label": label,
+                "objects": case["objects"],
+                "best_s": best,
+                "best_mapping_s": mapping,
+                "same": len(digests) == 1,
+            }
+        )
+    headers = ["board", "objects", "text (new)", "mapping (new)"]
     if "baseline" in sides:
-        headers = ["board", "objects", "load (baseline)", "load (new)", "speed-up", "same"]
-    print("## Board loading, per board (fastest sample)\n")
+        headers = ["board", "objects", "text (baseline)", "text (new)", "mapping (new)", "speed-up (text)", "same"]
+    print("## Board loading, per board (fastest sample; JSON text and parsed JSON)\n")
     print(markdown_table(headers, table))
+    print("\nu (one CartPole-v1 step, this run): " + ", ".join(f"{side} {fmt_time(units[side])}" for side in sides))
+    analyze = {
+        side: {key: min(t for run in runs[side] for t in run["analyze"][key]) for key in ANALYZE_KEYS} for side in sides
+    }
+    print(f"\n## proliferate analyze, one worker, {RECORD_OBJECTS}-object records (per decision, fastest sample)\n")
+    rows = [
+        [side, shown(analyze[side]["decision_s"], side), f"{1 / analyze[side]['decision_s']:,.0f}",
+         shown(analyze[side]["decode_load_s"], side)]
+        for side in sides
+    ]  # fmt: skip
+    print(markdown_table(["checkout", "per decision", "decisions/s", "of which decode + load"], rows))
+    big = [r for r in results if r["objects"] >= 100_000]
+    small = {r["objects"]: r["best_s"]["new"] for r in results if r["label"].endswith("plain")}
+    print(
+        "\nTargets (issue 27): load_board of JSON text at most 3u / 20u for 20 / 200 objects, 0.2 s for 100,000; "
+        "analyze at most 5u per decision."
+    )
+    for objects, limit in ((20, 3), (200, 20)):
+        if objects in small:
+            print(f"- {objects} objects: {in_units(small[objects], unit['new'])} (target {limit}u)")
+    for r in big:
+        print(f"- {r['label']}: {fmt_time(r['best_s']['new'])} (target 0.2 s)")
+    print(f"- analyze: {in_units(analyze['new']['decision_s'], unit['new'])} per decision (target 5u)")
     commit = None
     if args.baseline is not None:
         commit = subprocess.run(
             ["git", "-C", str(args.baseline), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
         ).stdout.strip()
-    target = write_json("loading", {"baseline_commit": commit, "cases": results}, args.json)
+    payload = {"baseline_commit": commit, "u_s": units, "cases": results, "analyze": analyze}
+    target = write_json("loading", payload, args.json)
     print(f"\nwrote {target}")
     return 0 if all(r["same"] for r in results) else 1
 

@@ -3,8 +3,8 @@
 One server process (stdio, as engines run it), a handshake and warm-up solves, then, per board,
 the median round trip of: a ``solve`` with the full reply (the baseline, as before ``fields``),
 a ``solve`` with ``"fields": ["chosen", "poison_recipients", "value", "status"]``, and a ``ping``
-(the transport's floor); the same short solve without the ``fast`` extra (a second server, and
-this client, with orjson made unimportable: the standard library's JSON on both sides); plus,
+(the transport's floor); the same short solve with msgspec's JSON turned off (a second server, and
+this client, with ``solver.jsoncodec.FAST`` off: the standard library's JSON on both sides); plus,
 in process for reference, loading and solving (what the server must do per request) and
 solving a loaded board.  Ratios are against the full reply measured in the same run, since the
 machine is shared.
@@ -40,23 +40,23 @@ from solver.protocol.client import EngineClient
 ANSWER_ONLY = ("chosen", "poison_recipients", "value", "status")
 #: The target of issue 11: a 200-object round trip with only the answer.
 TARGET_S = 0.003
-#: ``proliferate serve`` as installed without the fast extra: orjson cannot be imported.
+#: ``proliferate serve`` with the standard library's JSON (``solver.jsoncodec.FAST`` off).
 STDLIB_SERVE = [
     sys.executable,
     "-c",
-    "import sys; sys.modules['orjson'] = None; from solver.cli import main; raise SystemExit(main(['serve']))",
+    "from solver import jsoncodec; jsoncodec.FAST = False; from solver.cli import main; "
+    "raise SystemExit(main(['serve']))",
 ]
 
 
 @contextmanager
 def stdlib_json() -> Iterator[None]:
-    """This process's JSON as without the fast extra (what :data:`STDLIB_SERVE` is for the server)."""
-    installed = jsoncodec.orjson
-    jsoncodec.orjson = None  # type: ignore[assignment]
+    """This process's JSON as the standard library's (what :data:`STDLIB_SERVE` is for the server)."""
+    jsoncodec.FAST = False
     try:
         yield
     finally:
-        jsoncodec.orjson = installed
+        jsoncodec.FAST = True
 
 
 def measure(sizes: Sequence[int], repeats: int) -> list[dict[str, Any]]:
@@ -107,7 +107,7 @@ def table(rows: list[dict[str, Any]]) -> str:
                 "full": "solve, full reply (baseline)",
                 "answer": f"solve, fields={list(ANSWER_ONLY)}",
                 "answer_collected": "the same, a full collection forced before each (as timed before 2026-12-01)",
-                "answer_stdlib": "the same, standard library's JSON (no fast extra)",
+                "answer_stdlib": "the same, standard library's JSON (msgspec's off)",
                 "ping": "ping",
                 "load_solve": "load_board + solve in process (the server's floor)",
                 "in_process": "solver.solve in process, board loaded",

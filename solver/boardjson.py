@@ -1,12 +1,19 @@
 """Board JSON, format version 1: the only way boards enter and leave the library as data.
 
+The format is defined once, by the Structs of :mod:`solver.formats`: msgspec decodes and
+validates the JSON text into them in C while parsing.  This module adds what a type cannot
+state, once per board over the decoded Structs (ids unique across players and permanents, a
+controller or protector names a player, Two-Headed Giant teams, card types and names, counter
+kinds, the limits of ``docs/limits.md`` that need the whole board), building the rows that
+:func:`solver.board.assemble` turns into a :class:`~solver.board.Board`.
+
 The loader is strict (unknown fields are errors) because a misspelt field silently falling
-back to its default would give a confidently wrong decision.  It reports every problem in
-one pass, each at the JSON path of the offending value, so a user fixes a board in one edit
-rather than one error at a time.  It is also the hot path for 100,000-permanent boards, so
-each value is checked once with cheap type tests and counter kinds are normalised through
-a per-load cache.  The format is documented in ``docs/board-format.md`` and
-``solver/schema/board-v1.schema.json``.
+back to its default would give a confidently wrong decision.  It reports every problem, each
+at the JSON path of the offending value, so a user fixes a board in one edit rather than one
+error at a time: msgspec stops at the first, so on the error path the parsed document is
+walked against the same Structs (:func:`solver.formats.type_problems`) and the checks above
+run over the parts that decoded.  The format is documented in ``docs/board-format.md`` and
+the generated ``solver/schema/board-v1.schema.json``.
 """
 
 from __future__ import annotations
@@ -14,81 +21,48 @@ from __future__ import annotations
 import gc
 import json
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any, NamedTuple, TypeAlias
+from typing import Any, NamedTuple, TypeAlias, get_type_hints
 
+import msgspec
 import numpy as np
+from msgspec import UNSET
 
-from . import jsoncodec, limits
+from . import limits
 from .board import CARD_TYPE_NAMES, Board, Effect, PermanentRow, Player, TeamPoison, Threshold, Variant, assemble
 from .cards import CARDS, SUPPORTED_CARDS, canonical_card
 from .errors import BoardError, Problem
 from .files import TooLarge, read_bounded
-from .kinds import KindError, known_kind, same_kind_message
-from .validation import (
-    Problems,
-    finite_number,
-    id_string,
-    int_in_range,
-    is_int,
-    is_list,
+from .formats import (
+    BOARD_DECODER,
+    NOT_TEXT,
+    BoardStruct,
+    EffectStruct,
+    PermanentStruct,
+    PlayerStruct,
     is_text,
     join,
     keyed,
-    string,
-    text,
-    unknown_fields,
+    type_problems,
 )
+from .kinds import KindError, known_kind, same_kind_message
 
-__all__ = ["FORMAT_VERSION", "BoardLike", "as_board", "dump_board", "load_board"]
+__all__ = ["FORMAT_VERSION", "BoardLike", "as_board", "dump_board", "load_board", "load_struct"]
 
 FORMAT_VERSION = 1
-
-_TOP_FIELDS = frozenset(
-    {"format", "variant", "proliferator", "proliferates", "team_poison", "players", "permanents", "effects"}
-)
-_PLAYER_FIELDS = frozenset({"id", "team", "life", "counters"})
-_PERMANENT_FIELDS = frozenset(
-    {
-        "id",
-        "controller",
-        "name",
-        "types",
-        "power",
-        "toughness",
-        "damage",
-        "counters",
-        "keywords",
-        "subtypes",
-        "chapters",
-        "protector",
-        "phased_out",
-        "no_counters",
-        "value",
-        "thresholds",
-        "counter_values",
-    }
-)
-#: The fields :meth:`_Loader.plain_permanent` reads; a permanent with any other takes the checked path.
-_PLAIN_FIELDS = _PERMANENT_FIELDS - {"value", "thresholds", "counter_values"}
-_THRESHOLD_FIELDS = frozenset({"kind", "at", "effect", "label"})
-_EFFECT_FIELDS = frozenset(
-    {"card", "controller", "source"} | {p.name for card in CARDS.values() for p in card.parameters}
-)
 
 #: Card types by lower-case spelling; "tribal" is the pre-2024 name of kindred (205.2a).
 _TYPES: dict[str, str] = {name: name for name in CARD_TYPE_NAMES} | {"tribal": "kindred"}
 _TYPE_LIST = ", ".join(sorted(CARD_TYPE_NAMES))
 _VARIANTS = {v.value: v for v in Variant}
-_MAX_PROLIFERATES = limits.MAX_PROLIFERATES
-#: Bound on counts: see :mod:`solver.limits`.
-_MAX_INT = limits.MAX_COUNT
-_MAX_SIGNED = limits.MAX_SIGNED
-#: Stands for a field that is absent, as distinct from one set to null.
-_ABSENT: Any = object()
-
-
+#: The effect fields that are card parameters (solver.cards.Parameter), in the Struct's order.
+_PARAMETERS = tuple(sorted({p.name for card in CARDS.values() for p in card.parameters}))
+#: Per-process caches of what a spelling means (pure functions of the text; cleared past _CACHE_SIZE entries).
+_KINDS: dict[str, str | None] = {}
+_CANONICAL: set[str] = set()  # keys that are their own canonical kind
+_TYPE_CACHE: dict[tuple[str, ...], tuple[str, ...]] = {}
+_CACHE_SIZE = 100_000
 #: A board in any form the public entry points accept (:func:`as_board`).
 BoardLike: TypeAlias = Board | Mapping[str, Any] | str | bytes | os.PathLike[str]
 
@@ -103,13 +77,14 @@ def as_board(board: object) -> Board:
     >>> as_board({"variant": "duel", "players": [{"id": "me"}, {"id": "you"}], "proliferator": "me"}).n_players
     2
     """
-    if isinstance(board, Board | Mapping | str | bytes | os.PathLike):
+    if isinstance(board, Board | BoardStruct | Mapping | str | bytes | os.PathLike):
         return load_board(board)
     raise TypeError(f"board must be {_BOARD}, not {type(board).__name__}")
 
 
-def load_board(source: BoardLike, *, max_bytes: int = limits.MAX_BOARD_BYTES) -> Board:
-    """Load a board from parsed JSON, JSON text, or a JSON file (a :class:`Board` is returned as it is).
+def load_board(source: BoardLike | BoardStruct, *, max_bytes: int = limits.MAX_BOARD_BYTES) -> Board:
+    """Load a board from a :class:`Board` (returned as it is), decoded Structs, parsed JSON (a mapping), JSON text,
+    or a JSON file.
 
     A ``str`` (or UTF-8 ``bytes``) starting with ``{`` (after whitespace) is JSON text, any
     other ``str``, ``bytes`` or path-like is a file name.  Raises
@@ -120,10 +95,36 @@ def load_board(source: BoardLike, *, max_bytes: int = limits.MAX_BOARD_BYTES) ->
     if isinstance(source, Board):
         return source
     with gc_paused():
-        data = _parse(source, max_bytes)
-        if not isinstance(data, Mapping):
-            raise BoardError([Problem("", "must be an object (the board)")])
-        return _Loader().load(data)
+        if isinstance(source, BoardStruct):
+            return load_struct(source)
+        if isinstance(source, Mapping):
+            try:
+                struct = msgspec.convert(source, BoardStruct)
+            except (msgspec.ValidationError, UnicodeEncodeError) as exc:  # the latter: a lone surrogate
+                raise _refusal(source, exc) from None
+            return load_struct(struct, check_text=True)
+        text = _text(source, max_bytes)
+        try:
+            struct = BOARD_DECODER.decode(text)
+        except (msgspec.ValidationError, msgspec.DecodeError, UnicodeEncodeError) as exc:
+            if isinstance(exc, msgspec.ValidationError) and "length" in str(exc):
+                _refuse_sizes(text)  # a list past its limit: refused without building the parsed document
+            raise _refusal(_parse(text), exc) from None
+        return load_struct(struct)
+
+
+def load_struct(struct: BoardStruct, check_text: bool = False) -> Board:
+    """The board of decoded Structs, after the checks a type cannot state; BoardError lists every problem.
+
+    ``check_text``: also refuse lone surrogates in free text (JSON text decoded by msgspec
+    cannot hold one; a mapping can).
+    """
+    checker = _Checker(len(struct.players) + len(struct.permanents), check_text)
+    checker.sizes(struct.variant, len(struct.players), len(struct.effects))
+    checker.team_poison = TeamPoison(struct.team_poison)
+    return checker.board(
+        struct.variant, struct.proliferator, struct.proliferates, struct.players, struct.permanents, struct.effects
+    )
 
 
 @contextmanager
@@ -218,42 +219,112 @@ def _dump_effect(e: Effect) -> dict[str, Any]:
 # ---------------------------------------------------------------------- parsing
 
 
-def _parse(source: str | bytes | os.PathLike[str] | Mapping[str, Any], max_bytes: int) -> Any:
-    if isinstance(source, Mapping):
-        return source
-    text: str | bytes
+def _text(source: str | bytes | os.PathLike[str], max_bytes: int) -> str | bytes:
+    """The JSON text of a source: the text itself, or the file's (read up to ``max_bytes``)."""
     if isinstance(source, str) and source.lstrip().startswith("{"):
-        text = source
-    elif isinstance(source, bytes) and source.lstrip().startswith(b"{"):
-        text = source  # as read from a socket or a pipe; jsoncodec reads it as UTF-8
-    else:
-        try:
-            name = os.fspath(source)
-        except TypeError:
-            raise BoardError(
-                [
-                    Problem(
-                        "",
-                        f"a board must be a mapping, JSON text or a file path, not {type(source).__name__}",
-                    )
-                ]
-            ) from None
-        try:
-            text = read_bounded(name, max_bytes, "board file").decode("utf-8")
-        except TooLarge as exc:
-            raise BoardError([Problem("", f"cannot read board file {str(name)!r}: {exc}")]) from None
-        except OSError as exc:
-            raise BoardError([Problem("", f"cannot read board file {str(name)!r}: {exc.strerror or exc}")]) from None
-        except UnicodeDecodeError as exc:
-            raise BoardError([Problem("", f"cannot read board file {str(name)!r}: not UTF-8 ({exc.reason})")]) from None
-        except ValueError:  # a NUL byte or a lone surrogate (UnicodeEncodeError): no file can have that name
-            raise BoardError([Problem("", f"cannot read board file {str(name)!r}: not a possible file name")]) from None
+        return source
+    if isinstance(source, bytes) and source.lstrip().startswith(b"{"):
+        return source  # as read from a socket or a pipe: UTF-8
     try:
-        return jsoncodec.loads(text)
+        name = os.fspath(source)
+    except TypeError:
+        message = f"a board must be a mapping, JSON text or a file path, not {type(source).__name__}"
+        raise BoardError([Problem("", message)]) from None
+    try:
+        return read_bounded(name, max_bytes, "board file").decode("utf-8")
+    except TooLarge as exc:
+        raise BoardError([Problem("", f"cannot read board file {str(name)!r}: {exc}")]) from None
+    except OSError as exc:
+        raise BoardError([Problem("", f"cannot read board file {str(name)!r}: {exc.strerror or exc}")]) from None
+    except UnicodeDecodeError as exc:
+        raise BoardError([Problem("", f"cannot read board file {str(name)!r}: not UTF-8 ({exc.reason})")]) from None
+    except ValueError:  # a NUL byte or a lone surrogate (UnicodeEncodeError): no file can have that name
+        raise BoardError([Problem("", f"cannot read board file {str(name)!r}: not a possible file name")]) from None
+
+
+def _parse(text: str | bytes) -> Any:
+    """The error path: the text as plain Python values (the standard library's reading and messages)."""
+    try:
+        return json.loads(text if isinstance(text, str) else text.decode("utf-8"))
     except json.JSONDecodeError as exc:
         raise BoardError([Problem("", f"not valid JSON: line {exc.lineno} column {exc.colno}: {exc.msg}")]) from None
     except (ValueError, RecursionError) as exc:
         raise BoardError([Problem("", f"not valid JSON: {exc}")]) from None
+
+
+class _Sizes(msgspec.Struct):
+    """The lists whose sizes have limits, each item left undecoded (for refusing a huge board cheaply)."""
+
+    variant: Any = None
+    players: list[msgspec.Raw] | Any = ()
+    permanents: list[msgspec.Raw] | Any = ()
+    effects: list[msgspec.Raw] | Any = ()
+
+
+_SIZES = msgspec.json.Decoder(_Sizes)
+
+
+def _refuse_sizes(text: str | bytes) -> None:
+    """Raise the size problems of a board's JSON text, if it has any (else return)."""
+    try:
+        sizes = _SIZES.decode(text)
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        return
+    players, permanents, effects = (
+        len(v) if isinstance(v, list) else 0 for v in (sizes.players, sizes.permanents, sizes.effects)
+    )
+    _Checker(players + permanents, check_text=False).sizes(sizes.variant, players, effects)
+
+
+def _refusal(data: Any, exc: Exception) -> BoardError:
+    """Every problem of a board msgspec refused (at its first problem): the type walk, then the other checks."""
+    if not isinstance(data, Mapping):
+        return BoardError([Problem("", "must be an object (the board)")])
+    players, permanents, effects = (data.get(key) for key in ("players", "permanents", "effects"))
+    players = players if isinstance(players, list | tuple) else ()
+    permanents = permanents if isinstance(permanents, list | tuple) else ()
+    effects = effects if isinstance(effects, list | tuple) else ()
+    checker = _Checker(len(players) + len(permanents), check_text=True)
+    variant = data.get("variant")
+    checker.sizes(variant, len(players), len(effects))
+    problems = type_problems(data, BoardStruct)
+    checker.incomplete = True
+    top = {key: _decoded(data.get(key), key) for key in ("variant", "proliferator", "proliferates", "team_poison")}
+    if top["team_poison"] is not None:
+        checker.team_poison = TeamPoison(top["team_poison"])
+    try:
+        checker.board(
+            top["variant"],
+            top["proliferator"],
+            top["proliferates"] if top["proliferates"] is not None else 1,
+            [_decoded_item(raw, PlayerStruct) for raw in players],
+            [_decoded_item(raw, PermanentStruct) for raw in permanents],
+            [_decoded_item(raw, EffectStruct) for raw in effects],
+        )
+    except BoardError as more:
+        problems += [p for p in more.problems if p not in problems]
+    if not problems:  # msgspec refused what the walk accepts (it should not happen): say what msgspec said
+        problems = [Problem("", f"invalid board: {exc}")]
+    return BoardError(problems)
+
+
+def _decoded(value: Any, key: str) -> Any:
+    """One top-level field's value if it is valid, else None."""
+    try:
+        return None if value is None else msgspec.convert(value, _BOARD_HINTS[key])
+    except (msgspec.ValidationError, UnicodeEncodeError):
+        return None
+
+
+_BOARD_HINTS = get_type_hints(BoardStruct, include_extras=True)
+
+
+def _decoded_item(raw: Any, struct: type) -> Any:
+    """A list item as its Struct if it is valid, else the raw item (whose id, if any, is still registered)."""
+    try:
+        return msgspec.convert(raw, struct)
+    except (msgspec.ValidationError, UnicodeEncodeError):
+        return raw
 
 
 class _Head(NamedTuple):
@@ -264,63 +335,66 @@ class _Head(NamedTuple):
     raw: Mapping[str, Any]
 
 
-class _Loader:
-    """One load: collects problems and the ids seen so far while walking the document once."""
+class _Checker:
+    """One board's checks beyond the types: collects problems, the ids and the counter kinds seen."""
 
-    def __init__(self) -> None:
-        self.problems = Problems()
-        self.ids: dict[str, str] = {}  # id -> path of the object that first used it
+    def __init__(self, n_objects: int, check_text: bool) -> None:
+        self.problems: list[Problem] = []
+        self.ids: dict[str, str | int] = {}  # id -> path of the player, or index of the permanent, first using it
         self.player_ids: set[str] = set()
-        self.kind_cache: dict[str, str | None] = {}
-        self.type_cache: dict[tuple[str, ...], tuple[str, ...]] = {}
         self.kinds: set[str] = set()  # distinct canonical kinds seen, for the kinds and cells limits
-        self.n_objects = 0  # players and permanents, known before they are walked
-        self.kinds_refused = False
+        self.n_objects = n_objects
+        self.check_text = check_text
+        self.incomplete = False  # some items failed their types (the error path): check, never build
         self.team_poison = TeamPoison.SHARED
-        self.controller_of: dict[str, str] = {}  # permanent id -> its controller, for effects' sources
 
     def problem(self, path: str, message: str) -> None:
-        self.problems.add(path, message)
+        self.problems.append(Problem(path, message))
+
+    # ------------------------------------------------------------------ limits
+    def sizes(self, variant: object, n_players: int, n_effects: int) -> None:
+        """Refuse lists past their limits before anything else is checked, each alone."""
+        problems: list[Problem] = []
+        if n_players > limits.MAX_PLAYERS:
+            problems.append(Problem("players", f"{n_players} players; the limit is {limits.MAX_PLAYERS}"))
+        elif variant != Variant.TWO_HEADED_GIANT and n_players > limits.MAX_SEATS:
+            problems.append(
+                Problem("players", f"{n_players} players; the limit is {limits.MAX_SEATS} outside two_headed_giant")
+            )
+        if self.n_objects > limits.MAX_OBJECTS:
+            problems.append(
+                Problem("permanents", f"{self.n_objects} players and permanents; the limit is {limits.MAX_OBJECTS}")
+            )
+        if n_effects > limits.MAX_EFFECTS:
+            problems.append(Problem("effects", f"{n_effects} effects; the limit is {limits.MAX_EFFECTS}"))
+        if problems:
+            raise BoardError(problems)
 
     # ------------------------------------------------------------------ the board
-    def load(self, data: Mapping[str, Any]) -> Board:
-        self.check_sizes(data)
-        unknown_fields(data, _TOP_FIELDS, "", self.problems)
-        if "format" in data and not (is_int(data["format"]) and data["format"] == FORMAT_VERSION):
-            self.problem("format", f"unsupported format {data['format']!r}; this library reads format 1")
-        variant = self.variant(data)
-        proliferates = 1
-        if "proliferates" in data:
-            value = data["proliferates"]
-            if is_int(value) and 1 <= value <= _MAX_PROLIFERATES:
-                proliferates = value
-            else:
-                self.problem("proliferates", f"must be an integer from 1 to {_MAX_PROLIFERATES}")
-        if "team_poison" in data:
-            conventions = [c.value for c in TeamPoison]
-            if data["team_poison"] in conventions:
-                self.team_poison = TeamPoison(data["team_poison"])
-            else:
-                self.problem("team_poison", f"must be one of {', '.join(map(repr, conventions))} (810.10)")
-        players = self.players(data, variant)
-        permanents = [
-            perm
-            for i, raw in enumerate(self.list_field(data, "permanents", "", required=False))
-            if (perm := self.permanent(raw, f"permanents[{i}]")) is not None
-        ]
-        self.controller_of = {perm[0]: perm[1] for perm in permanents}
-        placed = [
-            (effect, path)
-            for i, raw in enumerate(self.list_field(data, "effects", "", required=False))
-            if (effect := self.effect(raw, path := f"effects[{i}]")) is not None
-        ]
-        effects = [effect for effect, _ in placed]
-        proliferator = self.player_ref(data, "proliferator", "")
+    def board(
+        self,
+        variant_name: str | None,
+        proliferator: str | None,
+        proliferates: int,
+        players: Sequence[Any],
+        permanents: Sequence[Any],
+        effects: Sequence[Any],
+    ) -> Board:
+        """The board, or BoardError with every problem; items that failed their types are given raw."""
+        variant = _VARIANTS.get(variant_name) if variant_name is not None else None
+        heads = self.players(players, variant)
+        rows = self.permanents(permanents)
+        placed = self.effects(effects, {row[0]: row[1] for row in rows})
+        self.check_kinds(players, permanents)
+        if proliferator is not None:
+            proliferator = self.player_ref(proliferator, "proliferator")
         if proliferator is not None:
             self.check_rounds(placed, proliferator, proliferates)
-        if self.problems or variant is None or proliferator is None:
-            raise BoardError(self.problems.list())
-        board = assemble(variant, proliferator, players, permanents, tuple(effects), proliferates, self.team_poison)
+        if self.problems or self.incomplete or variant is None or proliferator is None:
+            raise BoardError(self.problems)
+        board = assemble(
+            variant, proliferator, heads, rows, tuple(e for e, _ in placed), proliferates, self.team_poison
+        )
         self.check_once_per_turn(board, placed)
         check_magnitude(board)
         return board
@@ -346,47 +420,31 @@ class _Loader:
                     f"turn, but this resolution proliferates {board.rounds} times; not modelled",
                 )
         if self.problems:
-            raise BoardError(self.problems.list())
+            raise BoardError(self.problems)
 
-    # ------------------------------------------------------------------ limits
-    def check_sizes(self, data: Mapping[str, Any]) -> None:
-        """Refuse lists past their limits before walking them, so a huge board costs little."""
-        sizes = {key: len(value) for key in ("players", "permanents", "effects") if is_list(value := data.get(key))}
-        self.n_objects = sizes.get("players", 0) + sizes.get("permanents", 0)
-        variant = data.get("variant")
-        problems: list[Problem] = []
-        n_players = sizes.get("players", 0)
-        if n_players > limits.MAX_PLAYERS:
-            problems.append(Problem("players", f"{n_players} players; the limit is {limits.MAX_PLAYERS}"))
-        elif variant != Variant.TWO_HEADED_GIANT and n_players > limits.MAX_SEATS:
-            problems.append(
-                Problem("players", f"{n_players} players; the limit is {limits.MAX_SEATS} outside two_headed_giant")
-            )
-        if self.n_objects > limits.MAX_OBJECTS:
-            problems.append(
-                Problem("permanents", f"{self.n_objects} players and permanents; the limit is {limits.MAX_OBJECTS}")
-            )
-        if sizes.get("effects", 0) > limits.MAX_EFFECTS:
-            problems.append(Problem("effects", f"{sizes['effects']} effects; the limit is {limits.MAX_EFFECTS}"))
-        if problems:
-            raise BoardError(problems)
-
-    def new_kind(self, kind: str, path: str) -> None:
-        """Count a distinct kind; refuse the first one past the kinds or cells limit, at its path."""
-        message = self.count_kind(kind)
-        if message:
-            self.problem(path, message)
-
-    def count_kind(self, kind: str) -> str:
-        """Count a distinct kind: why it is refused if it is the first past a limit, else ""."""
-        if kind in self.kinds:
-            return ""
-        self.kinds.add(kind)
-        if self.kinds_refused:
-            return ""
-        message = self.refusal(len(self.kinds))
-        self.kinds_refused = bool(message)
-        return message
+    def check_kinds(self, players: Sequence[Any], permanents: Sequence[Any]) -> None:
+        """Refuse the first kind past the kinds or the cells limit, at its path (found again only then)."""
+        if not self.refusal(len(self.kinds)):
+            return
+        seen: set[str] = set()
+        places: list[tuple[str, Iterable[str]]] = [
+            (f"players[{i}].counters", p.counters) for i, p in enumerate(players) if type(p) is PlayerStruct
+        ]
+        for i, p in enumerate(permanents):
+            if type(p) is PermanentStruct:
+                places.append((f"permanents[{i}].counters", p.counters))
+                places.extend((f"permanents[{i}].thresholds[{j}].kind", [t.kind]) for j, t in enumerate(p.thresholds))
+                places.append((f"permanents[{i}].counter_values", p.counter_values))
+        for where, keys in places:
+            for key in keys:
+                kind = self.kind(key)
+                if kind is None or kind in seen:
+                    continue
+                seen.add(kind)
+                message = self.refusal(len(seen))
+                if message:
+                    self.problem(where if where.endswith(".kind") else keyed(where, key), message)
+                    return
 
     def refusal(self, n: int) -> str:
         """Why ``n`` distinct kinds are too many for this board (the kinds or the cells limit), else ""."""
@@ -398,24 +456,6 @@ class _Loader:
                 "(the limit on objects x kinds)"
             )
         return ""
-
-    def first_kind(self, key: object) -> str | None:
-        """The kind of a key not seen before, counted, for the plain path; None where there is a problem.
-
-        None for a key that is no kind, or whose kind a limit refuses: neither is cached or
-        counted, so the checked path then meets the key for the first time and reports it.
-        """
-        if not isinstance(key, str) or key in self.kind_cache:
-            return None
-        try:
-            kind = known_kind(key)
-        except KindError:
-            return None
-        if kind not in self.kinds and not self.kinds_refused and self.refusal(len(self.kinds) + 1):
-            return None
-        self.kind_cache[key] = kind
-        self.count_kind(kind)
-        return kind
 
     def check_rounds(self, placed: list[tuple[Effect, str]], proliferator: str, first: int) -> None:
         """Refuse more proliferates per resolution than every solver loops over (the rounds limit)."""
@@ -431,51 +471,42 @@ class _Loader:
                     )
                     return
 
-    def variant(self, data: Mapping[str, Any]) -> Variant | None:
-        if "variant" not in data:
-            self.problem("variant", "required")
-            return None
-        value = data["variant"]
-        variant = _VARIANTS.get(value) if isinstance(value, str) else None
-        if variant is None:
-            self.problem("variant", f"unknown variant {value!r}; expected one of {', '.join(_VARIANTS)}")
-        return variant
-
     # ------------------------------------------------------------------ players
-    def players(self, data: Mapping[str, Any], variant: Variant | None) -> list[Player]:
-        raws = self.list_field(data, "players", "", required=True)
-        if "players" in data and is_list(data["players"]) and not raws:
-            self.problem("players", "must not be empty")
+    def players(self, players: Sequence[Any], variant: Variant | None) -> list[Player]:
         giant = variant is Variant.TWO_HEADED_GIANT
-        life = 30 if giant else 20  # 103.4, 810.4
+        default_life = 30 if giant else 20  # 103.4, 810.4
         heads: list[_Head] = []
-        for i, raw in enumerate(raws):
+        for i, p in enumerate(players):
             path = f"players[{i}]"
-            if not isinstance(raw, Mapping):
-                self.problem(path, "must be an object")
+            if type(p) is not PlayerStruct:
+                self.raw_id(p, path, player=True)
                 continue
-            self.unknown_fields(raw, _PLAYER_FIELDS, path)
-            pid = raw.get("id")
-            if type(pid) is str and pid and pid not in self.ids and is_text(pid):
-                self.ids[pid] = path
-            else:
-                pid = self.new_id(raw, path)
+            pid = self.new_id(p.id, path, path)
             team: str | None = None
-            if "team" in raw:
-                team = self.name(raw["team"], f"{path}.team")
+            if isinstance(p.team, str):
+                team = p.team
+                if self.check_text and not is_text(team):
+                    self.problem(f"{path}.team", NOT_TEXT)
+                    team = None
             elif giant:
                 self.problem(f"{path}.team", "required in two_headed_giant (810.1)")
-            player_life = self.int_field(raw, "life", path, None)
-            if player_life is None:
-                player_life = life
-            counters = self.counters(raw, path)
+            life = default_life if p.life is UNSET else p.life
+            counters = self.counters(p.counters, path)
             if pid is not None:
                 self.player_ids.add(pid)
                 if team is not None or not giant:
-                    heads.append(_Head(Player(pid, team or pid, player_life, counters), path, raw))
+                    heads.append(_Head(Player(pid, team or pid, life, counters), path, p.counters))
         if variant is not None:
-            self.check_variant(variant, len(raws), heads)
+            self.check_variant(variant, len(players), heads)
         return [head.player for head in heads]
+
+    def raw_id(self, raw: Any, path: str, player: bool) -> None:
+        """The id of an item that failed its types, registered if it is one, so references to it stand."""
+        pid = raw.get("id") if isinstance(raw, Mapping) else None
+        if isinstance(pid, str) and pid and is_text(pid) and pid not in self.ids:
+            self.ids[pid] = path
+            if player:
+                self.player_ids.add(pid)
 
     def check_variant(self, variant: Variant, n_raw: int, heads: list[_Head]) -> None:
         if variant is Variant.DUEL:
@@ -520,7 +551,7 @@ class _Loader:
             if first is None:
                 first = head.player
             elif count != first.counters["poison"]:
-                key = next(k for k in head.raw["counters"] if self.kind(k) == "poison")
+                key = next(k for k in head.raw if self.kind(k) == "poison")
                 self.problem(
                     keyed(f"{head.path}.counters", key),
                     f"team poison is shared (810.10): {count} here but {first.counters['poison']} on {first.id!r}"
@@ -528,223 +559,103 @@ class _Loader:
                 )
 
     # ------------------------------------------------------------------ permanents
-    def permanent(self, raw: object, path: str) -> PermanentRow | None:
-        """The permanent's row, or None with its problems recorded."""
-        if type(raw) is dict:
-            row = self.plain_permanent(raw, path)
-            if row is not None:
-                return row
-        return self.checked_permanent(raw, path)
-
-    def plain_permanent(self, raw: dict[str, Any], path: str) -> PermanentRow | None:
-        """The row of a permanent whose every field is valid and in its common form, else None.
-
-        Most permanents of real boards are such, and checking them inline (no thresholds or
-        worths; types and counter kinds are cached on first sight) is a third of the cost of
-        :meth:`checked_permanent`.  It records nothing unless it succeeds, so on None the
-        checked path runs from scratch and reports exactly what it always did.
-        """
-        if not raw.keys() <= _PLAIN_FIELDS:
-            return None
-        get = raw.get
-        pid = get("id")
-        controller = get("controller")
-        name = get("name", "")
-        if (
-            type(pid) is not str
-            or not pid
-            or pid in self.ids
-            or not (pid.isascii() or is_text(pid))
-            or type(controller) is not str
-            or controller not in self.player_ids
-            or type(name) is not str
-            or not (name.isascii() or is_text(name))
-        ):
-            return None
-        listed = get("types", _ABSENT)
-        if listed is _ABSENT:
-            types: tuple[str, ...] | None = ()
-        elif type(listed) is list:
-            try:
-                types = self.type_cache.get(tuple(listed))
-            except TypeError:  # an unhashable item
-                return None
-        else:
-            return None
-        if types is None:
-            types = self.plain_types(listed)
+    def permanents(self, permanents: Sequence[Any]) -> list[PermanentRow]:
+        """The rows of the permanents that pass their checks (the others' problems recorded)."""
+        rows: list[PermanentRow] = []
+        ids = self.ids
+        players = self.player_ids
+        type_cache = _TYPE_CACHE
+        canonical = _CANONICAL
+        kinds = self.kinds
+        text = self.check_text
+        for i, p in enumerate(permanents):
+            if type(p) is not PermanentStruct:
+                self.raw_id(p, f"permanents[{i}]", player=False)
+                continue
+            n_before = len(self.problems)
+            pid = p.id
+            if pid in ids or (text and not is_text(pid)):
+                self.new_id(pid, f"permanents[{i}]", i)
+            else:
+                ids[pid] = i
+            controller = p.controller
+            if controller not in players:
+                self.player_ref(controller, f"permanents[{i}].controller")
+            listed = p.types
+            types = type_cache.get(tuple(listed)) if listed else ()
             if types is None:
-                return None
-        creature = "creature" in types
-        power = get("power", _ABSENT)
-        if power is _ABSENT and not creature:
-            power = None
-        elif type(power) is not int or not -_MAX_SIGNED <= power <= _MAX_SIGNED:
-            return None
-        toughness = get("toughness", _ABSENT)
-        if toughness is _ABSENT and not creature:
-            toughness = None
-        elif type(toughness) is not int or not -_MAX_SIGNED <= toughness <= _MAX_SIGNED:
-            return None
-        damage = get("damage", 0)
-        if type(damage) is not int or not 0 <= damage <= _MAX_INT:
-            return None
-        held = get("counters", {})
-        if type(held) is not dict:
-            return None
-        counters: dict[str, int] = {}
-        cache = self.kind_cache
-        for key, count in held.items():
-            kind = cache.get(key)  # a kind in the cache has been counted (see :meth:`count_kind`)
-            if kind is None:
-                kind = self.first_kind(key)
-            if kind is None or kind in counters or type(count) is not int or not 0 <= count <= _MAX_INT:
-                return None
-            counters[kind] = count
-        keywords = get("keywords", _ABSENT)
-        if keywords is _ABSENT:
-            keywords = ()
-        elif type(keywords) is list and all(type(k) is str and is_text(k) for k in keywords):
-            keywords = tuple(k.lower() for k in keywords)
-        else:
-            return None
-        subtypes = get("subtypes", _ABSENT)
-        if subtypes is _ABSENT:
-            subtypes = ()
-        elif type(subtypes) is list and all(type(k) is str and is_text(k) for k in subtypes):
-            subtypes = tuple(subtypes)
-        else:
-            return None
-        chapters = get("chapters", _ABSENT)
-        if chapters is _ABSENT and not (subtypes and any(s.lower() == "saga" for s in subtypes)):
-            chapters = None
-        elif type(chapters) is not int or not 1 <= chapters <= _MAX_INT:
-            return None
-        protector = get("protector", _ABSENT)
-        if protector is _ABSENT:
-            protector = None
-        elif type(protector) is not str or protector not in self.player_ids or "battle" not in types:
-            return None  # 310.9: only a battle has a protector, and it is a player
-        phased_out = get("phased_out", False)
-        if type(phased_out) is not bool:
-            return None
-        no_counters = get("no_counters", False)
-        if type(no_counters) is not bool:
-            return None
-        self.ids[pid] = path
-        return (pid, controller, types, name, power, toughness, damage, counters, keywords, subtypes, chapters,
-                protector, phased_out, no_counters, None, (), {})  # fmt: skip
+                types = self.parse_types(listed, f"permanents[{i}].types")
+            creature = types is not None and "creature" in types
+            power = None if p.power is UNSET else p.power
+            if power is None and creature:
+                self.problem(f"permanents[{i}].power", "required for a creature")
+            toughness = None if p.toughness is UNSET else p.toughness
+            if toughness is None and creature:
+                self.problem(f"permanents[{i}].toughness", "required for a creature")
+            held = p.counters
+            if held.keys() <= canonical:  # the usual case: every key spelt canonically
+                kinds.update(held)
+            else:
+                held = self.counters(held, f"permanents[{i}]")
+            keywords = tuple(k.lower() for k in p.keywords) if p.keywords else ()
+            subtypes = tuple(p.subtypes) if p.subtypes else ()
+            chapters = None if p.chapters is UNSET else p.chapters
+            if chapters is None and subtypes and any(s.lower() == "saga" for s in subtypes):
+                self.problem(f"permanents[{i}].chapters", "required for a Saga (714.2d)")
+            protector = None if p.protector is UNSET else p.protector
+            if protector is not None:
+                path = f"permanents[{i}].protector"
+                self.player_ref(protector, path)
+                if types is not None and "battle" not in types:
+                    self.problem(path, "only a battle has a protector (310.9)")
+            value = None if p.value is UNSET else p.value
+            thresholds = self.thresholds(p.thresholds, f"permanents[{i}]") if p.thresholds else ()
+            values = self.counter_values(p.counter_values, f"permanents[{i}]") if p.counter_values else {}
+            if text:
+                self.texts(p, f"permanents[{i}]")
+            if len(self.problems) != n_before:
+                continue
+            rows.append(
+                (
+                    pid,
+                    controller,
+                    types or (),
+                    p.name,
+                    power,
+                    toughness,
+                    p.damage,
+                    held,
+                    keywords,
+                    subtypes,
+                    chapters,
+                    protector,
+                    p.phased_out,
+                    p.no_counters,
+                    value,
+                    thresholds,
+                    values,
+                )
+            )
+        return rows
 
-    def checked_permanent(self, raw: object, path: str) -> PermanentRow | None:
-        """Every field checked, every problem recorded at its path."""
-        if type(raw) is not dict and not isinstance(raw, Mapping):
-            self.problem(path, "must be an object")
-            return None
-        if not raw.keys() <= _PERMANENT_FIELDS:
-            self.unknown_fields(raw, _PERMANENT_FIELDS, path)
-        n_before = len(self.problems)
-        get = raw.get
-        pid = get("id")
-        if type(pid) is str and pid and pid not in self.ids and is_text(pid):
-            self.ids[pid] = path
-        else:
-            pid = self.new_id(raw, path)
-        controller = get("controller")
-        if type(controller) is not str or controller not in self.player_ids:
-            controller = self.player_ref(raw, "controller", path)
-        name = get("name", "")
-        if type(name) is not str or not is_text(name):
-            name = self.string(raw, "name", path)
-        types = self.types(raw, path)
-        is_creature = types is not None and "creature" in types
-        # Each field takes its fast path when present and valid, and the detailed check
-        # (which reports the problem) otherwise, so problems come in the same order.
-        power = get("power", _ABSENT)
-        if type(power) is not int or not -_MAX_SIGNED <= power <= _MAX_SIGNED:
-            power = self.int_field(raw, "power", path, None, is_creature, "for a creature")
-        toughness = get("toughness", _ABSENT)
-        if type(toughness) is not int or not -_MAX_SIGNED <= toughness <= _MAX_SIGNED:
-            toughness = self.int_field(raw, "toughness", path, None, is_creature, "for a creature")
-        damage = get("damage", 0)
-        if type(damage) is not int or not 0 <= damage <= _MAX_INT:
-            damage = self.int_field(raw, "damage", path, 0) or 0
-        counters = self.counters(raw, path)
-        keywords = tuple(k.lower() for k in self.strings(raw, "keywords", path)) if "keywords" in raw else ()
-        subtypes = self.strings(raw, "subtypes", path) if "subtypes" in raw else ()
-        is_saga = bool(subtypes) and any(s.lower() == "saga" for s in subtypes)
-        chapters = get("chapters", _ABSENT)
-        if type(chapters) is not int or not 1 <= chapters <= _MAX_INT:
-            chapters = self.int_field(raw, "chapters", path, 1, is_saga, "for a Saga (714.2d)")
-        protector = None
-        if "protector" in raw:
-            protector = self.player_ref(raw, "protector", path)
-            if types is not None and "battle" not in types:
-                self.problem(f"{path}.protector", "only a battle has a protector (310.9)")
-        phased_out = get("phased_out", False)
-        if type(phased_out) is not bool:
-            self.problem(f"{path}.phased_out", "must be a boolean")
-        no_counters = get("no_counters", False)
-        if type(no_counters) is not bool:
-            self.problem(f"{path}.no_counters", "must be a boolean")
-        value = self.number(raw["value"], f"{path}.value") if "value" in raw else None
-        thresholds = self.thresholds(raw, path) if "thresholds" in raw else ()
-        counter_values = self.counter_values(raw, path) if "counter_values" in raw else {}
-        if len(self.problems) != n_before or pid is None or controller is None or name is None:
-            return None
-        return (
-            pid,
-            controller,
-            types or (),
-            name,
-            power,
-            toughness,
-            damage,
-            counters,
-            keywords,
-            subtypes,
-            chapters,
-            protector,
-            phased_out,
-            no_counters,
-            value,
-            thresholds,
-            counter_values,
-        )
+    def texts(self, p: PermanentStruct, path: str) -> None:
+        """Refuse lone surrogates in a permanent's free text (only a mapping can hold them)."""
+        if not is_text(p.name):
+            self.problem(f"{path}.name", NOT_TEXT)
+        for key in ("keywords", "subtypes"):
+            for j, item in enumerate(getattr(p, key)):
+                if not is_text(item):
+                    self.problem(f"{path}.{key}[{j}]", NOT_TEXT)
+        for j, t in enumerate(p.thresholds):
+            if not is_text(t.label):
+                self.problem(f"{path}.thresholds[{j}].label", NOT_TEXT)
 
-    def types(self, raw: Mapping[str, Any], path: str) -> tuple[str, ...] | None:
-        """A permanent's card types, or None if they are invalid (cached: boards repeat few type lists)."""
-        value = raw.get("types", _ABSENT)
-        if value is _ABSENT:
-            return ()
-        if type(value) is list:
-            try:
-                return self.type_cache[tuple(value)]
-            except (KeyError, TypeError):
-                pass
-        return self.parse_types(value, f"{path}.types")
-
-    def plain_types(self, listed: list[Any]) -> tuple[str, ...] | None:
-        """A type list not seen before, for the plain path: cached when every item is a distinct known type.
-
-        Else None, with nothing recorded: :meth:`parse_types` then reports each bad item.
-        """
-        out: list[str] = []
-        for item in listed:
-            card_type = _TYPES.get(item.lower()) if type(item) is str else None
-            if card_type is None or card_type in out:
-                return None
-            out.append(card_type)
-        self.type_cache[tuple(listed)] = result = tuple(out)
-        return result
-
-    def parse_types(self, value: object, path: str) -> tuple[str, ...] | None:
-        if not is_list(value):
-            self.problem(path, "must be a list")
-            return None
+    def parse_types(self, listed: list[str], path: str) -> tuple[str, ...] | None:
+        """Card types of a list not seen before (any letter case, 'tribal' for kindred), or None with problems."""
         out: list[str] = []
         ok = True
-        for i, item in enumerate(value):
-            card_type = _TYPES.get(item.lower()) if isinstance(item, str) else None
+        for i, item in enumerate(listed):
+            card_type = _TYPES.get(item.lower())
             if card_type is None:
                 self.problem(f"{path}[{i}]", f"unknown card type {item!r}; expected one of {_TYPE_LIST}")
                 ok = False
@@ -755,99 +666,68 @@ class _Loader:
                 out.append(card_type)
         if not ok:
             return None
-        self.type_cache[tuple(value)] = result = tuple(out)
+        if len(_TYPE_CACHE) > _CACHE_SIZE:
+            _TYPE_CACHE.clear()
+        _TYPE_CACHE[tuple(listed)] = result = tuple(out)
         return result
 
-    def thresholds(self, raw: Mapping[str, Any], path: str) -> tuple[Threshold, ...]:
+    def thresholds(self, items: Sequence[Any], path: str) -> tuple[Threshold, ...]:
         out: list[Threshold] = []
-        for i, item in enumerate(self.list_field(raw, "thresholds", path, required=False)):
-            tpath = f"{path}.thresholds[{i}]"
-            if not isinstance(item, Mapping):
-                self.problem(tpath, "must be an object")
-                continue
-            self.unknown_fields(item, _THRESHOLD_FIELDS, tpath)
-            kind = None
-            if "kind" in item:
-                kind = self.kind_at(item["kind"], f"{tpath}.kind")
-            else:
-                self.problem(f"{tpath}.kind", "required")
-            at = self.int_field(item, "at", tpath, 1, required=True)
-            effect = self.threshold_effect(item, tpath)
-            label = self.string(item, "label", tpath) if "label" in item else ""
-            if kind is not None and at is not None and effect is not None and label is not None:
-                out.append(Threshold(kind, at, effect, label))
+        for i, t in enumerate(items):
+            kind = self.kind_at(t.kind, f"{path}.thresholds[{i}].kind", quoted=False)
+            if kind is not None:
+                out.append(Threshold(kind, t.at, t.effect, t.label))
         return tuple(out)
 
-    def threshold_effect(self, item: Mapping[str, Any], path: str) -> str | float | None:
-        if "effect" not in item:
-            self.problem(f"{path}.effect", "required")
-            return None
-        effect = item["effect"]
-        if isinstance(effect, str):
-            if effect in ("win", "lose"):
-                return effect
-            self.problem(f"{path}.effect", f"must be 'win', 'lose' or a number, not {effect!r}")
-            return None
-        return self.number(effect, f"{path}.effect")
-
-    def counter_values(self, raw: Mapping[str, Any], path: str) -> dict[str, float]:
-        values = raw["counter_values"]
+    def counter_values(self, values: Mapping[str, float], path: str) -> dict[str, float]:
         cpath = f"{path}.counter_values"
-        if not isinstance(values, Mapping):
-            self.problem(cpath, "must be an object")
-            return {}
         out: dict[str, float] = {}
-        seen: dict[str, object] = {}
-        for key, value in values.items():
-            kpath = keyed(cpath, key)
-            kind = self.kind_at(key, kpath)
-            number = self.number(value, kpath)
-            if kind is None or number is None:
+        seen: dict[str, str] = {}
+        for key, number in values.items():
+            kind = self.kind_at(key, cpath)
+            if kind is None:
                 continue
             if kind in out:
-                self.duplicate_kind(kpath, key, seen[kind], kind)
-            out[kind] = number
+                self.duplicate_kind(keyed(cpath, key), key, seen[kind], kind)
+            out[kind] = float(number)
             seen[kind] = key
         return out
 
     # ------------------------------------------------------------------ effects
-    def effect(self, raw: object, path: str) -> Effect | None:
-        if not isinstance(raw, Mapping):
-            self.problem(path, "must be an object")
-            return None
-        self.unknown_fields(raw, _EFFECT_FIELDS, path)
-        card = None
-        if "card" not in raw:
-            self.problem(f"{path}.card", "required")
-        elif not isinstance(raw["card"], str):
-            self.problem(f"{path}.card", "must be a string")
-        else:
-            card = canonical_card(raw["card"])
+    def effects(self, effects: Sequence[Any], controller_of: Mapping[str, str]) -> list[tuple[Effect, str]]:
+        """The effects that pass their checks; ``controller_of`` maps each valid permanent to its controller."""
+        placed: list[tuple[Effect, str]] = []
+        for i, e in enumerate(effects):
+            path = f"effects[{i}]"
+            if not isinstance(e, EffectStruct):
+                continue
+            card = canonical_card(e.card)  # type: ignore[attr-defined]
             if card is None:
-                self.problem(f"{path}.card", f"unknown card {raw['card']!r}; supported: {'; '.join(SUPPORTED_CARDS)}")
-        controller = self.player_ref(raw, "controller", path)
-        values = self.parameters(raw, card, path) if card is not None else None
-        ok, source = self.effect_source(raw, card, controller, path)
-        if card is None or controller is None or values is None or not ok:
-            return None
-        return Effect(card, controller, **values, source=source)
+                self.problem(
+                    f"{path}.card",
+                    f"unknown card {e.card!r}; supported: {'; '.join(SUPPORTED_CARDS)}",  # type: ignore[attr-defined]
+                )
+            controller = self.player_ref(e.controller, f"{path}.controller")  # type: ignore[attr-defined]
+            values = self.parameters(e, card, path) if card is not None else None
+            ok, source = self.effect_source(e.source, card, controller, controller_of, path)  # type: ignore[attr-defined]
+            if card is not None and controller is not None and values is not None and ok:
+                placed.append((Effect(card, controller, **values, source=source), path))
+        return placed
 
     def effect_source(
-        self, raw: Mapping[str, Any], card: str | None, controller: str | None, path: str
+        self, source: Any, card: str | None, controller: str | None, controller_of: Mapping[str, str], path: str
     ) -> tuple[bool, str | None]:
         """Whether the effect's ``source`` is valid (a permanent its controller controls), and the source."""
         spath = join(path, "source")
-        if "source" not in raw:
+        if source is UNSET:
             if card is not None and CARDS[card].needs_source:
                 self.problem(spath, f"required: the id of the {card} permanent (its text names itself)")
                 return False, None
             return True, None
-        source = raw["source"]
-        if type(source) is not str:
-            self.problem(spath, "must be a permanent id")
-            return False, None
-        owner = self.controller_of.get(source)
+        owner = controller_of.get(source)
         if owner is None:
+            if source in self.ids and source not in self.player_ids:  # a permanent with problems of its own
+                return False, None
             self.problem(spath, f"{source!r} is not a permanent on this board")
             return False, None
         if controller is not None and owner != controller:
@@ -855,197 +735,97 @@ class _Loader:
             return False, None
         return True, source
 
-    def parameters(self, raw: Mapping[str, Any], card: str, path: str) -> dict[str, int] | None:
+    def parameters(self, e: Any, card: str, path: str) -> dict[str, int] | None:
         """The card's parameters (only those it declares; absent ones keep their defaults), or None."""
         declared = {p.name: p for p in CARDS[card].parameters}
         values: dict[str, int] = {}
         ok = True
-        for key in sorted(_EFFECT_FIELDS - {"card", "controller", "source"}):
-            if key not in raw:
+        for key in _PARAMETERS:
+            value = getattr(e, key)
+            if value is UNSET:
                 continue
             param = declared.get(key)
             if param is None:
                 self.problem(join(path, key), f"{card} has no {key}")
                 ok = False
-                continue
-            value = int_in_range(raw[key], join(path, key), param.low, param.high, self.problems)
-            if value is None:
+            elif not param.low <= value <= param.high:
+                self.problem(join(path, key), f"must be an integer from {param.low} to {param.high}")
                 ok = False
             else:
                 values[key] = value
         return values if ok else None
 
     # ------------------------------------------------------------------ ids and references
-    def new_id(self, raw: Mapping[str, Any], path: str) -> str | None:
+    def new_id(self, pid: str, path: str, where: str | int) -> str | None:
         ipath = f"{path}.id"
-        if "id" not in raw:
-            self.problem(ipath, "required")
-            return None
-        pid = self.name(raw["id"], ipath)
-        if pid is None:
+        if self.check_text and not is_text(pid):
+            self.problem(ipath, NOT_TEXT)
             return None
         first = self.ids.get(pid)
         if first is not None:
-            self.problem(ipath, f"duplicate id {pid!r} (first used at {first}.id)")
+            shown = first if isinstance(first, str) else f"permanents[{first}]"
+            self.problem(ipath, f"duplicate id {pid!r} (first used at {shown}.id)")
             return None
-        self.ids[pid] = path
+        self.ids[pid] = where
         return pid
 
-    def player_ref(self, raw: Mapping[str, Any], key: str, path: str) -> str | None:
-        ref = raw.get(key, _ABSENT)
-        if type(ref) is str and ref in self.player_ids:
+    def player_ref(self, ref: str, path: str) -> str | None:
+        if ref in self.player_ids:
             return ref
-        kpath = join(path, key)
-        if ref is _ABSENT:
-            self.problem(kpath, "required")
-            return None
-        if not isinstance(ref, str):
-            self.problem(kpath, "must be a string")
-        elif ref in self.player_ids:
-            return ref
-        elif ref in self.ids:
-            self.problem(kpath, f"{ref!r} is a permanent, not a player")
+        if ref in self.ids:
+            self.problem(path, f"{ref!r} is a permanent, not a player")
         else:
-            self.problem(kpath, f"{ref!r} is not a player id")
+            self.problem(path, f"{ref!r} is not a player id")
         return None
 
     # ------------------------------------------------------------------ counters and kinds
-    def counters(self, raw: Mapping[str, Any], path: str) -> dict[str, int]:
-        if "counters" not in raw:
-            return {}
-        counters = raw["counters"]
-        if type(counters) is not dict and not isinstance(counters, Mapping):
-            self.problem(f"{path}.counters", "must be an object")
-            return {}
+    def counters(self, held: Mapping[str, int], path: str) -> dict[str, int]:
+        """Counters by canonical kind; each new kind counted, every bad key reported."""
         out: dict[str, int] = {}
-        cache = self.kind_cache
-        for key, count in counters.items():
-            kind = cache.get(key) if isinstance(key, str) else None
-            if kind is None and isinstance(key, str) and key not in cache:
-                kind = self.kind(key)  # first sight of this key: counted here, checked below like the rest
-                if kind is not None and (message := self.count_kind(kind)):
-                    self.problem(keyed(f"{path}.counters", key), message)
-            if kind is None or kind in out or type(count) is not int or not 0 <= count <= _MAX_INT:
-                kind = self.slow_counter(out, counters, key, count, f"{path}.counters")
-                if kind is None:
-                    continue
+        cpath = f"{path}.counters"
+        for key, count in held.items():
+            kind = self.kind_at(key, cpath)
+            if kind is None:
+                continue
+            if kind in out:
+                first = next(k for k in held if k != key and self.kind(k) == kind)
+                self.duplicate_kind(keyed(cpath, key), key, first, kind)
+                continue
             out[kind] = count
         return out
-
-    def slow_counter(
-        self, out: dict[str, int], counters: Mapping[str, Any], key: object, count: object, path: str
-    ) -> str | None:
-        """The checks behind the fast path of :meth:`counters`, reporting what is wrong."""
-        kpath = keyed(path, key)
-        kind = self.kind_at(key, kpath)
-        ok = is_int(count) and 0 <= count <= _MAX_INT
-        if not ok:
-            self.problem(
-                kpath,
-                f"must be at most {_MAX_INT}" if is_int(count) and count > 0 else "must be an integer >= 0",
-            )
-        if kind is not None and kind in out:
-            first = next(k for k in counters if k != key and self.kind(k) == kind)
-            self.duplicate_kind(kpath, key, first, kind)
-            ok = False
-        return kind if ok else None
 
     def duplicate_kind(self, path: str, key: object, first: object, kind: str) -> None:
         self.problem(path, same_kind_message(key, first, kind))
 
-    def kind(self, key: object) -> str | None:
-        """The canonical kind of a key, or None; cached per load because boards repeat few kinds."""
-        if not isinstance(key, str):
-            return None
+    def kind(self, key: str) -> str | None:
+        """The canonical kind of a key, or None (cached for the process: boards repeat few kinds)."""
         try:
-            return self.kind_cache[key]
+            return _KINDS[key]
         except KeyError:
             pass
         try:
             kind: str | None = known_kind(key)
         except KindError:
             kind = None
-        self.kind_cache[key] = kind
+        if len(_KINDS) > _CACHE_SIZE:
+            _KINDS.clear()
+            _CANONICAL.clear()
+        _KINDS[key] = kind
+        if kind == key:
+            _CANONICAL.add(key)
         return kind
 
-    def kind_at(self, key: object, path: str) -> str | None:
-        """Like :meth:`kind`, reporting why a key is not a counter kind."""
-        if not isinstance(key, str):
-            self.problem(path, "counter kind must be a string")
-            return None
+    def kind_at(self, key: str, path: str, quoted: bool = True) -> str | None:
+        """Like :meth:`kind`, counting the kind and reporting why a key is not one (at ``path``, keyed if quoted)."""
         kind = self.kind(key)
         if kind is None:
             try:
                 known_kind(key)
             except KindError as exc:
-                self.problem(path, str(exc))
-        else:
-            self.new_kind(kind, path)
+                self.problem(keyed(path, key) if quoted else path, str(exc))
+            return None
+        self.kinds.add(kind)
         return kind
-
-    # ------------------------------------------------------------------ scalars
-    def unknown_fields(self, raw: Mapping[Any, Any], allowed: frozenset[str], path: str) -> None:
-        unknown_fields(raw, allowed, path, self.problems)
-
-    def list_field(self, raw: Mapping[str, Any], key: str, path: str, required: bool) -> Sequence[Any]:
-        if key not in raw:
-            if required:
-                self.problem(join(path, key), "required")
-            return ()
-        value = raw[key]
-        if not is_list(value):
-            self.problem(join(path, key), "must be a list")
-            return ()
-        return value
-
-    def name(self, value: object, path: str) -> str | None:
-        return id_string(value, path, self.problems)
-
-    def string(self, raw: Mapping[str, Any], key: str, path: str) -> str | None:
-        return string(raw[key], join(path, key), self.problems)
-
-    def strings(self, raw: Mapping[str, Any], key: str, path: str) -> tuple[str, ...]:
-        if key not in raw:
-            return ()
-        value = raw[key]
-        kpath = join(path, key)
-        if not is_list(value):
-            self.problem(kpath, "must be a list")
-            return ()
-        for i, item in enumerate(value):
-            if not isinstance(item, str):
-                self.problem(f"{kpath}[{i}]", "must be a string")
-            else:
-                text(item, f"{kpath}[{i}]", self.problems)
-        return tuple(item for item in value if isinstance(item, str))
-
-    def int_field(
-        self,
-        raw: Mapping[str, Any],
-        key: str,
-        path: str,
-        low: int | None,
-        required: bool = False,
-        why: str = "",
-    ) -> int | None:
-        """An optional int field: a count from ``low`` to ``MAX_COUNT``, or (``low`` None) a signed integer.
-
-        None when absent or invalid; the problem, if any, is reported.
-        """
-        value = raw.get(key, _ABSENT)
-        if value is _ABSENT and not required:
-            return None
-        high = limits.MAX_SIGNED if low is None else limits.MAX_COUNT
-        if type(value) is int and (-high if low is None else low) <= value <= high:
-            return value
-        kpath = join(path, key)
-        if value is _ABSENT:
-            self.problem(kpath, f"required {why}" if why else "required")
-            return None
-        return int_in_range(value, kpath, low, high, self.problems)
-
-    def number(self, value: object, path: str) -> float | None:
-        return finite_number(value, path, limits.MAX_POINTS, self.problems)
 
 
 def check_magnitude(board: Board) -> None:

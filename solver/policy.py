@@ -24,9 +24,9 @@ import numpy.typing as npt
 from .catalogue import default_spec
 from .errors import Problem
 from .files import TooLarge, read_bounded
+from .formats import join, keyed
 from .kinds import KindError, known_kind, same_kind_message
 from .limits import ASSUMED_SCORE_RATIO, ASSUMED_WEIGHT, MAX_POLICY_BYTES, MAX_SEATS
-from .validation import join, keyed
 
 __all__ = [
     "DEFAULT_POLICY",

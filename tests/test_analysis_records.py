@@ -13,7 +13,17 @@ import pytest
 from analysis_helpers import NATIVE, ROOT, creature, duel, record
 from referencing import Registry, Resource
 
-from solver.analysis.records import LineProblem, RecordError, parse_record, read_records, resolve, write_records
+from solver.analysis.records import (
+    LineProblem,
+    RecordError,
+    encode_record,
+    parse_line,
+    parse_record,
+    read_records,
+    resolve,
+    write_records,
+)
+from solver.formats import BoardStruct
 
 
 def _validator() -> jsonschema.Draft202012Validator:
@@ -122,3 +132,23 @@ def test_the_schema_rejects_what_the_reader_rejects() -> None:
     validator = _validator()
     assert not validator.is_valid({"game": "g", "turn": 1, "decider": "alice", "board": _board(), "chosen": [], "x": 1})
     assert not validator.is_valid({"game": "g", "turn": -1, "decider": "alice", "board": _board(), "chosen": []})
+
+
+def test_a_line_is_decoded_once_by_the_record_decoder_board_included() -> None:
+    """analyze decodes each line into the record Structs (issue 27): the board comes typed, not as a dict to re-read."""
+    line = json.dumps(record(_board(), ["bears"], phase="main1"))
+    parsed = parse_line(line)
+    assert isinstance(parsed.board, BoardStruct)
+    assert parsed == parse_record(json.loads(line))
+    board, _ = resolve(parsed)
+    assert board.ids == ("alice", "bob", "bears")
+
+
+def test_import_arena_writes_records_through_the_record_structs() -> None:
+    """Records are written by msgspec through RecordStruct: what it writes reads back equal; a bad one is refused."""
+    data = record(_board(), ["bears"], meta={"grpid": 7})
+    written = encode_record(data)
+    assert parse_line(written.decode()) == parse_record(data)
+    with pytest.raises(RecordError) as info:
+        encode_record({**data, "turn": -1})
+    assert [str(p) for p in info.value.problems] == ["turn: must be an integer >= 0"]

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 from strategies import board_dicts
 
-from solver import limits
+from solver import formats, limits
 from solver.analysis.arena import COUNTER_TYPES
 from solver.board import Board, TeamPoison, Variant
 from solver.boardjson import dump_board, load_board
@@ -142,7 +142,7 @@ def test_schema_is_valid_draft_2020_12() -> None:
 
 
 def test_schema_lists_exactly_the_supported_cards() -> None:
-    assert SCHEMA["$defs"]["effect"]["properties"]["card"]["enum"] == list(SUPPORTED_CARDS)
+    assert SCHEMA["$defs"]["Effect"]["properties"]["card"]["enum"] == list(SUPPORTED_CARDS)
 
 
 def test_schema_describes_every_field() -> None:
@@ -495,7 +495,7 @@ def test_protector_on_a_non_battle() -> None:
 
 def test_threshold_with_bad_effect() -> None:
     board = broken(lambda b: b["permanents"][3]["thresholds"][0].update(effect="draw"))
-    assert_problem(board, "permanents[3].thresholds[0].effect", "'win', 'lose' or a number")
+    assert_problem(board, "permanents[3].thresholds[0].effect", "'lose', 'win' or a number")
 
 
 def test_threshold_at_zero() -> None:
@@ -826,3 +826,35 @@ def test_cli_refuses_a_misspelt_kind_with_exit_2(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert "players[1].counters[\"poision\"]: unknown counter kind 'poision'; did you mean 'poison'" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+# ---------------------------------------------------------------------- one definition (solver.formats)
+
+
+def test_load_board_accepts_a_board_decoded_structs_text_and_bytes() -> None:
+    """load_board takes every form of a board (issue 27, item 5): a Board as it is, and Structs without re-decoding."""
+    board = load_board(base())
+    assert load_board(board) is board
+    text = json.dumps(base())
+    assert load_board(formats.BOARD_DECODER.decode(text)) == board
+    assert load_board(text.encode()) == load_board(text) == board
+
+
+def test_json_text_lists_every_problem_like_parsed_json() -> None:
+    """msgspec stops at the first problem; the error path lists them all, types and cross-field checks together."""
+
+    def wreck(b: dict[str, Any]) -> None:
+        b["players"][0]["life"] = "x"
+        b["permanents"][0]["controller"] = "zed"
+        b["permanents"][1]["counters"] = {"+1/+1": -1}
+
+    data = broken(wreck)
+    assert (
+        set(problems(json.dumps(data)))
+        == set(problems(data))
+        == {
+            Problem("players[0].life", "must be an integer"),
+            Problem("permanents[0].controller", "'zed' is not a player id"),
+            Problem('permanents[1].counters["+1/+1"]', "must be an integer >= 0"),
+        }
+    )

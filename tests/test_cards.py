@@ -57,14 +57,14 @@ def test_supported_cards_are_the_registry_everywhere() -> None:
 
 
 def test_schema_lists_the_registry() -> None:
-    assert SCHEMA["$defs"]["effect"]["properties"]["card"]["enum"] == list(CARDS)
+    assert SCHEMA["$defs"]["Effect"]["properties"]["card"]["enum"] == list(CARDS)
 
 
 def test_schema_parameters_are_the_registrys() -> None:
     params = {p.name: p for card in CARDS.values() for p in card.parameters}
-    declared = set(SCHEMA["$defs"]["effect"]["properties"]) - {"card", "controller", "source"}
+    declared = set(SCHEMA["$defs"]["Effect"]["properties"]) - {"card", "controller", "source"}
     assert declared == set(params)
-    level = SCHEMA["$defs"]["effect"]["properties"]["level"]
+    level = SCHEMA["$defs"]["Effect"]["properties"]["level"]
     assert (level["minimum"], level["maximum"]) == (params["level"].low, params["level"].high)
 
 

@@ -41,7 +41,7 @@ def test_protocol_latency_prints_its_table_and_writes_json(tmp_path: Path) -> No
     rows = json.loads(out.read_text())["rows"]
     assert [row["size"] for row in rows] == [20, 200]
     assert all(row["answer"]["median_s"] > 0 and row["answer_stdlib"]["median_s"] > 0 for row in rows)
-    assert "standard library's JSON (no fast extra)" in done.stdout
+    assert "standard library's JSON (msgspec's off)" in done.stdout
     assert all(row["answer_collected"]["median_s"] > 0 for row in rows)
     assert "a full collection forced before each" in done.stdout
 

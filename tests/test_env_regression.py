@@ -37,14 +37,16 @@ CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
 
 #: Recorded with the envs before the speed work (``python tests/test_env_regression.py``); re-recorded for
 #: issue 24, when a resolution that ends the game became worth its result alone (104.2a, 104.3): rewards and
-#: the oracle's choices on turns whose resolution ends the game for its proliferator changed, and what follows.
+#: the oracle's choices on turns whose resolution ends the game for its proliferator changed, and what follows;
+#: and for issue 25, the two sequential ones alone: ``info["action_mask"]`` of a terminating step is now the
+#: observation's mask (DONE = 1), not zeros.
 EXPECTED: dict[str, str] = {
     "2hg": "62b4082ba7847b5b612b9a470e9a8449fd326b4bd175d324b2fd98b5bb2cdd53",
     "2hg-oracle": "c6d6473c226e3f3a0bc6c83507358dbffbf371fa8dbd11c6625d53ac41eee2b7",
-    "2hg-sequential": "e8e09f8adcacc0a7e4285d064778c578484653c8a65e785c01ef41b639d2a962",
+    "2hg-sequential": "ba06988b8f5b97e07d44caeca381ebdfcae84a52590f7c7d89739cff1ce7ce4e",
     "duel": "34e3ea636ff776f8ccbae77cf1a9c118eac505ebdc5378e8e49b0ec27807ab2c",
     "duel-regret-oracle": "8afbc2f0d19587fc01c9b0595dd55e6aaa1f75d216de03e225e9f8c190bb3872",
-    "duel-sequential": "83c5494f3f26ec198faaaa2a5ccd26274630d081df7aa27f2f58e995ff161d40",
+    "duel-sequential": "4106c3b0f629eee91a13850a0683ac5db82c41676f0e1f12f2aba4768ec09366",
     "ffa": "b59bf23e313a60f15476a63533165c732c4ea6045fb89914c32b975470974f80",
     "ffa-random": "9e0348944a396b8070f14e0baa16b1d918d3fd18cd19b5f2e3a3c23dfd9bcc20",
 }

@@ -44,6 +44,16 @@ _BEYOND_A_SCHEMA = (
     "proliferates in one resolution",
     "magnitude limit",
     "valid Unicode text",
+    # Conditions between fields, which the Structs (and so the generated schema) leave to the loader:
+    "required in two_headed_giant",
+    "required for a creature",
+    "required for a Saga",
+    "only a battle has a protector",
+    "a duel has exactly 2 players",
+    "needs at least 2 players",
+    "outside two_headed_giant",
+    "players and permanents; the limit is",
+    " has no ",
 )
 _STEP = re.compile(r'\.?([^.\[]+)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]')
 

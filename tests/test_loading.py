@@ -184,31 +184,6 @@ def test_gains_group_cells_alike_by_dict_and_by_sort(variant: str, monkeypatch: 
     assert (by_dict != (board.counts > 0)).any()  # the effects change some gains
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
-def test_plain_and_checked_permanents_give_the_same_row(variant: str) -> None:
-    """The inline path for common permanents must read every field exactly as the checked path does."""
-    from solver.boardjson import _Loader
-
-    data = generate(BoardSpec(120, variant, extras=True, seed=5))
-    data["permanents"][0]["keywords"] = ["Indestructible", "Flying"]
-    plain, checked = _Loader(), _Loader()
-    for loader in (plain, checked):
-        loader.check_sizes(data)
-        loader.players(data, loader.variant(data))
-        for raw in data["permanents"]:  # every type list and counter kind seen once
-            loader.checked_permanent(raw, "warm-up")
-        loader.ids = {p["id"]: "players" for p in data["players"]}
-    taken = 0
-    for i, raw in enumerate(data["permanents"]):
-        row = plain.plain_permanent(raw, f"permanents[{i}]")
-        if row is None:
-            assert plain.checked_permanent(raw, f"permanents[{i}]") == checked.checked_permanent(raw, "x")
-            continue
-        taken += 1
-        assert row == checked.checked_permanent(raw, f"permanents[{i}]")
-    assert taken > 80 and not plain.problems and not checked.problems
-
-
 def test_loading_benchmark_runs_against_a_baseline_checkout(tmp_path: Path) -> None:
     """``benchmarks.loading`` as documented, with this checkout as its own baseline: identical boards, ratio column."""
     root = Path(__file__).resolve().parent.parent

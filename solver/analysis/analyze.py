@@ -38,6 +38,7 @@ from ..board import Board, BoolArray, IntArray
 from ..boardjson import gc_paused
 from ..decision import choice_to_json
 from ..errors import Problem
+from ..formats import BoardStruct
 from ..objective import MILLI
 from ..policy import Policy
 from ..rules import Choice, ChoiceMatrix, Outcome, apply_matrix, choice_matrix, eligible
@@ -103,7 +104,7 @@ class DecisionResult:
     win_chances_best: float = 50.0
     win_chances_chosen: float = 50.0
     #: The record's board JSON and meta, for the report's drawing (not in :meth:`to_json`).
-    board: Mapping[str, Any] | None = None
+    board: BoardStruct | Mapping[str, Any] | None = None
     meta: Mapping[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:

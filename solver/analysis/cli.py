@@ -420,10 +420,11 @@ def run_import_arena(args: argparse.Namespace) -> int:
 
 
 def _write_json_lines(records: Iterator[tuple[int, dict[str, Any]]], out: TextIO) -> None:
-    import json
+    """Each record as one line, validated by and encoded through the record Structs (solver.formats)."""
+    from .records import encode_record
 
     for _, record in records:
-        out.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
+        out.write(encode_record(record).decode() + "\n")
 
 
 def _reason(exc: Exception) -> str:

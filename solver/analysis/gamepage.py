@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..boardjson import load_board
+from ..formats import BoardStruct
 from ..rules import Choice, Round
 from ..svg import BEST_COLOUR, CHOSEN_COLOUR, choice_svg
 from .analyze import DecisionResult
@@ -182,7 +183,9 @@ def _card_labels(d: DecisionResult) -> tuple[dict[str, str], dict[str, str]]:
     """Names (from the board) and card-database type lines (from ``meta.cards``) by object id."""
     names: dict[str, str] = {}
     type_lines: dict[str, str] = {}
-    if d.board is not None:
+    if isinstance(d.board, BoardStruct):
+        names.update((perm.id, perm.name) for perm in d.board.permanents if perm.name)
+    elif d.board is not None:
         for perm in d.board.get("permanents", []):
             if isinstance(perm, Mapping) and perm.get("name"):
                 names[str(perm["id"])] = str(perm["name"])

@@ -15,32 +15,19 @@ import gzip
 import json
 import os
 import zlib
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, BinaryIO, TextIO, TypeVar, cast
+from typing import Any, BinaryIO, TextIO, cast
 
-from .. import jsoncodec
+import msgspec
+
 from ..board import Board, BoolArray, IntArray
 from ..boardjson import load_board
 from ..errors import BoardError, IllegalChoice, Problem
+from ..formats import RECORD_DECODER, BoardStruct, RecordStruct, is_text, lone_surrogate_path, type_problems
 from ..limits import MAX_LINE_BYTES
 from ..rules import Choice, Round, choice_matrix
-from ..validation import (
-    Problems,
-    choice_round,
-    id_string,
-    index,
-    int_in_range,
-    is_int,
-    no_lone_surrogate,
-    required,
-    rerooted,
-    string,
-    text,
-    unique_ids,
-    unknown_fields,
-)
 
 __all__ = [
     "LineProblem",
@@ -55,24 +42,7 @@ __all__ = [
     "write_records",
 ]
 
-_FIELDS = frozenset(
-    (
-        "game",
-        "turn",
-        "decider",
-        "board",
-        "chosen",
-        "poison_recipients",
-        "rounds",
-        "phase",
-        "source",
-        "candidates",
-        "meta",
-    )
-)
-_ROUND_FIELDS = frozenset({"chosen", "poison_recipients"})
 _GZIP_MAGIC = b"\x1f\x8b"
-_T = TypeVar("_T")
 
 
 class RecordError(ValueError):
@@ -104,7 +74,9 @@ class Record:
     game: str | int
     turn: int
     decider: str
-    board: Mapping[str, Any]
+    #: Decoded board Structs when the record decoded whole; the parsed JSON when its board did not (the board
+    #: loader reports why, at :func:`resolve`).
+    board: BoardStruct | Mapping[str, Any]
     chosen: tuple[str, ...]
     poison_recipients: Mapping[str, str]
     rounds: tuple[Round, ...] | None = None
@@ -124,7 +96,7 @@ class Record:
             "game": self.game,
             "turn": self.turn,
             "decider": self.decider,
-            "board": self.board,
+            "board": msgspec.to_builtins(self.board) if isinstance(self.board, BoardStruct) else self.board,
             "chosen": list(self.chosen),
             "poison_recipients": dict(self.poison_recipients),
         }
@@ -144,98 +116,132 @@ class Record:
 
 # ---------------------------------------------------------------------------- parsing one record
 def parse_record(data: object) -> Record:
-    """Check one parsed JSON line against the record format; raises :class:`RecordError` with every problem.
+    """Check one parsed JSON record against the record format; raises :class:`RecordError` with every problem.
 
-    Each kind of field is checked by the same function of :mod:`solver.validation` as in the board
-    loader and the protocol, so a choice the server refuses is refused here too.
+    The format is :class:`solver.formats.RecordStruct`, validated by msgspec (``msgspec.convert``);
+    the board's contents are the board loader's business, reported by :func:`resolve`.
     """
     if not isinstance(data, Mapping):
         raise RecordError([Problem("", "a record must be a JSON object")])
-    problems = Problems()
-    unknown_fields(data, _FIELDS, "", problems)
-    required(data, ("game", "turn", "decider", "board"), "", problems)
-    game = _game(data["game"], "game", problems) if "game" in data else None
-    turn = int_in_range(data["turn"], "turn", 0, None, problems) if "turn" in data else None
-    decider = id_string(data["decider"], "decider", problems, "a player id of the board") if "decider" in data else None
-    board = data.get("board")
-    if "board" in data and not isinstance(board, Mapping):
-        problems.add("board", "must be an object (board JSON v1)")
-    choice = choice_round(data, "", problems)
-    rounds = _rounds(data, choice, problems)
-    phase = _optional(data, "phase", string, problems)
-    source = _optional(data, "source", string, problems)
-    candidates = _optional(data, "candidates", unique_ids, problems)
-    meta = _optional(data, "meta", _meta, problems)
+    if lone_surrogate_path(data) is None:  # a mapping can hold text that no output could carry; JSON text cannot
+        try:
+            return _record(msgspec.convert(data, RecordStruct))
+        except msgspec.ValidationError:
+            pass
+    problems = _problems(data)
     if problems:
         raise RecordError(problems)
-    assert game is not None and turn is not None and decider is not None
-    assert isinstance(board, Mapping) and choice is not None
-    chosen, recipients = choice
+    return _record_with_raw_board(data)
+
+
+def parse_line(text: str | bytes) -> Record:
+    """One JSON line as a record, decoded and validated in C by the record decoder; raises :class:`RecordError`."""
+    try:
+        return _record(RECORD_DECODER.decode(text))
+    except (msgspec.ValidationError, msgspec.DecodeError, UnicodeEncodeError):
+        pass
+    try:  # the error path: the standard library's reading and messages, then every problem
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RecordError([Problem("", f"not valid JSON: column {exc.colno}: {exc.msg}")]) from None
+    except RecursionError:
+        raise RecordError([Problem("", "not valid JSON: nested too deeply")]) from None
+    except ValueError as exc:
+        raise RecordError([Problem("", f"not valid JSON: {exc}")]) from None
+    if not isinstance(data, Mapping):
+        raise RecordError([Problem("", "a record must be a JSON object")])
+    problems = _problems(data)
+    if problems:
+        raise RecordError(problems)
+    return _record_with_raw_board(data)
+
+
+def _problems(data: Mapping[str, Any]) -> list[Problem]:
+    """Every problem of a record outside its board: the walk of :func:`solver.formats.type_problems`, then the
+    checks a type cannot state.  The board need only be an object here (:func:`resolve` loads it)."""
+    rest = {key: value for key, value in data.items() if key != "board"}
+    problems = [p for p in type_problems(rest, RecordStruct) if p.path != "board"]
+    if "board" not in data:
+        problems.append(Problem("board", "required"))
+    elif not isinstance(data["board"], Mapping):
+        problems.append(Problem("board", "must be an object (board JSON v1)"))
+    problems += _choice_problems(data)
+    return problems
+
+
+def _choice_problems(data: Mapping[str, Any]) -> list[Problem]:
+    """Ids listed twice (in ``chosen``, each round's and ``candidates``) and a first round that is not ``chosen``."""
+    out: list[Problem] = []
+    for path, value in _id_lists(data):
+        seen: set[str] = set()
+        for i, item in enumerate(value):
+            if isinstance(item, str) and item:
+                if item in seen:
+                    out.append(Problem(f"{path}[{i}]", f"duplicate id {item!r}"))
+                elif is_text(item):  # text that is not valid is reported, once, by the type walk
+                    seen.add(item)
+    rounds = data.get("rounds")
+    if isinstance(rounds, list) and rounds and isinstance(rounds[0], Mapping):
+        first = rounds[0]
+        mine = (_id_set(data.get("chosen")), data.get("poison_recipients") or {})
+        theirs = (_id_set(first.get("chosen")), first.get("poison_recipients") or {})
+        if None not in (mine[0], theirs[0]) and mine != theirs:
+            out.append(Problem("rounds[0]", "must repeat the record's chosen and poison_recipients"))
+    return out
+
+
+def _id_lists(data: Mapping[str, Any]) -> Iterator[tuple[str, list[Any]]]:
+    for key in ("chosen", "candidates"):
+        if isinstance(data.get(key), list):
+            yield key, data[key]
+    rounds = data.get("rounds")
+    if isinstance(rounds, list):
+        for i, item in enumerate(rounds):
+            if isinstance(item, Mapping) and isinstance(item.get("chosen"), list):
+                yield f"rounds[{i}].chosen", item["chosen"]
+
+
+def _id_set(value: object) -> frozenset[Any] | None:
+    return frozenset(value) if isinstance(value, list) and all(isinstance(v, str) for v in value) else None
+
+
+def _record(s: RecordStruct) -> Record:
+    """The record of decoded Structs, after the checks a type cannot state."""
+    problems = _choice_problems(
+        {"chosen": s.chosen, "candidates": s.candidates, "poison_recipients": s.poison_recipients,
+         "rounds": None if s.rounds is None else [msgspec.structs.asdict(r) for r in s.rounds]}
+    )  # fmt: skip
+    if problems:
+        raise RecordError(problems)
     return Record(
-        game=game,
-        turn=turn,
-        decider=decider,
-        board=board,
-        chosen=chosen,
-        poison_recipients=MappingProxyType(recipients),
-        rounds=rounds,
-        phase=phase,
-        source=source,
-        candidates=candidates,
-        meta=meta,
+        game=s.game,
+        turn=s.turn,
+        decider=s.decider,
+        board=s.board,
+        chosen=tuple(s.chosen),
+        poison_recipients=MappingProxyType(s.poison_recipients or {}),
+        rounds=None
+        if s.rounds is None
+        else tuple(Round(tuple(r.chosen), MappingProxyType(r.poison_recipients or {})) for r in s.rounds),
+        phase=s.phase,
+        source=s.source,
+        candidates=None if s.candidates is None else tuple(s.candidates),
+        meta=s.meta,
     )
 
 
-def _optional(
-    data: Mapping[str, Any], key: str, check: Callable[[object, str, Problems], _T | None], problems: Problems
-) -> _T | None:
-    """An optional field, checked by ``check`` unless absent or null (which mean the same: not given)."""
-    value = data.get(key)
-    return None if value is None else check(value, key, problems)
+def _record_with_raw_board(data: Mapping[str, Any]) -> Record:
+    """A record whose fields are valid but whose board did not decode: kept raw for :func:`resolve` to report."""
+    try:
+        placeholder = msgspec.convert({**data, "board": _EMPTY_BOARD}, RecordStruct)
+    except (msgspec.ValidationError, UnicodeEncodeError) as exc:  # the walk accepted what msgspec refuses
+        raise RecordError([Problem("", f"invalid record: {exc}")]) from None
+    record = _record(placeholder)
+    return Record(**{**record.__dict__, "board": data["board"]})
 
 
-def _game(value: object, path: str, problems: Problems) -> str | int | None:
-    """A game key: a non-empty string (Arena's ``matchID:gameNumber``) or an integer."""
-    if is_int(value):
-        return value
-    if isinstance(value, str) and value:
-        return value if text(value, path, problems) else None
-    problems.add(path, "must be a non-empty string or an integer")
-    return None
-
-
-def _meta(value: object, path: str, problems: Problems) -> Mapping[str, Any] | None:
-    """Free-form, but an object, and text that can be written back (no lone surrogate)."""
-    if not isinstance(value, Mapping):
-        problems.add(path, "must be an object")
-        return None
-    return value if no_lone_surrogate(value, path, problems) else None
-
-
-def _rounds(
-    data: Mapping[str, Any], choice: tuple[tuple[str, ...], dict[str, str]] | None, problems: Problems
-) -> tuple[Round, ...] | None:
-    """Per-round choices; the first must repeat ``chosen`` so readers that ignore ``rounds`` stay right."""
-    value = data.get("rounds")
-    if value is None:  # absent or null, as for every optional field
-        return None
-    if not (isinstance(value, list) and value):
-        problems.add("rounds", "must be a non-empty list of {chosen, poison_recipients}")
-        return None
-    out: list[Round] = []
-    for i, raw in enumerate(value):
-        path = index("rounds", i)
-        if not isinstance(raw, Mapping):
-            problems.add(path, "must be an object")
-            continue
-        unknown_fields(raw, _ROUND_FIELDS, path, problems)
-        one = choice_round(raw, path, problems)
-        if one is None:
-            continue
-        if i == 0 and choice is not None and (set(one[0]), one[1]) != (set(choice[0]), choice[1]):
-            problems.add(path, "must repeat the record's chosen and poison_recipients")
-        out.append(Round(one[0], MappingProxyType(one[1])))
-    return tuple(out)
+#: A board that decodes, standing in while the record's own fields are decoded (its board is reported later).
+_EMPTY_BOARD = {"variant": "duel", "proliferator": "p", "players": [{"id": "p"}]}
 
 
 # ---------------------------------------------------------------------------- checks that need the board
@@ -253,7 +259,7 @@ def resolve_matrices(record: Record) -> tuple[Board, Choice, tuple[BoolArray, In
     try:
         board = load_board(record.board)
     except BoardError as exc:
-        raise RecordError(rerooted(exc.problems, "board")) from None
+        raise RecordError([Problem(_under("board", p.path), p.message) for p in exc.problems]) from None
     if record.decider != board.proliferator_id:
         raise RecordError(
             [Problem("decider", f"{record.decider!r} is not the board's proliferator {board.proliferator_id!r}")]
@@ -329,17 +335,6 @@ def _open_binary(source: str) -> BinaryIO:
     return handle
 
 
-def parse_line(text: str) -> Record:
-    """One JSON line as a record; raises :class:`RecordError`."""
-    try:
-        data = jsoncodec.loads(text)
-    except json.JSONDecodeError as exc:
-        raise RecordError([Problem("", f"not valid JSON: column {exc.colno}: {exc.msg}")]) from None
-    except RecursionError:
-        raise RecordError([Problem("", "not valid JSON: nested too deeply")]) from None
-    return parse_record(data)
-
-
 def read_records(
     path: str | os.PathLike[str], max_line_bytes: int = MAX_LINE_BYTES
 ) -> Iterator[tuple[int, Record] | LineProblem]:
@@ -365,10 +360,25 @@ def read_records(
 
 
 def write_records(records: Iterable[Record], out: TextIO) -> int:
-    """Write records as JSON Lines (compact, one per line); returns how many were written."""
+    """Write records as JSON Lines (compact, one per line), encoded through the record Structs; returns how many."""
     n = 0
     for record in records:
-        out.write(json.dumps(record.to_json(), ensure_ascii=False, separators=(",", ":")))
+        out.write(encode_record(record.to_json()).decode())
         out.write("\n")
         n += 1
     return n
+
+
+def encode_record(data: Mapping[str, Any]) -> bytes:
+    """One record as compact JSON, validated by and encoded through :class:`solver.formats.RecordStruct`.
+
+    Raises :class:`RecordError` (with every problem) for data that is not a valid record.
+    """
+    try:
+        return msgspec.json.encode(msgspec.convert(data, RecordStruct))
+    except (msgspec.ValidationError, UnicodeEncodeError):
+        raise RecordError(_problems(data) or [Problem("", "invalid record")]) from None
+
+
+def _under(prefix: str, path: str) -> str:
+    return prefix if not path else f"{prefix}{path}" if path.startswith("[") else f"{prefix}.{path}"
