@@ -18,12 +18,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from solver.core import MILLI, Board, BoardError, load_board
+from solver.core import MILLI, Board, BoardError, as_board
 
 from .config import AgentConfig, EnvConfig
 from .decide import Plan
 from .kernels import game as K
 from .kernels.engine import Engine
+from .kernels.gains import UNTABLED
 from .kernels.state import G_OVER, G_PSAC, G_PSEAT, G_PSRC, G_PTARGET, G_TRUNC
 from .kernels.tables import SOURCES
 from .lockstep import Info, Obs
@@ -35,6 +36,20 @@ __all__ = ["EpisodeV1", "LockstepV1"]
 
 _TERMINAL = {1: 1.0, 2: -1.0, 3: 0.0}
 _RESULTS = {1: "win", 2: "loss", 3: "draw"}
+
+
+def unmodelled(board: Board) -> None:
+    """ValueError naming what of ``board`` the v1 arrays do not carry yet (a permanent that can't have counters,
+    2HG poison written per head, an effect naming its source permanent or this turn's poison), rather than
+    playing it by another rule."""
+    if str(getattr(board, "team_poison", "shared")).lower().endswith("per_head"):
+        raise ValueError("options['board'].team_poison: 'per_head' is not modelled by the v1 envs yet")
+    for effect in board.effects:
+        if getattr(effect, "source", None) is not None or effect.poisoned_this_turn:
+            raise ValueError(f"options['board'].effects: {effect.card!r} names its source or this turn, not in v1 yet")
+    for perm in board.permanents:
+        if getattr(perm, "no_counters", False):
+            raise ValueError(f"options['board'].permanents: {perm.id!r} has no_counters, not modelled by v1 yet")
 
 
 class PendingV1:
@@ -178,7 +193,7 @@ class LockstepV1:
     def _given_board(self, given: Any) -> Board:
         config = self.config
         try:
-            board = given if isinstance(given, Board) else load_board(given)
+            board = as_board(given)
         except BoardError as exc:
             raise ValueError(f"options['board'] is not a valid board:\n{exc}") from exc
         if board.variant is not config.variant:
@@ -189,6 +204,13 @@ class LockstepV1:
             raise ValueError(f"options['board'].players has {board.n_players} players; at most {config.n_seats} here")
         if board.rounds > MAX_ROUNDS:
             raise ValueError(f"options['board'].proliferates gives {board.rounds} rounds; at most {MAX_ROUNDS}")
+        unmodelled(board)
+        untabled = sorted({e.card for e in board.effects} & UNTABLED)
+        if untabled:
+            raise ValueError(
+                f"options['board'].effects: {untabled[0]!r} is not modelled by the v1 envs' compiled game yet "
+                "(its effect selects objects by subtype or by its own permanent, or depends on this turn)"
+            )
         if board.n_objects - board.n_players > config.capacity:
             raise ValueError(
                 f"the board has {board.n_objects - board.n_players} permanents and {config.n_seats} seats, more "

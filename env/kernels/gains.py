@@ -32,7 +32,7 @@ from solver.terms import CardType, Variant
 
 from .state import EFFECT_NAMES
 
-__all__ = ["OBJECT_SETS", "ScopeTable", "game_gains", "game_rounds", "scope_table", "wanted_kinds"]
+__all__ = ["OBJECT_SETS", "UNTABLED", "ScopeTable", "game_gains", "game_rounds", "scope_table", "wanted_kinds"]
 
 I64 = npt.NDArray[np.int64]
 
@@ -95,7 +95,10 @@ def in_object_set(code: int, is_player: bool, slot_seat: int, types: int, contro
 class ScopeTable:
     """The registry as arrays: ``scopes[card, relation, level - 1, j] = (op, object set, kind)``.
 
-    ``kind`` is a catalogue column, or -1 for every kind; ``n_scopes`` counts the rows used;
+    ``kind`` is a catalogue column, or -1 for every kind; ``n_scopes`` counts the rows used, and
+    is -1 for a card the tables cannot express (its scopes select objects by subtype or by the
+    effect's own permanent, or depend on what happened this turn: :data:`UNTABLED` names them,
+    and a board with one is refused by the v1 envs rather than played with another rule);
     ``factor[card]`` multiplies the proliferates of the card's controller (Tekuthal).
     """
 
@@ -122,6 +125,12 @@ def _probe_boards() -> list[Board]:
             )
             for i in range(len(teams))
             for j, types in enumerate(kinds_of)
+        ]
+        # artifacts with the subtypes some cards name (205.3g), so a set that selects by subtype is told apart
+        perms += [
+            Permanent(id=f"s{i}_{sub}", controller=f"p{i}", types=("artifact",), subtypes=(sub,), counters={"+1/+1": 1})
+            for i in range(len(teams))
+            for sub in ("vehicle", "spacecraft", "planet")
         ]
         out.append(Board.build(variant=variant, proliferator="p0", players=players, permanents=perms))
     return out
@@ -180,6 +189,9 @@ def _scope_table(items: tuple[tuple[str, int], ...]) -> ScopeTable:
     for code, name in enumerate(EFFECT_NAMES):
         card = CARDS[name]
         factor[code] = card.proliferate_factor
+        if name in UNTABLED:
+            n_scopes[code] = -1
+            continue
         for rel in range(len(RELATIONS)):
             board = duel.with_proliferator(rel)
             for level in range(1, MAX_LEVEL + 1):
@@ -194,6 +206,32 @@ def _scope_table(items: tuple[tuple[str, int], ...]) -> ScopeTable:
                         _kind_code(scope.kinds, column),
                     )
     return ScopeTable(scopes, n_scopes, factor)
+
+
+def untabled_cards() -> frozenset[str]:
+    """The registry's cards whose scopes :func:`scope_table` cannot express (see :class:`ScopeTable`)."""
+    boards = _probe_boards()
+    column = {k: i for i, k in enumerate(("+1/+1", "-1/-1", "poison", "loyalty", "lore", "defense"))}
+    out = set()
+    for name, card in CARDS.items():
+        if getattr(card, "needs_source", False) or getattr(card, "once_per_turn", ""):
+            out.add(name)
+            continue
+        try:
+            for rel in range(len(RELATIONS)):
+                board = boards[0].with_proliferator(rel)
+                for level in range(1, MAX_LEVEL + 1):
+                    for scope in card.scopes(board, 0, Effect(name, "p0", level)):
+                        _set_code(scope.objects, boards)
+                        _kind_code(scope.kinds, column)
+                        OPS.index(scope.op)
+        except (ValueError, TypeError):
+            out.add(name)
+    return frozenset(out)
+
+
+#: Cards of the registry the compiled gains do not model yet (a board with one is refused by the v1 envs).
+UNTABLED: frozenset[str] = untabled_cards()
 
 
 def wanted_kinds(kinds: list[str]) -> npt.NDArray[np.bool_]:

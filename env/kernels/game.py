@@ -1065,7 +1065,7 @@ def oracle_choice(S: tuple, T: tuple, g: int, chosen_g: np.ndarray, recipients_g
         np.array([elim]), np.array([gap]), counts, gain, weights, flags, toughness, damage, chapters, life, worth,
         side, seat_l, team_l, head_gain, thr_row, thr_kind, thr_at, thr_code, thr_amount, thr_seat, t_threshold,
         t_weight, tough_delta, presence, special, scores, ints[I_SAGA_CHAPTER], 1, values, events, results, status,
-        chosen, recipients,
+        np.zeros(1, dtype=np.int64), chosen, recipients,
     )  # fmt: skip
     if status[0] != 0:
         game[G_ERROR] = 2
