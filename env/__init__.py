@@ -12,18 +12,21 @@ from __future__ import annotations
 import gymnasium as gym
 
 from .agents import OracleAgent, RandomAgent, RuleBasedAgent
-from .core import ProliferateEnv
+from .core import ProliferateEnv, ProliferateEnvV1
 from .events import EventParams
 from .sharded import ShardedVectorEnv
-from .vector import ProliferateVectorEnv
+from .vector import ProliferateVectorEnv, ProliferateVectorEnvV1
 from .wrappers import ScaledCounters, sample_legal
 
 __all__ = [
     "IDS",
+    "IDS_V1",
     "EventParams",
     "OracleAgent",
     "ProliferateEnv",
+    "ProliferateEnvV1",
     "ProliferateVectorEnv",
+    "ProliferateVectorEnvV1",
     "RandomAgent",
     "RuleBasedAgent",
     "ScaledCounters",
@@ -38,6 +41,10 @@ IDS: dict[str, tuple[dict[str, object], int | None]] = {
     "proliferate/FreeForAll-v0": ({"variant": "free_for_all"}, 64),
     "proliferate/Bandit-v0": ({"variant": "duel", "bandit": True}, None),
 }
+#: The v1 ids (issue 28): the same games kept as arrays and stepped by compiled code.
+IDS_V1: dict[str, tuple[dict[str, object], int | None]] = {
+    name.replace("-v0", "-v1"): spec for name, spec in IDS.items()
+}
 
 for _id, (_kwargs, _steps) in IDS.items():
     if _id not in gym.registry:
@@ -45,6 +52,16 @@ for _id, (_kwargs, _steps) in IDS.items():
             id=_id,
             entry_point="env.core:ProliferateEnv",
             vector_entry_point="env.sharded:make_vector_env",
+            kwargs=_kwargs,
+            max_episode_steps=_steps,
+        )
+
+for _id, (_kwargs, _steps) in IDS_V1.items():
+    if _id not in gym.registry:
+        gym.register(
+            id=_id,
+            entry_point="env.core:ProliferateEnvV1",
+            vector_entry_point="env.sharded:make_vector_env_v1",
             kwargs=_kwargs,
             max_episode_steps=_steps,
         )

@@ -8,7 +8,7 @@ given with ``reset(options={"board": ...})``); the observation is relative to it
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import gymnasium as gym
 import numpy as np
@@ -155,7 +155,11 @@ class ProliferateEnv(gym.Env[dict[str, Any], Any]):
         self.render_mode = render_mode
         self.action_space: spaces.Space[Any] = action_space(self.agent)
         self.observation_space = observation_space(self.slots, self.n_bits, c_max)
-        self._core = Lockstep(self.settings, self.agent, 1)
+        self._core = self._make_core(1)
+
+    def _make_core(self, n: int) -> Lockstep:
+        """The games' engine: v0's :class:`~env.lockstep.Lockstep`; v1 overrides it."""
+        return Lockstep(self.settings, self.agent, n)
 
     # ------------------------------------------------------------------ configuration, read-only
     @property
@@ -271,3 +275,26 @@ def action_space(agent: AgentConfig) -> spaces.Space[Any]:
     if agent.action_mode == "subset":
         return spaces.MultiBinary(agent.n_bits)
     return spaces.Discrete(agent.n_bits)
+
+
+class ProliferateEnvV1(ProliferateEnv):
+    """:class:`ProliferateEnv`'s game, its state kept as arrays and stepped by compiled code (issue 28).
+
+    The same spaces, action modes, masks, rewards, opponents, oracle and keywords as v0 (see
+    :class:`ProliferateEnv` and ``docs/environments.md``); the game model is
+    :mod:`env.kernels` (the state of the game in fixed-slot arrays, one compiled call per
+    step), and this single env is the vector env's engine with one game.
+
+    ## Version History
+    - v1: the game runs in compiled code over arrays, with its own random stream per game
+      (SplitMix64, seeded by one draw from the env's ``np_random``): the same game as v0,
+      with other trajectories for a seed.  ``info`` no longer carries ``dies`` and
+      ``losers``.  A callable ``opponent`` is called through a slower path (the decision
+      board is built from the arrays for each of its decisions).
+    - v0: the first version, a Python game model over immutable boards (retired).
+    """
+
+    def _make_core(self, n: int) -> Lockstep:
+        from .lockstep_v1 import LockstepV1
+
+        return cast("Lockstep", LockstepV1(self.settings, self.agent, n))  # the same interface

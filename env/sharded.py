@@ -31,7 +31,7 @@ from .actions import check_actions
 from .config import AgentConfig, EnvConfig, whole_number
 from .game import PendingDecision
 from .lockstep import Info, Obs
-from .vector import PerGameInfosVectorEnv, ProliferateVectorEnv, Step
+from .vector import PerGameInfosVectorEnv, ProliferateVectorEnv, ProliferateVectorEnvV1, Step
 
 __all__ = ["ShardedVectorEnv", "make_vector_env"]
 
@@ -41,6 +41,13 @@ def make_vector_env(num_envs: int, *, shards: int = 1, **kwargs: Any) -> Prolife
     if whole_number("shards", shards, 1) == 1:
         return ProliferateVectorEnv(num_envs, **kwargs)
     return ShardedVectorEnv(num_envs, shards, **kwargs)
+
+
+def make_vector_env_v1(num_envs: int, *, shards: int = 1, **kwargs: Any) -> ProliferateVectorEnvV1 | ShardedVectorEnv:
+    """The v1 ids' ``vector_entry_point``: :class:`~env.vector.ProliferateVectorEnvV1`, or its games sharded."""
+    if whole_number("shards", shards, 1) == 1:
+        return ProliferateVectorEnvV1(num_envs, **kwargs)
+    return ShardedVectorEnv(num_envs, shards, version=1, **kwargs)
 
 
 class ShardedVectorEnv(PerGameInfosVectorEnv):
@@ -74,7 +81,9 @@ class ShardedVectorEnv(PerGameInfosVectorEnv):
 
     metadata: dict[str, Any] = {"render_modes": [], "autoreset_mode": AutoresetMode.NEXT_STEP}  # noqa: RUF012
 
-    def __init__(self, num_envs: int, shards: int = 2, *, context: str | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self, num_envs: int, shards: int = 2, *, context: str | None = None, version: int = 0, **kwargs: Any
+    ) -> None:
         shards = whole_number("shards", shards, 2)  # 1 is ProliferateVectorEnv
         num_envs = whole_number("num_envs", num_envs, 1)
         if num_envs < shards:
@@ -90,7 +99,9 @@ class ShardedVectorEnv(PerGameInfosVectorEnv):
         try:
             for size in sizes:
                 parent, child = ctx.Pipe()
-                process = ctx.Process(target=_serve, args=(child, size, kwargs), daemon=True, name="proliferate-shard")
+                process = ctx.Process(
+                    target=_serve, args=(child, size, kwargs, version), daemon=True, name="proliferate-shard"
+                )
                 process.start()
                 child.close()
                 self._conns.append(parent)
@@ -226,7 +237,7 @@ class ShardedVectorEnv(PerGameInfosVectorEnv):
         self._conns, self._processes = [], []
 
 
-def _serve(conn: Connection, num_envs: int, kwargs: dict[str, Any]) -> None:
+def _serve(conn: Connection, num_envs: int, kwargs: dict[str, Any], version: int = 0) -> None:
     """A worker: one ProliferateVectorEnv of ``num_envs`` games, its methods called from the parent until ``close``.
 
     Ctrl-C reaches every process of the terminal's group: the workers ignore it, and the
@@ -234,7 +245,7 @@ def _serve(conn: Connection, num_envs: int, kwargs: dict[str, Any]) -> None:
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        venv = ProliferateVectorEnv(num_envs, **kwargs)
+        venv = (ProliferateVectorEnvV1 if version == 1 else ProliferateVectorEnv)(num_envs, **kwargs)
         ready = {
             "observation_space": venv.single_observation_space,
             "action_space": venv.single_action_space,

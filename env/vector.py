@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -30,7 +30,7 @@ from .game import PendingDecision, plan_all
 from .lockstep import Info, Lockstep, Obs
 from .spaces import maskable, observation_space
 
-__all__ = ["ProliferateVectorEnv"]
+__all__ = ["ProliferateVectorEnv", "ProliferateVectorEnvV1"]
 
 Step = tuple[Obs, npt.NDArray[np.float64], npt.NDArray[np.bool_], npt.NDArray[np.bool_], list[Info]]
 
@@ -155,11 +155,15 @@ class ProliferateVectorEnv(PerGameInfosVectorEnv):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.render_mode = None
-        self._core = Lockstep(self.settings, self.agent, self.num_envs)
+        self._core = self._make_core(self.num_envs)
         self._rngs: list[np.random.Generator] | None = None
         self._elapsed = np.zeros(self.num_envs, dtype=np.int64)
         self._needs_reset = np.zeros(self.num_envs, dtype=np.bool_)
         self._all = list(range(self.num_envs))
+
+    def _make_core(self, n: int) -> Lockstep:
+        """The games' engine: v0's :class:`~env.lockstep.Lockstep`; v1 overrides it."""
+        return Lockstep(self.settings, self.agent, n)
 
     # ------------------------------------------------------------------ gymnasium VectorEnv API
     def reset_each(
@@ -272,6 +276,29 @@ class ProliferateVectorEnv(PerGameInfosVectorEnv):
 
     def close_extras(self, **kwargs: Any) -> None:
         self._core.episodes = [None] * self.num_envs
+
+
+class ProliferateVectorEnvV1(ProliferateVectorEnv):
+    """``num_envs`` games of :class:`~env.core.ProliferateEnvV1` kept as arrays and stepped by one compiled call.
+
+    The same interface as :class:`ProliferateVectorEnv` (autoreset modes, batched infos,
+    masks, the oracle); sub-env ``i`` reset with ``seed + i`` plays what a single v1 env reset
+    with ``seed + i`` plays.  From 64 games the step runs over numba's threads (both cores
+    here), with the same results as one thread.
+
+    ## Version History
+    - v1: the games in arrays, one compiled step for all of them (issue 28).
+    - v0: the first version (retired).
+    """
+
+    def _make_core(self, n: int) -> Lockstep:
+        from .lockstep_v1 import LockstepV1
+
+        return cast("Lockstep", LockstepV1(self.settings, self.agent, n))  # the same interface
+
+    def oracle_actions(self) -> npt.NDArray[np.int64]:
+        """The optimal action of every sub-env now."""
+        return self.policy_actions(lambda board, decision: (decision.optimum.chosen, decision.optimum.recipients))
 
 
 def batch_infos(infos: Sequence[Info]) -> dict[str, Any]:

@@ -1,0 +1,195 @@
+"""N games of one env configuration in arrays, stepped by one compiled call: the engine behind the v1 envs.
+
+:class:`Engine` owns the state (:class:`~env.kernels.state.GameArrays`), the tables
+(:mod:`env.kernels.tables`) and the agent's views (observation slots laid out once per decision),
+all allocated once.  :meth:`Engine.reset` and :meth:`Engine.step` take the indices of the games
+they act on; the single env is an engine of one game, the vector env one of N: the same code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from solver.board import Board
+from solver.rules import ChoiceMatrix
+
+from ..config import AgentConfig, EnvConfig
+from ..scenarios import ARCHETYPES
+from ..spaces import N_KINDS, N_STATS
+from . import game as K
+from .rng import seeded_state
+from .state import G_DECISIONS, G_PENDING, G_PROUND, G_PROUNDS, G_PSEAT, MAX_ROUNDS, GameArrays
+from .tables import OPPONENTS, Tables, build_tables
+
+__all__ = ["Engine"]
+
+TEAMS = {"duel": (0, 1), "two_headed_giant": (0, 0, 1, 1), "free_for_all": (0, 1, 2, 3)}
+
+
+class Engine:
+    """``n`` games stepped together (see the module docstring)."""
+
+    def __init__(self, config: EnvConfig, agent: AgentConfig, n: int, *, threads: bool | None = None) -> None:
+        self.config, self.agent, self.n = config, agent, n
+        self.slots = config.slots
+        self.arrays = GameArrays(n, config.variant, config.n_seats, config.slots)
+        self.python_opponent: Callable[[Board, np.random.Generator], Any] | None = None
+        name = next((k for k, v in _named_policies().items() if v is agent.opponent), None)
+        self.opponent = OPPONENTS.index(name) if name is not None else OPPONENTS.index("python")
+        if name is None:
+            self.python_opponent = agent.opponent
+        self.pool = np.array([ARCHETYPES.index(a) for a in (config.archetypes or ARCHETYPES)], dtype=np.int64)
+        self.teams = np.array(TEAMS[config.variant.value], dtype=np.int64)
+        self.threads = n >= 64 if threads is None else threads
+        self._build_tables()
+        s = self.slots
+        self.views: tuple[np.ndarray, ...] = (
+            np.full((n, s), -1, dtype=np.int64),
+            np.zeros((n, s, N_KINDS), dtype=np.int16),
+            np.zeros((n, s), dtype=np.int64),
+            np.zeros((n, s), dtype=np.int64),
+            np.zeros((n, s, N_STATS), dtype=np.int16),
+            np.zeros((n, s), dtype=np.int8),
+            np.zeros((n, s), dtype=np.int8),
+            np.full((n, 2, 2), -1, dtype=np.int64),
+            np.zeros((n, 2), dtype=np.int8),
+            np.zeros((n, 12), dtype=np.float32),
+        )
+        self.out_f = np.zeros((n, 4), dtype=np.float64)
+        self.out_i = np.zeros((n, 4), dtype=np.int64)
+
+    def _build_tables(self) -> None:
+        self.tables: Tables = build_tables(
+            self.config,
+            self.arrays.catalogue,
+            opponent=self.opponent,
+            bandit=self.agent.bandit,
+            sequential=self.agent.action_mode == "sequential",
+            penalty=self.agent.illegal_penalty,
+        )
+        self.arrays._widen()
+        self.T = self.tables.as_tuple()
+
+    @property
+    def S(self) -> tuple[np.ndarray, ...]:
+        a = self.arrays
+        return tuple(getattr(a, name) for name in K.STATE_ORDER)
+
+    @property
+    def nbytes(self) -> int:
+        return self.arrays.nbytes + sum(v.nbytes for v in self.views) + self.out_f.nbytes + self.out_i.nbytes
+
+    # ------------------------------------------------------------------ reset and step
+    def reset(self, indices: Sequence[int], seeds: Sequence[int], board: Board | None = None) -> npt.NDArray[np.int64]:
+        """Start a game in each of ``indices``, game ``indices[j]`` seeded with ``seeds[j]``; their statuses."""
+        a = self.arrays
+        if board is not None:
+            known = (len(a.catalogue.cards), len(a.catalogue.kinds))
+            for g in indices:
+                a.load(g, board)
+            if (len(a.catalogue.cards), len(a.catalogue.kinds)) != known:
+                self._build_tables()
+        status = np.zeros(len(indices), dtype=np.int64)
+        S, T, V = self.S, self.T, self.views
+        for j, (g, seed) in enumerate(zip(indices, seeds, strict=True)):
+            a.rng[g] = seeded_state(seed)
+            if board is None:
+                a.seat_ids[g] = tuple(f"p{i}" for i in range(a.seats))
+                a.team_names[g] = tuple("ABCD"[t] for t in sorted(set(self.teams.tolist())))
+            status[j] = K.reset_one(S, T, V, g, self.pool, self.teams, board is not None)
+        self._python_decisions(indices, status)
+        return status
+
+    def step(self, indices: npt.NDArray[np.int64], actions: npt.NDArray[np.int64]) -> tuple[np.ndarray, np.ndarray]:
+        """One agent step in each game of ``indices``; per game (illegal, delta, regret, optimum) reward terms and
+        (illegal bits, decision done, status, result)."""
+        want_value = self.agent.reward_mode != "terminal" or self.agent.oracle_in_info
+        want_regret = self.agent.reward_mode == "regret" or self.agent.oracle_in_info
+        k = len(indices)
+        out_f, out_i = self.out_f[:k], self.out_i[:k]
+        kernel = K.step_games_parallel if self.threads else K.step_games
+        kernel(self.S, self.T, self.views, indices, actions, out_f, out_i, want_value, want_regret)
+        if (out_i[:, 2] == K.PYTHON).any():
+            handed = np.flatnonzero(out_i[:, 2] == K.PYTHON)
+            status = out_i[:, 2]
+            self._python_decisions(indices, status)
+            a = self.arrays
+            for j in handed.tolist():
+                g = int(indices[j])
+                out_i[j, 3] = K.result_of(a.seat[g], a.game[g])
+        return out_f, out_i
+
+    def _python_decisions(self, indices: Sequence[int] | np.ndarray, status: np.ndarray) -> None:
+        """Hand the decisions of a Python opponent to it, one game at a time, until every game waits on the agent
+        or is over (the slower path of a callable opponent)."""
+        for j in np.flatnonzero(status == K.PYTHON).tolist():
+            g = int(indices[j])
+            while status[j] == K.PYTHON:
+                status[j] = self._python_decision(g)
+
+    def _python_decision(self, g: int) -> int:
+        a = self.arrays
+        assert self.python_opponent is not None
+        board = self.decision_board(g)
+        # A generator of its own for the Python policy, from the game's stream state and decision count: the
+        # stream itself is not advanced, so a policy that draws nothing plays as its compiled twin does.
+        stream = np.random.default_rng([int(a.rng[g]), int(a.game[g, G_DECISIONS])])
+        chosen, recipients = self.python_opponent(board, stream)
+        matrix = ChoiceMatrix.from_rows(
+            board,
+            [np.flatnonzero(chosen[r]).tolist() for r in range(board.rounds)],
+            [{int(t): int(h) for t, h in enumerate(recipients[r].tolist()) if h >= 0} for r in range(board.rounds)],
+        )
+        rows = self.rows_of(g)
+        a.chosen[g] = 0
+        a.recipients[g] = -1
+        team_of = self._state_teams(g, board)
+        for r in range(board.rounds):
+            for i in np.flatnonzero(matrix.chosen[r]).tolist():
+                a.chosen[g, r, rows[i]] = 1
+            for t, h in enumerate(matrix.recipients[r].tolist()):
+                if h >= 0:
+                    a.recipients[g, r, team_of[t]] = rows[h]
+        return int(K.resume_one(self.S, self.T, self.views, g))
+
+    def _state_teams(self, g: int, board: Board) -> list[int]:
+        names = self.arrays.team_names[g]
+        return [names.index(t) for t in board.team_names]
+
+    # ------------------------------------------------------------------ the decision as a Board
+    def rows_of(self, g: int) -> list[int]:
+        """The slot of each row of :meth:`decision_board` (players in the game, then permanents)."""
+        a = self.arrays
+        players = [s for s in range(a.seats) if a.player_in[g, s]]
+        return players + list(range(a.seats, a.seats + int(a.n_perm[g])))
+
+    def decision_board(self, g: int) -> Board:
+        """The board of game ``g``'s pending decision (its proliferator deciding)."""
+        return self.arrays.board(g)
+
+    def pending(self, g: int) -> bool:
+        return bool(self.arrays.game[g, G_PENDING])
+
+    def optimum(self, g: int) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int64], int]:
+        """The exact optimum of game ``g``'s decision: chosen (rounds x slots), recipients (rounds x teams), value."""
+        chosen = np.zeros((MAX_ROUNDS, self.slots), dtype=np.int8)
+        recipients = np.full((MAX_ROUNDS, 2), -1, dtype=np.int64)
+        value = K.oracle_choice(self.S, self.T, g, chosen, recipients)
+        return chosen, recipients, int(value)
+
+    def round_of(self, g: int) -> tuple[int, int]:
+        game = self.arrays.game[g]
+        return int(game[G_PROUND]), int(game[G_PROUNDS])
+
+    def deciding_seat(self, g: int) -> int:
+        return int(self.arrays.game[g, G_PSEAT])
+
+
+def _named_policies() -> dict[str, Any]:
+    from ..policies import BOARD_POLICIES
+
+    return dict(BOARD_POLICIES)

@@ -1,0 +1,90 @@
+"""One random stream per game: SplitMix64, its 64-bit state kept in a caller's ``uint64`` array.
+
+A game's stream is seeded from the reset seed and the game's index, ``seed + index``, so
+sub-env ``i`` of a vector env reset with ``seed`` draws what a single env reset with
+``seed + i`` draws (as Gymnasium's own vector envs seed their sub-envs).  Each draw reads and
+advances only its game's cell: a trajectory does not depend on N, on the other games, on
+the thread that steps it, or on a neighbour's autoreset.
+
+SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators",
+OOPSLA 2014; the seeding generator of Java's ``SplittableRandom`` and of xoshiro) is a
+counter plus a 64-bit finaliser: the state advances by the golden-ratio increment and the
+output is the state mixed by two xor-shift-multiply rounds.  Every constant is a
+``np.uint64`` so that numba keeps the arithmetic in unsigned 64 bits (a mixed
+``uint64``/``int64`` expression would be promoted to float64).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+from numba import njit
+
+__all__ = ["draw_below", "draw_u64", "draw_unit", "seed_states", "seeded_state"]
+
+U64 = npt.NDArray[np.uint64]
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_S30 = np.uint64(30)
+_S27 = np.uint64(27)
+_S31 = np.uint64(31)
+_S11 = np.uint64(11)
+_ZERO = np.uint64(0)
+_UNIT = 1.0 / 9007199254740992.0  # 2**-53
+
+
+@njit(cache=True, inline="always")
+def _mix(z: np.uint64) -> np.uint64:
+    z = (z ^ (z >> _S30)) * _MIX1
+    z = (z ^ (z >> _S27)) * _MIX2
+    return z ^ (z >> _S31)
+
+
+@njit(cache=True)
+def draw_u64(states: U64, g: int) -> np.uint64:
+    """The next 64 random bits of game ``g``'s stream."""
+    s = states[g] + _GOLDEN
+    states[g] = s
+    return _mix(s)
+
+
+@njit(cache=True)
+def draw_unit(states: U64, g: int) -> float:
+    """A float in [0, 1) with 53 random bits (as ``numpy.random.Generator.random``)."""
+    return float(draw_u64(states, g) >> _S11) * _UNIT
+
+
+@njit(cache=True)
+def draw_below(states: U64, g: int, n: int) -> np.int64:
+    """An integer in ``[0, n)``, uniform and unbiased (rejection of the top partial range); 0 if ``n <= 1``."""
+    if n <= 1:
+        return np.int64(0)
+    bound = np.uint64(n)
+    # The largest multiple of n that fits in 2**64, as (2**64 - (2**64 mod n)); draws at or above it are redrawn.
+    limit = _ZERO - ((_ZERO - bound) % bound)
+    while True:
+        r = draw_u64(states, g)
+        if limit == _ZERO or r < limit:
+            return np.int64(r % bound)
+
+
+def seeded_state(seed: int) -> np.uint64:
+    """The starting state of the stream of ``seed`` (any Python integer, reduced modulo 2**64)."""
+    return np.uint64(_mix_py(seed % (1 << 64)))
+
+
+def seed_states(states: U64, games: npt.NDArray[np.int64], seeds: list[int]) -> None:
+    """Seed the streams of ``games`` with ``seeds`` (one each)."""
+    for g, seed in zip(games.tolist(), seeds, strict=True):
+        states[g] = seeded_state(seed)
+
+
+def _mix_py(z: int) -> int:
+    """The SplitMix64 finaliser in Python integers (the seed is mixed once, so nearby seeds start far apart)."""
+    mask = (1 << 64) - 1
+    z = (z + 0x9E3779B97F4A7C15) & mask
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+    return z ^ (z >> 31)

@@ -1,0 +1,391 @@
+"""The v1 lockstep: N games kept as arrays and stepped by one compiled call (issue 28).
+
+:class:`LockstepV1` has :class:`env.lockstep.Lockstep`'s interface, so the single env
+(:class:`env.core.ProliferateEnvV1`) and the native vector env (:class:`env.vector.ProliferateVectorEnvV1`)
+are v0's classes over another core: the single env is N = 1 of the same engine
+(:class:`env.kernels.engine.Engine`), with no second game model.  Each game's random stream is
+seeded by one draw from the generator Gymnasium gives that game (the env's ``np_random``, or
+the vector env's generator of sub-env ``i`` seeded with ``seed + i``), so sub-env ``i`` plays
+what a single env reset with ``seed + i`` plays, and a game's play depends on nothing else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from solver.core import MILLI, Board, BoardError, as_board
+
+from .config import AgentConfig, EnvConfig
+from .decide import Plan
+from .kernels import game as K
+from .kernels.engine import Engine
+from .kernels.gains import UNTABLED
+from .kernels.state import G_OVER, G_PSAC, G_PSEAT, G_PSRC, G_PTARGET, G_TRUNC
+from .kernels.tables import SOURCES
+from .lockstep import Info, Obs
+from .opportunities import Opportunity
+from .scenarios import start_life
+from .spaces import MAX_ROUNDS, N_GLOBALS, View
+
+__all__ = ["EpisodeV1", "LockstepV1"]
+
+_TERMINAL = {1: 1.0, 2: -1.0, 3: 0.0}
+_RESULTS = {1: "win", 2: "loss", 3: "draw"}
+
+
+def unmodelled(board: Board) -> None:
+    """ValueError naming what of ``board`` the v1 arrays do not carry yet (a permanent that can't have counters,
+    2HG poison written per head, an effect naming its source permanent or this turn's poison), rather than
+    playing it by another rule."""
+    if str(getattr(board, "team_poison", "shared")).lower().endswith("per_head"):
+        raise ValueError("options['board'].team_poison: 'per_head' is not modelled by the v1 envs yet")
+    for effect in board.effects:
+        if getattr(effect, "source", None) is not None or effect.poisoned_this_turn:
+            raise ValueError(f"options['board'].effects: {effect.card!r} names its source or this turn, not in v1 yet")
+    for perm in board.permanents:
+        if getattr(perm, "no_counters", False):
+            raise ValueError(f"options['board'].permanents: {perm.id!r} has no_counters, not modelled by v1 yet")
+
+
+class PendingV1:
+    """The agent's decision in progress, read from the arrays (the board and the optimum are built on demand)."""
+
+    def __init__(self, core: LockstepV1, g: int) -> None:
+        self.core, self.g = core, g
+
+    @property
+    def round(self) -> int:
+        return self.core.engine.round_of(self.g)[0]
+
+    @property
+    def rounds(self) -> int:
+        return self.core.engine.round_of(self.g)[1]
+
+    @property
+    def seat(self) -> str:
+        return self.core.engine.arrays.seat_ids[self.g][self.core.engine.deciding_seat(self.g)]
+
+    @cached_property
+    def board(self) -> Board:
+        return self.core.engine.decision_board(self.g)
+
+    @property
+    def opportunity(self) -> Opportunity:
+        return self.core.opportunity(self.g)
+
+    @cached_property
+    def optimum(self) -> Plan:
+        """The exact optimum as solver matrices over :attr:`board`'s rows."""
+        chosen, recipients, value = self.core.engine.optimum(self.g)
+        rows = self.core.engine.rows_of(self.g)
+        board = self.board
+        r = board.rounds
+        out_c = np.zeros((r, board.n_objects), dtype=bool)
+        out_r = np.full((r, board.n_teams), -1, dtype=np.int64)
+        team_names = self.core.engine.arrays.team_names[self.g]
+        row_of = {s: i for i, s in enumerate(rows)}
+        for k in range(r):
+            out_c[k] = chosen[k, rows] != 0
+            for t, name in enumerate(board.team_names):
+                at = team_names.index(name)
+                h = int(recipients[k, at]) if at < recipients.shape[1] else -1
+                if h >= 0:
+                    out_r[k, t] = row_of[h]
+        return Plan(value, out_c, out_r)
+
+
+class _GameView:
+    """What :class:`env.core.ProliferateEnv` reads of ``episode.game``: the pending decision or None."""
+
+    def __init__(self, core: LockstepV1, g: int) -> None:
+        self.core, self.g = core, g
+        self._pending: PendingV1 | None = None
+        self._key = -1
+
+    @property
+    def pending(self) -> PendingV1 | None:
+        if not self.core.engine.pending(self.g) or self.core.over[self.g]:
+            return None
+        key = self.core.decision_key[self.g]
+        if self._pending is None or key != self._key:
+            self._pending, self._key = PendingV1(self.core, self.g), key
+        return self._pending
+
+
+class EpisodeV1:
+    """One game of the batch from the learning seat's side (:class:`env.lockstep.Episode`'s interface)."""
+
+    def __init__(self, core: LockstepV1, g: int) -> None:
+        self.core, self.g = core, g
+        self.game = _GameView(core, g)
+        self.steps = 0
+        self.last = np.zeros(core.slots, dtype=np.int8)
+
+    @property
+    def actor(self) -> str:
+        engine = self.core.engine
+        return engine.arrays.seat_ids[self.g][int(engine.arrays.game[self.g, 19])]
+
+    def pending(self) -> PendingV1:
+        decision = self.game.pending
+        if decision is None:
+            raise RuntimeError("no decision is pending: the episode is over, call reset()")
+        return decision
+
+    @property
+    def view(self) -> View:
+        """The solver-side view of the current decision (for rendering only: built from its board)."""
+        return self.current_view()
+
+    def current_view(self) -> View:
+        board = self.pending().board
+        engine = self.core.engine
+        c = engine.config
+        return View.build(
+            board, engine.arrays.seat_ids[self.g], self.actor, c.slots, c.c_max, {}, start_life(c.variant)
+        )
+
+
+class LockstepV1:
+    """``n`` games of one env configuration in arrays; every method takes the indices of the games it acts on."""
+
+    def __init__(self, config: EnvConfig, agent: AgentConfig, n: int) -> None:
+        self.config, self.agent, self.n = config, agent, n
+        self.slots = config.slots
+        self.engine = Engine(config, agent, n)
+        self.episodes: list[EpisodeV1 | None] = [None] * n
+        self.over = np.zeros(n, dtype=np.bool_)
+        self.decision_key = np.zeros(n, dtype=np.int64)
+        self._one_hot = np.zeros(3, dtype=np.float32)
+        self._one_hot[int(self.engine.tables.ints[28])] = 1.0  # I_VARIANT
+
+    def episode(self, i: int) -> EpisodeV1:
+        ep = self.episodes[i]
+        if ep is None:
+            raise RuntimeError("call reset() before step()")
+        return ep
+
+    # ------------------------------------------------------------------ reset and step
+    def reset(
+        self, indices: Sequence[int], rngs: Sequence[np.random.Generator], options: dict[str, Any] | None
+    ) -> tuple[Obs, list[Info]]:
+        """Start a new episode in each game of ``indices``, its stream seeded by one draw from its generator."""
+        given = (options or {}).get("board")
+        board = self._given_board(given) if given is not None else None
+        seeds = [int(rng.integers(0, 2**63)) for rng in rngs]
+        idx = list(indices)
+        status = self.engine.reset(idx, seeds, board)
+        if (status != K.AGENT).any():
+            raise RuntimeError("the episode ended before the agent's first decision")
+        for g in idx:
+            self.episodes[g] = EpisodeV1(self, g)
+            self.over[g] = False
+            self.decision_key[g] += 1
+        k = len(idx)
+        zero = np.zeros(k, dtype=np.int64)
+        return self._observe(np.array(idx, dtype=np.int64), zero, [{} for _ in idx], [False] * k)
+
+    def _given_board(self, given: Any) -> Board:
+        config = self.config
+        try:
+            board = as_board(given)
+        except BoardError as exc:
+            raise ValueError(f"options['board'] is not a valid board:\n{exc}") from exc
+        if board.variant is not config.variant:
+            raise ValueError(
+                f"options['board'].variant is {board.variant.value!r}; this env plays {config.variant.value!r}"
+            )
+        if board.n_players > config.n_seats:
+            raise ValueError(f"options['board'].players has {board.n_players} players; at most {config.n_seats} here")
+        if board.rounds > MAX_ROUNDS:
+            raise ValueError(f"options['board'].proliferates gives {board.rounds} rounds; at most {MAX_ROUNDS}")
+        unmodelled(board)
+        untabled = sorted({e.card for e in board.effects} & UNTABLED)
+        if untabled:
+            raise ValueError(
+                f"options['board'].effects: {untabled[0]!r} is not modelled by the v1 envs' compiled game yet "
+                "(its effect selects objects by subtype or by its own permanent, or depends on this turn)"
+            )
+        if board.n_objects - board.n_players > config.capacity:
+            raise ValueError(
+                f"the board has {board.n_objects - board.n_players} permanents and {config.n_seats} seats, more "
+                f"than the {config.slots} slots; pass a larger slots= (objects are never truncated)"
+            )
+        return board
+
+    def step(
+        self, indices: Sequence[int], actions: npt.NDArray[np.int64]
+    ) -> tuple[Obs, npt.NDArray[np.float64], npt.NDArray[np.bool_], npt.NDArray[np.bool_], list[Info]]:
+        """One agent step in each game of ``indices``; ``actions`` are checked (:func:`env.actions.check_actions`)."""
+        agent = self.agent
+        idx = np.array(indices, dtype=np.int64)
+        for g in idx.tolist():
+            self.episode(g).steps += 1
+        acts = np.ascontiguousarray(actions.reshape(len(idx), -1), dtype=np.int64)
+        out_f, out_i = self.engine.step(idx, acts)
+        out_f, out_i = out_f.copy(), out_i.copy()
+        k = len(idx)
+        rewards = out_f[:, 0].copy()
+        terminated = np.zeros(k, dtype=np.bool_)
+        truncated = np.zeros(k, dtype=np.bool_)
+        terms: list[dict[str, float]] = [{"illegal": float(x)} for x in out_f[:, 0].tolist()]
+        done = out_i[:, 1].astype(bool)
+        game = self.engine.arrays.game
+        extras: dict[int, Info] = {}
+        for j in np.flatnonzero(done).tolist():
+            g = int(idx[j])
+            t = terms[j]
+            if agent.reward_mode != "terminal" or agent.oracle_in_info:
+                t["delta"] = float(out_f[j, 1])
+            if agent.reward_mode == "regret" or agent.oracle_in_info:
+                t["regret"] = float(out_f[j, 2])
+            result = int(out_i[j, 3])
+            terminated[j] = result != 0 or agent.bandit
+            truncated[j] = bool(game[g, G_TRUNC]) and not terminated[j]
+            t["terminal"] = _TERMINAL.get(result, 0.0)
+            rewards[j] += t["delta" if agent.reward_mode == "delta" else agent.reward_mode]
+            self.over[g] = bool(out_i[j, 2] != K.AGENT)
+            self.decision_key[g] += 1
+            if result:
+                extras[j] = {"game_result": _RESULTS[result]}
+        obs, infos = self._observe(idx, out_i[:, 0], terms, done.tolist())
+        for j, extra in extras.items():
+            infos[j].update(extra)
+        return obs, rewards, terminated, truncated, infos
+
+    # ------------------------------------------------------------------ masks and observations
+    def _masks(self, idx: npt.NDArray[np.int64]) -> npt.NDArray[np.int8]:
+        V, a, slots = self.engine.views, self.engine.arrays, self.slots
+        k = len(idx)
+        if self.agent.action_mode == "subset":
+            mask = np.zeros((k, self.agent.n_bits), dtype=np.int8)
+            mask[:, :slots] = V[6][idx]
+            mask[:, slots:] = V[8][idx][:, : self.agent.extra]
+        else:
+            mask = np.zeros((k, slots + 1), dtype=np.int8)
+            mask[:, :slots] = V[6][idx] & (1 - a.picked[idx])
+            mask[:, slots] = 1
+        over = self.over[idx]
+        if over.any():
+            mask[over] = 0
+            if self.agent.action_mode == "sequential":
+                mask[over, slots] = 1
+        return mask
+
+    def mask(self, ep: EpisodeV1) -> npt.NDArray[np.int8]:
+        """The action mask (int8, 1 = allowed) of ``ep``'s current step; all zero (bar DONE) once it is over."""
+        out: npt.NDArray[np.int8] = self._masks(np.array([ep.g], dtype=np.int64))[0]
+        return out
+
+    def _observe(
+        self, idx: npt.NDArray[np.int64], illegal: npt.NDArray[np.int64], terms: list[dict[str, float]],
+        decision_done: list[bool],
+    ) -> tuple[Obs, list[Info]]:  # fmt: skip
+        """Observations (fresh arrays) and per-game infos of the games ``idx``."""
+        a, V = self.engine.arrays, self.engine.views
+        k, slots = len(idx), self.slots
+        masks = self._masks(idx)
+        rounds_done = a.game[idx, 17]  # G_PROUND
+        rounds = np.maximum(a.game[idx, 16], 1)  # G_PROUNDS
+        over = self.over[idx]
+        v_slot = V[0][idx]
+        times = np.zeros((k, slots), dtype=np.int8)
+        if rounds_done.any():
+            chosen = a.chosen[idx]  # (k, R, slots) by state slot
+            per_slot = np.zeros((k, a.slots), dtype=np.int64)
+            for r in range(int(rounds_done.max())):
+                per_slot += chosen[:, r, :] * (r < rounds_done)[:, None]
+            filled = v_slot >= 0
+            times[filled] = np.take_along_axis(per_slot, np.where(filled, v_slot, 0), axis=1)[filled]
+        picked = a.picked[idx].copy()
+        round_f = np.where(over, 0, rounds_done).astype(np.float32)
+        rounds_f = np.where(over, 1, rounds).astype(np.float32)
+        times[over] = 0
+        picked[over] = 0
+        glob = np.zeros((k, N_GLOBALS), dtype=np.float32)
+        glob[:, 0] = round_f / rounds_f
+        glob[:, 1] = np.minimum(rounds_f / 4.0, 1.0)
+        steps = np.array([self.episode(int(g)).steps for g in idx.tolist()], dtype=np.float32)
+        glob[:, 2] = np.minimum(np.maximum(steps / self.config.horizon, 0.0), 1.0)
+        glob[:, 3:6] = self._one_hot
+        glob[:, 6:] = V[9][idx]
+        obs: Obs = {
+            "counters": V[1][idx],
+            "kind": V[2][idx],
+            "relation": V[3][idx],
+            "stats": V[4][idx],
+            "present": V[5][idx],
+            "eligible": V[6][idx],
+            "times": times,
+            "picked": picked,
+            "action_mask": masks,
+            "globals": glob,
+        }
+        infos: list[Info] = []
+        for j, g in enumerate(idx.tolist()):
+            info: Info = {
+                "illegal_bits": int(illegal[j]),
+                "reward_terms": dict(terms[j]),
+                "decision_done": decision_done[j],
+                "action_mask": masks[j].copy(),
+            }
+            if over[j]:
+                info["action_mask"][slots:] = 0
+            else:
+                info["opportunity"] = self.opportunity(g).to_info()
+                info["round"] = int(rounds_done[j])
+                if self.agent.oracle_in_info:
+                    plan = self.episode(g).pending().optimum
+                    info["oracle_action"] = self.action_for(self.episode(g), plan.chosen, plan.recipients)
+                    info["oracle_value"] = plan.value / MILLI
+            infos.append(info)
+        return obs, infos
+
+    def opportunity(self, g: int) -> Opportunity:
+        """The source of game ``g``'s pending decision, as v0 reports it."""
+        a = self.engine.arrays
+        game = a.game[g]
+        ids = a.seat_ids[g]
+        target, sac = int(game[G_PTARGET]), int(game[G_PSAC])
+        return Opportunity(
+            SOURCES[int(game[G_PSRC])],
+            ids[int(game[G_PSEAT])],
+            target=a.catalogue.object_id(target) if target >= 0 else None,
+            sacrifice=a.catalogue.object_id(sac) if sac >= 0 else None,
+        )
+
+    # ------------------------------------------------------------------ oracle
+    def action_for(self, ep: EpisodeV1, chosen: npt.NDArray[np.bool_], recipients: npt.NDArray[np.int64]) -> Any:
+        """Turn a whole-decision choice (solver matrices over the decision board's rows) into ``ep``'s action now."""
+        decision = ep.pending()
+        r = decision.round
+        engine, g = self.engine, ep.g
+        rows = engine.rows_of(g)
+        v_slot = engine.views[0][g]
+        obs_of = {int(s): o for o, s in enumerate(v_slot.tolist()) if s >= 0}
+        picked_rows = np.flatnonzero(chosen[r]).tolist()
+        if self.agent.action_mode == "subset":
+            bits = np.zeros(self.agent.n_bits, dtype=np.int8)
+            for i in picked_rows:
+                bits[obs_of[rows[i]]] = 1
+            board = decision.board
+            heads = engine.views[7][g]
+            for t in range(self.agent.extra):
+                first, second = int(heads[t, 0]), int(heads[t, 1])
+                fi, si = rows.index(first), rows.index(second)
+                team = int(board.team[fi])
+                bits[self.slots + t] = int(chosen[r, fi] and chosen[r, si] and recipients[r, team] == si)
+            return bits
+        receivers = {int(h) for h in recipients[r] if h >= 0}
+        todo = [obs_of[rows[i]] for i in sorted(picked_rows, key=lambda i: (i not in receivers, obs_of[rows[i]]))]
+        picked = engine.arrays.picked[g]
+        remaining = [s for s in todo if not picked[s]]
+        return remaining[0] if remaining else self.slots
+
+    def is_over(self, g: int) -> bool:
+        return bool(self.over[g] or self.engine.arrays.game[g, G_OVER])

@@ -1,0 +1,249 @@
+"""Env v1 (issue 28): the game kept as arrays and stepped by compiled code, against the Python game model.
+
+The v0 test files guard the interface both versions share; here: Gymnasium's checker on
+every v1 id, the vector env against N single envs (hypothesis over seeds, sizes, actions,
+opponents and both action modes, autoresets included), threads against one thread, and the
+compiled pieces against the solver and v0's Python model on the same boards.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from importlib.resources import files
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env, data_equivalence
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import env
+import solver
+from env.config import AgentConfig, EnvConfig
+from env.core import ProliferateEnvV1
+from env.kernels import game as K
+from env.kernels.engine import Engine
+from env.policies import rule_choice
+from env.scenarios import sample_scenario, start_life
+from env.spaces import View
+from solver.core import Variant
+from solver.kernels import decide
+from solver.objective import Objective
+from solver.policy import DEFAULT_POLICY
+from solver.rules import ChoiceMatrix
+
+IDS = tuple(env.IDS_V1)
+MODES = ("subset", "sequential")
+VARIANTS = ("duel", "two_headed_giant", "free_for_all")
+
+
+def _actions(masks: np.ndarray, mode: str, rng: np.random.Generator, noise: float = 0.0) -> np.ndarray:
+    """Random legal actions (subset: coin flips on allowed bits, plus ``noise`` of ineligible ones; sequential: an
+    allowed index, or with probability ``noise`` any index)."""
+    if mode == "subset":
+        on = rng.random(masks.shape) < 0.5
+        return ((masks.astype(bool) & on) | (rng.random(masks.shape) < noise)).astype(np.int8)
+    out = [int(rng.choice(np.flatnonzero(m))) for m in masks]
+    return np.array([int(rng.integers(masks.shape[1])) if rng.random() < noise else a for a in out], dtype=np.int64)
+
+
+@pytest.mark.parametrize("env_id", IDS)
+@pytest.mark.parametrize("mode", MODES)
+def test_gymnasiums_checker_passes_with_warnings_as_errors(env_id: str, mode: str) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_env(gym.make(env_id, action_mode=mode).unwrapped)
+
+
+def test_the_v1_ids_make_v1_envs_and_v1_vector_envs() -> None:
+    for env_id in IDS:
+        made = gym.make(env_id)
+        assert isinstance(made.unwrapped, ProliferateEnvV1)
+        assert "Version History" in (type(made.unwrapped).__doc__ or "")
+        vec = gym.make_vec(env_id, num_envs=2)
+        assert isinstance(vec.unwrapped, env.ProliferateVectorEnvV1)
+        vec.close()
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    seed=st.integers(0, 2**31 - 1),
+    n=st.integers(1, 4),
+    env_id=st.sampled_from(IDS),
+    mode=st.sampled_from(MODES),
+    opponent=st.sampled_from(["rule", "random", "oracle", "noop"]),
+    noise=st.sampled_from([0.0, 0.1]),
+)
+def test_vector_sub_env_i_plays_the_single_env_seeded_with_seed_plus_i(
+    seed: int, n: int, env_id: str, mode: str, opponent: str, noise: float
+) -> None:
+    kwargs: dict[str, Any] = {"action_mode": mode, "opponent": opponent, "max_episode_steps": 5}
+    vec = gym.make_vec(env_id, num_envs=n, **kwargs)
+    singles = [gym.make(env_id, **kwargs) for _ in range(n)]
+    obs, _ = vec.reset(seed=seed)
+    for i, single in enumerate(singles):
+        assert data_equivalence(single.reset(seed=seed + i)[0], {k: v[i] for k, v in obs.items()})
+    rng = np.random.default_rng(seed)
+    ended = np.zeros(n, dtype=bool)
+    resets = 0
+    for _ in range(12):
+        actions = _actions(obs["action_mask"], mode, rng, noise)
+        obs, reward, terminated, truncated, _ = vec.step(actions)
+        for i, single in enumerate(singles):
+            if ended[i]:
+                expected: tuple[Any, ...] = (single.reset()[0], 0.0, False, False)
+                resets += 1
+            else:
+                expected = tuple(single.step(actions[i])[:4])
+            got = ({k: v[i] for k, v in obs.items()}, reward[i], terminated[i], truncated[i])
+            assert data_equivalence(expected[0], got[0]) and expected[1:] == got[1:]
+        ended = terminated | truncated
+    vec.close()
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_numbas_threads_give_the_results_of_one_thread(variant: str) -> None:
+    config = EnvConfig.build(variant)
+    agent = AgentConfig.build(config, opponent="oracle")
+    one, many = Engine(config, agent, 8, threads=False), Engine(config, agent, 8, threads=True)
+    games = np.arange(8, dtype=np.int64)
+    for engine in (one, many):
+        engine.reset(games.tolist(), list(range(100, 108)))
+    rng = np.random.default_rng(3)
+    for _ in range(25):
+        actions = (rng.random((8, agent.n_bits)) < 0.5).astype(np.int64)
+        f1, i1 = one.step(games, actions)
+        f2, i2 = many.step(games, actions)
+        assert np.array_equal(f1, f2) and np.array_equal(i1, i2)
+        assert all(np.array_equal(a, b) for a, b in zip(one.S, many.S, strict=True))
+        over = np.flatnonzero(i1[:, 2] != K.AGENT)
+        for engine in (one, many):
+            engine.reset(over.tolist(), (over + 1000).tolist())
+
+
+def test_a_game_plays_the_same_whatever_its_neighbours_do() -> None:
+    """A game's stream is its own: alone, or among others that reset and play differently."""
+    kwargs: dict[str, Any] = {"opponent": "random"}
+    single = gym.make("proliferate/Duel-v1", **kwargs)
+    vec = gym.make_vec("proliferate/Duel-v1", num_envs=3, **kwargs)
+    obs, _ = vec.reset(seed=[7, 40, 41])  # type: ignore[arg-type]  # a seed per sub-env
+    o, _ = single.reset(seed=7)
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        mask = obs["action_mask"]
+        actions = _actions(mask, "subset", rng)
+        actions[0] = (mask[0] == 1).astype(np.int8)  # game 0 always chooses every allowed object
+        obs, *_ = vec.step(actions)
+        o, _, t1, t2, _ = single.step(actions[0])
+        assert data_equivalence(o, {k: v[0] for k, v in obs.items()})
+        if t1 or t2:
+            break
+    vec.close()
+
+
+def test_a_python_opponent_plays_through_the_slower_path_as_the_compiled_one() -> None:
+    """A callable opponent (here the rule-based filter, which draws nothing) decides as the compiled "rule" does."""
+
+    def rule(board: solver.Board, rng: np.random.Generator) -> Any:
+        return rule_choice(board, rng)
+
+    for env_id in ("proliferate/TwoHeadedGiant-v1", "proliferate/FreeForAll-v1"):
+        compiled, python = gym.make(env_id), gym.make(env_id, opponent=rule)
+        a, _ = compiled.reset(seed=5)
+        b, _ = python.reset(seed=5)
+        rng = np.random.default_rng(1)
+        for _ in range(30):
+            assert data_equivalence(a, b)
+            act = _actions(a["action_mask"][None], "subset", rng)[0]
+            a, ra, ta, ua, _ = compiled.step(act)
+            b, rb, tb, ub, _ = python.step(act)
+            assert (ra, ta, ua) == (rb, tb, ub)
+            if ta or ua:
+                break
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_actions_outside_the_space_raise_before_anything_changes(mode: str) -> None:
+    e = gym.make("proliferate/Duel-v1", action_mode=mode)
+    e.reset(seed=0)
+    core: Any = e.unwrapped
+    before = [a.copy() for a in core._core.engine.S]
+    for bad in (None, -1, 0.3, float("nan"), "x", 10**6):
+        with pytest.raises(ValueError):
+            e.step(bad)
+    assert all(np.array_equal(a, b) for a, b in zip(before, core._core.engine.S, strict=True))
+
+
+def test_a_given_board_is_decided_and_paid_as_the_solver_says() -> None:
+    board = json.loads(files("solver.examples").joinpath("proliferate_twice.json").read_text())
+    e = gym.make("proliferate/Duel-v1")
+    e.reset(seed=0, options={"board": board})
+    core: Any = e.unwrapped
+    best = solver.solve(core.decision_board()).value
+    total = 0.0
+    for _ in range(core.decision_board().rounds):
+        _, reward, *_ = e.step(core.oracle_action())
+        total += float(reward)
+    assert total == pytest.approx(best)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_compiled_views_values_oracle_and_rule_equal_the_python_models(variant: str) -> None:
+    """On seeded scenario boards (every proliferator, 1-2 proliferates): the observation is View.build's, the value
+    of a random legal choice is Objective.score_matrix's, the optimum is the compiled core's, the rule seat is
+    env.policies.rule_choice."""
+    config = EnvConfig.build(variant)
+    engine = Engine(config, AgentConfig.build(config), 1, threads=False)
+    a, V = engine.arrays, engine.views
+    rng = np.random.default_rng(1)
+    for seed in range(40):
+        start = sample_scenario(config.variant, np.random.default_rng(seed), max_permanents=config.start_permanents)
+        board = start.board.with_proliferator(seed % start.board.n_players, 1 + seed % 2)
+        engine.reset([0], [seed], board)
+        rows = engine.rows_of(0)
+        view = View.build(
+            board, a.seat_ids[0], board.proliferator_id, config.slots, config.c_max, {}, start_life(config.variant)
+        )
+        for want, got in ((view.counters, V[1]), (view.kind, V[2]), (view.relation, V[3]), (view.stats, V[4]),
+                          (view.present, V[5]), (view.eligible, V[6]), (view.seat_globals, V[9])):  # fmt: skip
+            assert np.array_equal(want, got[0])
+        _, decided = decide([board], DEFAULT_POLICY)
+        chosen, _, value = engine.optimum(0)
+        assert value == decided.values[0]
+        assert np.array_equal(chosen[: board.rounds][:, rows].astype(bool), decided.chosen)
+        eligible = np.flatnonzero((board.counts > 0).any(axis=1) & ~board.phased_out)
+        picks = [sorted(rng.choice(eligible, size=int(rng.integers(len(eligible) + 1)), replace=False).tolist())
+                 for _ in range(board.rounds)]  # fmt: skip
+        named: list[dict[int, int]] = [{} for _ in picks]
+        if config.variant is Variant.TWO_HEADED_GIANT:
+            col = board.kind_column("poison")
+            for r, picked in enumerate(picks):
+                for team in range(board.n_teams):
+                    heads = [
+                        i for i in picked if i < board.n_players and board.team[i] == team and board.counts[i, col]
+                    ]
+                    if len(heads) > 1:
+                        named[r][team] = heads[int(rng.integers(len(heads)))]
+        matrix = ChoiceMatrix.from_rows(board, picks, named)
+        a.chosen[0], a.recipients[0] = 0, -1
+        team_of = [a.team_names[0].index(t) for t in board.team_names]
+        for r in range(board.rounds):
+            a.chosen[0, r, [rows[i] for i in np.flatnonzero(matrix.chosen[r])]] = 1
+            for t, h in enumerate(matrix.recipients[r].tolist()):
+                if h >= 0:
+                    a.recipients[0, r, team_of[t]] = rows[h]
+        assert K.choice_value(engine.S, engine.T, 0) == Objective(board).score_matrix(matrix.chosen, matrix.recipients)
+        a.chosen[0], a.recipients[0] = 0, -1
+        K.decide_scripted(engine.S, engine.T, 0, K.POLICY_RULE)
+        mine = np.asarray(a.chosen[0])[: board.rounds][:, rows].astype(bool)
+        assert np.array_equal(mine, rule_choice(board)[0])
+
+
+def test_4096_games_fit_in_the_memory_target() -> None:
+    """The arrays of 4,096 Duel games, views and outputs included (the resident target is 500 MB)."""
+    config = EnvConfig.build("duel")
+    engine = Engine(config, AgentConfig.build(config), 4096)
+    assert engine.nbytes < 100 * 2**20
