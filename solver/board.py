@@ -41,6 +41,9 @@ BoolArray = npt.NDArray[np.bool_]
 FloatArray = npt.NDArray[np.float64]
 ObjArray = npt.NDArray[np.object_]
 
+#: The board JSON format version :meth:`Board.to_dict` writes (``docs/board-format.md``).
+FORMAT_VERSION = 1
+
 
 _TYPE_BITS: dict[str, int] = {name: int(flag) for name, flag in CARD_TYPE_NAMES.items()}
 
@@ -651,10 +654,23 @@ class Board:
 
     # ------------------------------------------------------------------ equality
     def to_dict(self) -> dict[str, Any]:
-        """The board in JSON format version 1 (see :mod:`solver.boardjson`)."""
-        from .boardjson import dump_board
+        """The board in JSON format version 1 (see :mod:`solver.boardjson`, which reads it back).
 
-        return dump_board(self)
+        Optional permanent fields at their defaults are left out so dumps stay readable and
+        diffs show only what matters; keys come in a fixed order.
+        """
+        return {
+            "format": FORMAT_VERSION,
+            "variant": self.variant.value,
+            "proliferator": self.proliferator_id,
+            "proliferates": self.proliferates,
+            **({"team_poison": self.team_poison.value} if self.team_poison is not TeamPoison.SHARED else {}),
+            "players": [
+                {"id": p.id, "team": p.team, "life": p.life, "counters": dict(p.counters)} for p in self.players
+            ],
+            "permanents": [_dump_permanent(p) for p in self.permanent_fields()],
+            "effects": [_dump_effect(e) for e in self.effects],
+        }
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Board):
@@ -700,6 +716,58 @@ _KEEP_WITH_COUNTS = _OBJECT_CACHES | {"rounds", "is_ally"}
 #: What :meth:`Board.with_permanent` and :meth:`Board.without` keep: nothing, the objects change.
 _KEEP_NOTHING: frozenset[str] = frozenset()
 _KEEP_WITH_KINDS = _KEEP_WITH_COUNTS | {"gain"}
+
+
+def _dump_permanent(p: dict[str, Any]) -> dict[str, Any]:
+    """One permanent's JSON, from :meth:`Board.permanent_fields`, with defaults left out."""
+    out: dict[str, Any] = {"id": p["id"]}
+    if p["name"]:
+        out["name"] = p["name"]
+    out["controller"] = p["controller"]
+    out["types"] = list(p["types"])
+    if p["power"] is not None:
+        out["power"] = p["power"]
+    if p["toughness"] is not None:
+        out["toughness"] = p["toughness"]
+    if p["damage"]:
+        out["damage"] = p["damage"]
+    out["counters"] = p["counters"]
+    if p["keywords"]:
+        out["keywords"] = list(p["keywords"])
+    if p["subtypes"]:
+        out["subtypes"] = list(p["subtypes"])
+    if p["chapters"] is not None:
+        out["chapters"] = p["chapters"]
+    if p["protector"] is not None:
+        out["protector"] = p["protector"]
+    if p["phased_out"]:
+        out["phased_out"] = True
+    if p["no_counters"]:
+        out["no_counters"] = True
+    if p["value"] is not None:
+        out["value"] = p["value"]
+    if p["thresholds"]:
+        out["thresholds"] = [_dump_threshold(t) for t in p["thresholds"]]
+    if p["counter_values"]:
+        out["counter_values"] = p["counter_values"]
+    return out
+
+
+def _dump_threshold(t: Threshold) -> dict[str, Any]:
+    out: dict[str, Any] = {"kind": t.kind, "at": t.at, "effect": t.effect}
+    if t.label:
+        out["label"] = t.label
+    return out
+
+
+def _dump_effect(e: Effect) -> dict[str, Any]:
+    out: dict[str, Any] = {"card": e.card, "controller": e.controller}
+    if e.source is not None:
+        out["source"] = e.source
+    for param in CARDS[e.card].parameters:
+        if getattr(e, param.name) != param.default:
+            out[param.name] = getattr(e, param.name)
+    return out
 
 
 @lru_cache(maxsize=64)

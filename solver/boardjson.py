@@ -30,7 +30,18 @@ import numpy as np
 from msgspec import UNSET
 
 from . import limits
-from .board import CARD_TYPE_NAMES, Board, Effect, PermanentRow, Player, TeamPoison, Threshold, Variant, assemble
+from .board import (
+    CARD_TYPE_NAMES,
+    FORMAT_VERSION,
+    Board,
+    Effect,
+    PermanentRow,
+    Player,
+    TeamPoison,
+    Threshold,
+    Variant,
+    assemble,
+)
 from .cards import CARDS, SUPPORTED_CARDS, canonical_card
 from .errors import BoardError, Problem
 from .files import TooLarge, read_bounded
@@ -50,7 +61,6 @@ from .kinds import KindError, known_kind, same_kind_message
 
 __all__ = ["FORMAT_VERSION", "BoardLike", "as_board", "dump_board", "load_board", "load_struct"]
 
-FORMAT_VERSION = 1
 
 #: Card types by lower-case spelling; "tribal" is the pre-2024 name of kindred (205.2a).
 _TYPES: dict[str, str] = {name: name for name in CARD_TYPE_NAMES} | {"tribal": "kindred"}
@@ -149,71 +159,9 @@ def dump_board(board: BoardLike) -> dict[str, Any]:
     """The board (in any form :func:`as_board` takes) as a JSON-ready dict that :func:`load_board` reads back.
 
     Optional permanent fields at their defaults are left out so dumps stay readable and
-    diffs show only what matters; keys come in a fixed order.
+    diffs show only what matters; keys come in a fixed order (see :meth:`Board.to_dict`).
     """
-    board = as_board(board)
-    return {
-        "format": FORMAT_VERSION,
-        "variant": board.variant.value,
-        "proliferator": board.proliferator_id,
-        "proliferates": board.proliferates,
-        **({"team_poison": board.team_poison.value} if board.team_poison is not TeamPoison.SHARED else {}),
-        "players": [{"id": p.id, "team": p.team, "life": p.life, "counters": dict(p.counters)} for p in board.players],
-        "permanents": [_dump_permanent(p) for p in board.permanent_fields()],
-        "effects": [_dump_effect(e) for e in board.effects],
-    }
-
-
-def _dump_permanent(p: dict[str, Any]) -> dict[str, Any]:
-    """One permanent's JSON, from :meth:`Board.permanent_fields`, with defaults left out."""
-    out: dict[str, Any] = {"id": p["id"]}
-    if p["name"]:
-        out["name"] = p["name"]
-    out["controller"] = p["controller"]
-    out["types"] = list(p["types"])
-    if p["power"] is not None:
-        out["power"] = p["power"]
-    if p["toughness"] is not None:
-        out["toughness"] = p["toughness"]
-    if p["damage"]:
-        out["damage"] = p["damage"]
-    out["counters"] = p["counters"]
-    if p["keywords"]:
-        out["keywords"] = list(p["keywords"])
-    if p["subtypes"]:
-        out["subtypes"] = list(p["subtypes"])
-    if p["chapters"] is not None:
-        out["chapters"] = p["chapters"]
-    if p["protector"] is not None:
-        out["protector"] = p["protector"]
-    if p["phased_out"]:
-        out["phased_out"] = True
-    if p["no_counters"]:
-        out["no_counters"] = True
-    if p["value"] is not None:
-        out["value"] = p["value"]
-    if p["thresholds"]:
-        out["thresholds"] = [_dump_threshold(t) for t in p["thresholds"]]
-    if p["counter_values"]:
-        out["counter_values"] = p["counter_values"]
-    return out
-
-
-def _dump_threshold(t: Threshold) -> dict[str, Any]:
-    out: dict[str, Any] = {"kind": t.kind, "at": t.at, "effect": t.effect}
-    if t.label:
-        out["label"] = t.label
-    return out
-
-
-def _dump_effect(e: Effect) -> dict[str, Any]:
-    out: dict[str, Any] = {"card": e.card, "controller": e.controller}
-    if e.source is not None:
-        out["source"] = e.source
-    for param in CARDS[e.card].parameters:
-        if getattr(e, param.name) != param.default:
-            out[param.name] = getattr(e, param.name)
-    return out
+    return as_board(board).to_dict()
 
 
 # ---------------------------------------------------------------------- parsing

@@ -5,7 +5,7 @@
 ...     result.decision.chosen, result.decision.alternatives
 
 :meth:`EngineClient.solve` returns typed results (a :class:`solver.Decision` rebuilt by
-:meth:`~solver.decision.Decision.from_json`, the ``evaluated`` choices, the timings); the
+:func:`solver.decision_from_json`, the ``evaluated`` choices, the timings); the
 lower-level :meth:`EngineClient.submit_solve` returns a :class:`Pending` whose ``result()`` is
 the reply as a dict.  Replies are matched to requests by id on a reader thread, so requests
 can overlap: a :class:`Pending` is how a solve is cancelled while it runs.  Error replies
@@ -36,7 +36,7 @@ from .messages import PROTOCOL, ProtocolError, RequestId
 
 __all__ = ["EngineClient", "EngineTerminated", "Evaluated", "Pending", "ProtocolError", "SolveResult"]
 
-#: Result keys :meth:`solver.Decision.from_json` needs; added to any ``fields`` the caller asks for.
+#: Result keys :func:`solver.decision_from_json` needs; added to any ``fields`` the caller asks for.
 _DECISION_KEYS = ("rounds", "value", "status", "bound", "method")
 
 
@@ -249,7 +249,7 @@ class EngineClient:
             for item in reply.get("evaluated", ())
         )
         return SolveResult(
-            decision=solver.Decision.from_json(reply, loaded, self._policy),
+            decision=solver.decision_from_json(reply, loaded, self._policy),
             evaluated=evaluated,
             timing=MappingProxyType(dict(reply.get("timing", {}))),
             raw=MappingProxyType(reply),
