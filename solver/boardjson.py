@@ -351,7 +351,7 @@ class _Checker:
         """Refuse a resolution that would give a "once a turn" kind to its card's controller twice.
 
         Melira, the Living Cure lets its controller get one poison counter a turn; each of a
-        resolution's proliferates adds the same (:attr:`Board.gain`), so a second one, which
+        resolution's proliferates adds the same (:func:`solver.effects.gain`), so a second one, which
         gives them nothing, is not modelled.
         """
         if board.rounds == 1:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Final
 
 import numpy as np
 
+from . import effects
 from .terms import CardType
 
 if TYPE_CHECKING:
@@ -102,10 +103,10 @@ def magnitude_rows(board: Board) -> FloatArray:
     per chapter; the amounts of its numeric thresholds.  Float, so it cannot overflow.
     """
     out: FloatArray = board.counts.sum(axis=1, dtype=np.float64)
-    out += board.rounds * board.gain.sum(axis=1, dtype=np.float64)
+    out += board.rounds * effects.gain(board).sum(axis=1, dtype=np.float64)
     if len(board.cv_object):
         cells = (board.cv_object, board.cv_kind)
-        after = board.counts[cells].astype(np.float64) + board.rounds * board.gain[cells].astype(np.float64)
+        after = board.counts[cells].astype(np.float64) + board.rounds * effects.gain(board)[cells].astype(np.float64)
         np.add.at(out, board.cv_object, after * np.maximum(np.abs(board.cv_value) - 1.0, 0.0))
     creature = (board.types & int(CardType.CREATURE)) != 0
     default = np.where(creature, 1.0 + (np.abs(board.power) + np.abs(board.toughness)) / 2, 0.0)

@@ -1,7 +1,7 @@
 """The rules of proliferate and what follows from it (701.34, 704, 714, 810.10).
 
 Everything here works on whole arrays: a choice becomes a ``rounds x objects`` boolean
-matrix, the counters it adds are one matrix product with :attr:`Board.gain`, and the
+matrix, the counters it adds are one matrix product with :func:`solver.effects.gain`, and the
 state-based actions are evaluated for all objects at once by :func:`settle`.  The
 objective and every solver evaluate hypothetical boards through the same two functions,
 so the rules exist in exactly one place.
@@ -18,6 +18,7 @@ from typing import Protocol
 
 import numpy as np
 
+from . import effects
 from .board import Board, BoolArray, IntArray, SbaMasks, Variant, pt_table, shared_poison_threshold
 from .errors import IllegalChoice
 
@@ -163,7 +164,7 @@ class Outcome:
         col = board.kind_column("poison")
         if col >= 0:
             heads = self.recipients[self.recipients >= 0]
-            np.add.at(out, heads, board.gain[heads, col])
+            np.add.at(out, heads, effects.gain(board)[heads, col])
         return out
 
     @cached_property
@@ -409,12 +410,12 @@ def _recipients(board: Board, chosen: BoolArray, named: Mapping[str, str], r: in
 def counters_after(board: Board, chosen: BoolArray, recipients: IntArray) -> IntArray:
     """Counts after all rounds, before state-based actions (none happen between rounds, 704.4)."""
     times = chosen.sum(axis=0)
-    added = times[:, None] * board.gain
+    added = times[:, None] * effects.gain(board)
     col = board.kind_column("poison")
     if board.variant is Variant.TWO_HEADED_GIANT and col >= 0:
         heads = recipients[recipients >= 0]
         team_gain = np.zeros(board.n_teams, dtype=np.int64)
-        np.add.at(team_gain, board.team[heads], board.gain[heads, col])
+        np.add.at(team_gain, board.team[heads], effects.gain(board)[heads, col])
         added[: board.n_players, col] = team_gain[board.team]
     out: IntArray = board.counts + added
     return out
