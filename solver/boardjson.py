@@ -29,12 +29,14 @@ import msgspec
 import numpy as np
 from msgspec import UNSET
 
-from . import limits
+from . import effects, limits
 from .board import (
     CARD_TYPE_NAMES,
     FORMAT_VERSION,
     Board,
+    CardType,
     Effect,
+    FloatArray,
     PermanentRow,
     Player,
     TeamPoison,
@@ -776,13 +778,38 @@ class _Checker:
         return kind
 
 
+def magnitude_rows(board: Board) -> FloatArray:
+    """Per object, the most the objective can count on it, in points at unit counter weight.
+
+    Counters after the whole resolution if chosen every time (``count + rounds x gain``),
+    each at its ``counter_values`` override if larger than 1; the permanent's worth (its
+    ``value``, else 1 + (|power| + |toughness|) / 2 for a creature); a Saga's worth and 1.5
+    per chapter; the amounts of its numeric thresholds.  Float, so it cannot overflow.
+    """
+    out: FloatArray = board.counts.sum(axis=1, dtype=np.float64)
+    out += board.rounds * effects.gain(board).sum(axis=1, dtype=np.float64)
+    if len(board.cv_object):
+        cells = (board.cv_object, board.cv_kind)
+        after = board.counts[cells].astype(np.float64) + board.rounds * effects.gain(board)[cells].astype(np.float64)
+        np.add.at(out, board.cv_object, after * np.maximum(np.abs(board.cv_value) - 1.0, 0.0))
+    creature = (board.types & int(CardType.CREATURE)) != 0
+    default = np.where(creature, 1.0 + (np.abs(board.power) + np.abs(board.toughness)) / 2, 0.0)
+    out += np.where(np.isnan(board.value), default, np.abs(board.value))
+    out += np.where(board.chapters > 0, 1.0 + 1.5 * board.chapters, 0.0)
+    numeric = [j for j, effect in enumerate(board.thr_effect) if not isinstance(effect, str)]
+    if numeric:
+        amounts = np.abs(np.array([float(board.thr_effect[j]) for j in numeric], dtype=np.float64))
+        np.add.at(out, board.thr_object[numeric], amounts)
+    return out
+
+
 def check_magnitude(board: Board) -> None:
     """Refuse a board whose numbers could overflow the objective's arithmetic (see :mod:`solver.limits`).
 
     The problem is reported at the first player or permanent at which the running total
-    of :func:`solver.limits.magnitude_rows` passes the limit.
+    of :func:`magnitude_rows` passes the limit.
     """
-    total = np.cumsum(limits.magnitude_rows(board))
+    total = np.cumsum(magnitude_rows(board))
     if not len(total) or total[-1] <= limits.MAX_MAGNITUDE:
         return
     row = int(np.argmax(total > limits.MAX_MAGNITUDE))

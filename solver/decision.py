@@ -13,13 +13,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import cached_property
-from typing import Any, Final, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar
 
 from .board import Board
+from .choices import Choice, Round
 from .policy import Policy
 from .render import render_decision
-from .rules import Choice, Outcome, Round
 from .status import GameResult, Method, Status
+
+if TYPE_CHECKING:
+    from .rules import Outcome
 
 __all__ = [
     "JSON_FIELDS",

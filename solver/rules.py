@@ -9,7 +9,7 @@ so the rules exist in exactly one place.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from itertools import repeat
@@ -20,6 +20,7 @@ import numpy as np
 
 from . import effects
 from .board import Board, BoolArray, IntArray, SbaMasks, Variant, pt_table, shared_poison_threshold
+from .choices import Choice, Round
 from .errors import IllegalChoice
 
 __all__ = [
@@ -52,47 +53,6 @@ __all__ = [
     "team_poison_lost",
     "why_ineligible",
 ]
-
-
-def _id_tuple(chosen: Iterable[str]) -> tuple[str, ...]:
-    """The chosen ids as a tuple; one string is refused, since ``tuple("bob")`` would choose "b", "o" and "b"."""
-    if isinstance(chosen, str | bytes):
-        raise TypeError(f"chosen must be a sequence of ids, not one {type(chosen).__name__} ({chosen!r})")
-    return tuple(chosen)
-
-
-@dataclass(frozen=True)
-class Round:
-    """One proliferate: the chosen ids and, in 2HG, which chosen head of a team gets its poison."""
-
-    chosen: tuple[str, ...] = ()
-    poison_recipients: Mapping[str, str] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "chosen", _id_tuple(self.chosen))
-        object.__setattr__(self, "poison_recipients", MappingProxyType(dict(self.poison_recipients)))
-
-    def __reduce__(self) -> tuple[type[Round], tuple[tuple[str, ...], dict[str, str]]]:
-        return (Round, (self.chosen, dict(self.poison_recipients)))
-
-
-@dataclass(frozen=True)
-class Choice:
-    """A choice for every proliferate of the resolution, in order."""
-
-    rounds: tuple[Round, ...]
-
-    @classmethod
-    def of(
-        cls, chosen: Iterable[str], poison_recipients: Mapping[str, str] | None = None, *, rounds: int = 1
-    ) -> Choice:
-        """The same choice in each of ``rounds`` proliferates."""
-        one = Round(_id_tuple(chosen), poison_recipients or {})
-        return cls(tuple([one] * rounds))
-
-    @classmethod
-    def empty(cls, rounds: int = 1) -> Choice:
-        return cls.of((), rounds=rounds)
 
 
 @dataclass(frozen=True)
