@@ -18,7 +18,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["VARIANTS", "BoardSpec", "generate", "players_of"]
+__all__ = ["VARIANTS", "BoardSpec", "generate", "players_of", "slow_board"]
 
 VARIANTS: tuple[str, ...] = ("duel", "free_for_all", "two_headed_giant")
 
@@ -226,3 +226,25 @@ def _effects(rng: random.Random, ids: list[str]) -> list[dict[str, Any]]:
     for card in rng.sample(_EFFECTS_OTHER, rng.randint(1, 2)):
         out.append({"card": card, "controller": rng.choice(ids)})
     return out
+
+
+def slow_board(n: int = 40) -> dict[str, Any]:
+    """A duel with ``n`` creatures and two proliferates: a top-k solve on it keeps CP-SAT busy."""
+    return {
+        "format": 1,
+        "variant": "duel",
+        "proliferator": "alice",
+        "proliferates": 2,
+        "players": [{"id": "alice", "counters": {"poison": 1}}, {"id": "bob", "counters": {"poison": 3}}],
+        "permanents": [
+            {
+                "id": f"c{i}",
+                "controller": "alice" if i % 2 else "bob",
+                "types": ["creature"],
+                "power": 2,
+                "toughness": 2 + i % 3,
+                "counters": {"+1/+1": 1 + i % 3} if i % 3 else {"-1/-1": 1},
+            }
+            for i in range(n)
+        ],
+    }

@@ -37,7 +37,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-from benchmarks.boards import BoardSpec, generate
+from benchmarks.boards import BoardSpec, generate, slow_board
 from benchmarks.common import cartpole_unit, in_units, markdown_table, write_json
 
 __all__ = ["Client", "five_object_board", "percentile", "process_rss_mb", "process_threads", "server", "slow_board"]
@@ -61,28 +61,6 @@ _FIVE = {
 
 def five_object_board() -> dict[str, Any]:
     return json.loads(json.dumps(_FIVE))  # type: ignore[no-any-return]
-
-
-def slow_board(n: int = 40) -> dict[str, Any]:
-    """A duel with ``n`` creatures and two proliferates: a top-k solve on it keeps CP-SAT busy."""
-    return {
-        "format": 1,
-        "variant": "duel",
-        "proliferator": "alice",
-        "proliferates": 2,
-        "players": [{"id": "alice", "counters": {"poison": 1}}, {"id": "bob", "counters": {"poison": 3}}],
-        "permanents": [
-            {
-                "id": f"c{i}",
-                "controller": "alice" if i % 2 else "bob",
-                "types": ["creature"],
-                "power": 2,
-                "toughness": 2 + i % 3,
-                "counters": {"+1/+1": 1 + i % 3} if i % 3 else {"-1/-1": 1},
-            }
-            for i in range(n)
-        ],
-    }
 
 
 # ---------------------------------------------------------------------------- the server and its process

@@ -410,9 +410,9 @@ def solve_many(boards: Iterable[BoardLike], policy: PolicyLike = None) -> list[D
     >>> solve_many(["solver/examples/classic.json", {"variant": "duel"}])
     Traceback (most recent call last):
     ...
-    solver.errors.BoardError: boards[1].players: required
+    solver.errors.BoardError: boards[1].proliferator: required
+    boards[1].players: required
     boards[1].players: a duel has exactly 2 players, not 0
-    boards[1].proliferator: required
     """
     start = time.perf_counter()
     items = as_boards(boards)

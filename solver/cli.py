@@ -27,7 +27,7 @@ from . import __version__
 from .board import Board
 from .boardjson import load_board
 from .errors import BoardError, Problem
-from .files import TooLarge, UnsafeOutput, read_stream_bounded, safe_output
+from .files import TooLarge, UnsafeOutput, failure_reason, read_stream_bounded, safe_output
 from .limits import MAX_BOARD_BYTES
 from .policy import Policy, PolicyError
 from .render import render_board, render_score
@@ -149,7 +149,7 @@ def _add_solve(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 def _solve(args: argparse.Namespace) -> int:
     started = time.perf_counter()
-    where = "<stdin>" if args.board == "-" else args.board
+    where = _board_name(args.board)
     read = _board_and_policy(args)
     if isinstance(read, int):
         return read
@@ -178,8 +178,7 @@ def _solve(args: argparse.Namespace) -> int:
             with safe_output(args.svg, inputs=inputs) as drawing:
                 drawing.text.write(choice_svg(board, best=decision.choice))
         except (OSError, UnsafeOutput) as exc:
-            reason = (exc.strerror if isinstance(exc, OSError) else None) or str(exc)
-            return _bad_input(args.svg, [f"cannot write the drawing: {reason}"])
+            return _bad_input(args.svg, [f"cannot write the drawing: {failure_reason(exc)}"])
     if args.json:
         print(json.dumps(decision.to_json()))
     else:
@@ -192,13 +191,18 @@ def _board_and_policy(args: argparse.Namespace) -> tuple[Board, Policy | None] |
     try:
         board = _read_board(args.board, args.max_board_bytes)
     except BoardError as exc:
-        return _bad_input("<stdin>" if args.board == "-" else args.board, exc.problems)
+        return _bad_input(_board_name(args.board), exc.problems)
     if args.policy is None:
         return board, None
     try:
         return board, Policy.from_toml(args.policy)
     except PolicyError as exc:
         return _bad_input(args.policy, exc.problems)
+
+
+def _board_name(source: str) -> str:
+    """How an error line names the board a command read: its path, or ``<stdin>`` for ``-``."""
+    return "<stdin>" if source == "-" else source
 
 
 def _add_board_bound(sub: argparse.ArgumentParser) -> None:
@@ -266,16 +270,14 @@ def _add_score(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 def _score(args: argparse.Namespace) -> int:
     from .decision import choice_to_json
     from .errors import IllegalChoice
-    from .protocol.messages import evaluate_item
+    from .protocol.messages import read_choice
     from .rules import Choice
-    from .validation import Problems, unique_ids
 
-    where = "<stdin>" if args.board == "-" else args.board
+    where = _board_name(args.board)
     read = _board_and_policy(args)
     if isinstance(read, int):
         return read
     board, policy = read
-    problems = Problems()
     if args.choice is not None:
         if args.ids or args.recipient:
             return _bad_input("--choice", ["gives the whole choice: leave out the IDs and --recipient"])
@@ -283,7 +285,7 @@ def _score(args: argparse.Namespace) -> int:
             raw = json.loads(args.choice)
         except (ValueError, RecursionError) as exc:
             return _bad_input("--choice", [f"not valid JSON: {exc}"])
-        item = evaluate_item(raw, "--choice", problems)  # the protocol's evaluate entry (docs/protocol.md)
+        item, problems = read_choice(raw, "--choice")  # the protocol's evaluate entry (docs/protocol.md)
         if item is None:
             return _bad_input(None, problems)
         choice = item.choice(board.rounds)
@@ -294,10 +296,10 @@ def _score(args: argparse.Namespace) -> int:
             if not sep or not team or not head:
                 return _bad_input("--recipient", [f"must be TEAM=PLAYER, not {spec!r}"])
             recipients[team] = head
-        ids = unique_ids(list(args.ids), "ID", problems)
-        if ids is None or problems:
+        listed, problems = read_choice(list(args.ids), "ID")  # distinct non-empty ids, as in an evaluate entry
+        if listed is None:
             return _bad_input(None, problems)
-        choice = Choice.of(ids, recipients, rounds=board.rounds)
+        choice = Choice.of(listed.rounds[0][0], recipients, rounds=board.rounds)
     try:
         result = score(board, choice, policy)
     except IllegalChoice as exc:  # the rules' reason, e.g. "'alice' has no counters (701.34a)"

@@ -101,6 +101,8 @@ def _head_row(
         reasons += _game_reasons(objective, rest | nobody.events, rest | with_opt.events)
         if marginal == 0 and worth(with_opt) != worth(nobody):
             reasons.append("a teammate could receive the team's poison instead")
+    elif reasons and objective.game_over(rest | option.events) and objective.game_over(rest | alt.events):
+        reasons.append(GAME_OVER_REASON)  # its own counters, as for any object (:func:`_game_reasons`)
     return ExplanationRow(board.ids[head], option.times[pos], marginal / MILLI, tuple(reasons))
 
 

@@ -32,6 +32,7 @@ __all__ = [
     "SafeOutput",
     "TooLarge",
     "UnsafeOutput",
+    "failure_reason",
     "new_file_mode",
     "read_bounded",
     "read_stream_bounded",
@@ -50,6 +51,12 @@ class TooLarge(ValueError):
 
 class UnsafeOutput(ValueError):
     """An output path that would destroy an input or cannot hold a file; the message says which."""
+
+
+def failure_reason(exc: Exception) -> str:
+    """Why a read or write failed, for an error line: an ``OSError``'s ``strerror`` ("Permission denied"), else the
+    message (an :class:`UnsafeOutput`'s "is a directory")."""
+    return (exc.strerror if isinstance(exc, OSError) else None) or str(exc)
 
 
 def read_bounded(path: str | bytes | os.PathLike[str] | os.PathLike[bytes], limit: int, what: str = "file") -> bytes:

@@ -322,7 +322,7 @@ class BoardStruct(_Strict):
 
 # ---------------------------------------------------------------------- the game record
 #: Ids listed once each (the reader checks that; msgspec cannot).  The ``expected`` extras word the problems
-#: as the protocol's choice checks do (solver.validation), so a choice is refused alike by both.
+#: as the protocol's evaluate entries use them too (solver.protocol.messages), so a choice is refused alike by both.
 Ids = Annotated[
     list[Annotated[str, Meta(min_length=1, extra={"expected": "a non-empty string (an id of the board)", "not": 1})]],
     Meta(extra_json_schema={"uniqueItems": True}, extra={"expected": "a list of ids"}),
@@ -448,6 +448,8 @@ def _walk(value: Any, t: mi.Type, path: str, name: str, out: list[Problem]) -> N
             out.append(Problem(path, "must be a string"))
         elif t.min_length and len(value) < t.min_length:
             out.append(Problem(path, "must be a non-empty string"))
+        elif t.max_length is not None and len(value) > t.max_length:
+            out.append(Problem(path, f"must be at most {t.max_length} characters"))
         elif not is_text(value):
             out.append(Problem(path, NOT_TEXT))
     elif isinstance(t, mi.IntType):
@@ -534,7 +536,7 @@ def _union(value: Any, t: mi.UnionType, path: str, name: str, out: list[Problem]
         trials.append((member, found))
     fitting = [(member, found) for member, found in trials if _json_kind_fits(value, member)]
     if len(fitting) == 1 and (
-        isinstance(_bare(fitting[0][0]), mi.IntType | mi.FloatType | mi.ListType | mi.DictType)
+        isinstance(_bare(fitting[0][0]), mi.IntType | mi.FloatType | mi.ListType | mi.DictType | mi.StructType)
         or all(p.message == NOT_TEXT for p in fitting[0][1])
     ):
         out.extend(fitting[0][1])  # a number out of range, a bad item, bad text: the member's own problems say more

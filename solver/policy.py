@@ -164,7 +164,7 @@ class Policy:
                     continue
                 if table == "weights":
                     try:
-                        kind = _policy_kind(key)
+                        kind = known_kind(key)  # a real kind, or the nearest ones named
                     except KindError as exc:
                         problems.append(Problem(path, str(exc)))
                         continue
@@ -300,11 +300,6 @@ def _out_of_range(value: object, limit: float) -> str | None:
 
 def _kind_of(value: object) -> str:
     return "null" if value is None else type(value).__name__
-
-
-def _policy_kind(name: str) -> str:
-    """The canonical kind of a policy weight: a real kind, or an error naming the nearest ones (:func:`known_kind`)."""
-    return known_kind(name)
 
 
 _VALUE_KEYS = tuple(f.name for f in fields(Policy) if f.name in ("creature_base", "saga_chapter", "saga_value"))

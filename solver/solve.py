@@ -1,8 +1,9 @@
 """The decision API that the CLI, the server, the analysis and the env use: ``solve``, ``score``, ``top_k``.
 
 ``method="auto"`` takes the exact fast path (:mod:`solver.fast`) whenever there are no extra
-constraints -- it is exact for the objective by construction -- and CP-SAT
-(:mod:`solver.cpsat`) otherwise; ``"cpsat"``, ``"fast"`` and ``"brute"`` force a path.
+constraints -- it is exact for the objective by construction --, its pick-limit programme
+(:mod:`solver.limited`, reported as ``fast``) for constraints where no object couples seats,
+and CP-SAT (:mod:`solver.cpsat`) otherwise; ``"cpsat"``, ``"fast"`` and ``"brute"`` force a path.
 Whatever the path, the reported value is recomputed from the choice by
 :meth:`solver.objective.Objective.score_matrix`, the single scoring code.
 
@@ -32,6 +33,7 @@ from .errors import Infeasible
 from .explain import explain
 from .fast import solve_fast
 from .inputs import BoardLike, ChoiceLike, PolicyLike, as_board, as_choice, as_policy
+from .limited import solve_limited
 from .objective import MILLI, Assignment, Objective, UnitKind
 from .policy import Policy
 from .rules import (
@@ -129,7 +131,7 @@ def solve(
     """
     start = time.perf_counter()
     budget = Budget.start(time_limit, cancel)
-    if top_k != 1 or max_chosen is not None or must_include or must_exclude or method in (Method.CPSAT, "cpsat"):
+    if top_k != 1 or method in (Method.CPSAT, "cpsat"):
         preload()  # CP-SAT will be needed: its first load overlaps reading the board
     board_, policy_ = as_board(board), as_policy(policy)
     chosen_method = _method(method)
@@ -138,12 +140,15 @@ def solve(
     include, exclude = _id_list("must_include", must_include), _id_list("must_exclude", must_exclude)
     objective = Objective(board_, policy_)
     constraints = _constraints(objective, max_chosen, include, exclude)
+    limited = None
     if chosen_method is Method.AUTO:
         chosen_method = Method.FAST if constraints.empty else Method.CPSAT
+        if not constraints.empty:  # exact without CP-SAT (nor its load) where nothing couples the objects
+            limited = _limited(objective, constraints)
     if chosen_method is Method.FAST and not constraints.empty:
         raise ValueError("the fast path takes no constraints; use method='cpsat' or 'auto'")
     try:
-        best = _optimum(objective, chosen_method, constraints, budget)
+        best = limited if limited is not None else _optimum(objective, chosen_method, constraints, budget)
     except Infeasible:
         raise Infeasible(
             f"no legal choice satisfies max_chosen={max_chosen}, must_include={sorted(include)}, "
@@ -348,6 +353,18 @@ def _optimum(objective: Objective, method: Method, constraints: Constraints, bud
         return _fallback(objective, constraints, fast_hint)
     matrices = objective.matrix_of(cp.single_times, cp.team_options, cp.layout)
     return _Optimum(*matrices, Status(cp.status), cp.bound, method)
+
+
+def _limited(objective: Objective, constraints: Constraints) -> _Optimum | None:
+    """The constrained optimum by :func:`solver.limited.solve_limited`, or None where CP-SAT must decide."""
+    index = unit_index(objective)
+    include = frozenset(index[r][1] for r in constraints.must_include)
+    exclude = frozenset(index[r][1] for r in constraints.must_exclude)
+    found = solve_limited(objective, constraints.max_chosen, include, exclude)
+    if found is None:
+        return None
+    times, layout = found
+    return _Optimum(*objective.matrix_of(times, (), layout), Status.OPTIMAL, None, Method.FAST)
 
 
 def _fast_assignment(objective: Objective) -> Assignment | None:

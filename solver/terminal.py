@@ -12,7 +12,11 @@ exact; HTML and SVG escape with :func:`html.escape`.
 
 from __future__ import annotations
 
-__all__ = ["terminal_text"]
+__all__ = ["MAX_MESSAGE_CHARS", "cut_message", "terminal_text"]
+
+#: Longest problem message ``analyze`` prints on stderr or keeps for its JSON and HTML outputs: a message can
+#: quote a field name of any length, and a thousand messages of a megabyte each would make a gigabyte.
+MAX_MESSAGE_CHARS = 1000
 
 
 def terminal_text(text: str, *, lines: bool = True) -> str:
@@ -34,3 +38,14 @@ def terminal_text(text: str, *, lines: bool = True) -> str:
 
 def _escape_line(line: str) -> str:
     return "".join(ch if ch.isprintable() or ch == "\t" else repr(ch)[1:-1] for ch in line)
+
+
+def cut_message(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
+    """``text`` cut at ``limit`` characters, saying how many were left out.
+
+    >>> cut_message("ab" * 3, limit=4)
+    'abab... (2 more characters)'
+    """
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"... ({len(text) - limit} more characters)"

@@ -139,12 +139,11 @@ def test_the_usual_install_folders_are_searched_newest_first(tmp_path: Path) -> 
     assert find_card_database([empty]) is None
 
 
-def _analyze(tmp_path: Path, *args: str, home: Path | None = None) -> subprocess.CompletedProcess[str]:
-    records = tmp_path / "game.jsonl"
-    records.write_text(json.dumps(arena_record()) + "\n")
+def _proliferate(tmp_path: Path, *args: str, home: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """The command in a child process whose HOME holds no installed Arena client (unless ``home`` has one)."""
     env = dict(os.environ, HOME=str(home or tmp_path / "nohome"))
     return subprocess.run(
-        [sys.executable, "-m", "solver", "analyze", str(records), "--workers", "1", *args],
+        [sys.executable, "-m", "solver", *args],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -152,6 +151,12 @@ def _analyze(tmp_path: Path, *args: str, home: Path | None = None) -> subprocess
         timeout=120,
         check=False,
     )
+
+
+def _analyze(tmp_path: Path, *args: str, home: Path | None = None) -> subprocess.CompletedProcess[str]:
+    records = tmp_path / "game.jsonl"
+    records.write_text(json.dumps(arena_record()) + "\n")
+    return _proliferate(tmp_path, "analyze", str(records), "--workers", "1", *args, home=home)
 
 
 def test_analyze_cards_puts_names_on_the_report(tmp_path: Path) -> None:
@@ -207,16 +212,7 @@ def test_an_arena_log_analysed_with_cards_shows_card_names(tmp_path: Path) -> No
 
 
 def _import(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, HOME=str(tmp_path / "nohome"))
-    return subprocess.run(
-        [sys.executable, "-m", "solver", "import-arena", *args],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env=env,
-        timeout=120,
-        check=False,
-    )
+    return _proliferate(tmp_path, "import-arena", *args)
 
 
 def test_ability_text_comes_from_the_abilities_table(tmp_path: Path) -> None:

@@ -147,6 +147,20 @@ def test_example_explanation_says_why(name: str) -> None:
         assert any(words in reason for reason in rows[obj_id].reasons), rows[obj_id].reasons
 
 
+def test_104_2a_a_head_s_own_counters_on_a_finished_game_say_why_they_are_worth_nothing() -> None:
+    # Team B at 14 poison: one more ends the game (810.10, 104.2a), so no counter added is worth
+    # anything.  A 2HG head's own counters (alice's energy) say so as an object's do (phage, nissa);
+    # main left the head's "+0.5" beside a marginal of 0 unexplained.
+    from solver.explain import GAME_OVER_REASON
+
+    decision = solver.solve(read_example("two_headed_giant_lethal"))
+    rows = {row.id: row for row in decision.explanation}
+    for obj_id in ("alice", "phage", "nissa"):
+        assert rows[obj_id].marginal == 0
+        assert GAME_OVER_REASON in rows[obj_id].reasons, (obj_id, rows[obj_id].reasons)
+    assert rows["carol"].reasons == ()  # nothing of her own: no reason to give
+
+
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_example_all_solver_paths_agree(name: str) -> None:
     """Fast path, CP-SAT and brute force find the same value and choose each object as often."""
@@ -275,3 +289,44 @@ def test_readme_links_resolve() -> None:
     assert "docs/objective.md" in links
     missing = sorted(link for link in links if not (ROOT / link).is_file())
     assert not missing, f"README links to missing files: {missing}"
+
+
+def _cli_transcripts() -> list[tuple[str, str]]:
+    """``(command, printed)`` for each ``$ proliferate ...`` of docs/cli.md that runs on bundled files."""
+    doc = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    blocks, block, fenced = [], "", False
+    for line in doc.splitlines(keepends=True):
+        if line.startswith("```"):
+            if fenced and line.strip() == "```":
+                blocks.append(block)
+            fenced, block = not fenced, ""
+        elif fenced:
+            block += line
+    found = []
+    for block in blocks:
+        for command, printed in re.findall(r"^\$ (proliferate [^\n]+)\n((?:(?!\$ )[^\n]*\n)*)", block, re.M):
+            paths = [word for word in command.split() if word.endswith(".json")]
+            if paths and all((ROOT / path).is_file() for path in paths):  # not broken.json: made up
+                found.append((command, printed))
+    return found
+
+
+def test_cli_doc_has_transcripts() -> None:
+    commands = [command.split()[1] for command, _ in _cli_transcripts()]
+    assert "solve" in commands and commands.count("score") >= 3
+
+
+@pytest.mark.parametrize(("command", "printed"), _cli_transcripts(), ids=lambda value: value.split("\n")[0][:60])
+def test_cli_doc_transcript_is_what_the_command_prints(command: str, printed: str) -> None:
+    """docs/cli.md's examples print what the command prints today (timings aside), stdout and stderr."""
+    result = subprocess.run(
+        [sys.executable, "-m", "solver", *command.split()[1:]],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    timing = re.compile(r"\d+(\.\d+)? ms\)")
+    shown = (result.stdout.rstrip("\n") + "\n" + result.stderr).strip("\n")
+    assert timing.sub("ms)", shown) == timing.sub("ms)", printed.strip("\n"))

@@ -6,7 +6,7 @@ without lone surrogates, the first round repeating ``chosen``).  What must hold:
 the reader reports for a reason a schema can express makes the schema reject the record too;
 every record the reader accepts is written back (``to_json``) valid against the schema and
 read back equal; and a choice is refused by the record reader exactly when the protocol's
-``evaluate`` refuses it, with the same messages, since both go through one validation toolkit.
+``evaluate`` refuses it, with the same messages, since both read it with the same types (solver.formats).
 """
 
 from __future__ import annotations

@@ -100,7 +100,7 @@ def test_unknown_fields_are_ignored() -> None:
 
 
 def test_hello_accepts_minor_versions_and_refuses_other_majors() -> None:
-    assert parse({"type": "hello", "id": 1, "protocol": PROTOCOL}) == Hello(1, PROTOCOL, 0)
+    assert parse({"type": "hello", "id": 1, "protocol": PROTOCOL}) == Hello(1, PROTOCOL)
     assert parse({"type": "hello", "id": 1, "protocol": "proliferate-jsonl/1.4"}).minor == 4
     for other in ("proliferate-jsonl/2", "proliferate-jsonl/0.9", "uci", "proliferate-jsonl/1x"):
         error = error_of({"type": "hello", "id": 1, "protocol": other})
@@ -157,7 +157,7 @@ def test_solve_reports_every_problem_at_its_path() -> None:
 
 
 def test_evaluate_choices_are_checked_as_records_check_them() -> None:
-    """The shared toolkit's words and rules (solver.validation.choice_round): these used to pass or say "missing"."""
+    """The record's words and rules (the Ids and Recipients types of solver.formats): these used to pass."""
     error = error_of(
         {
             "type": "solve",
@@ -424,3 +424,62 @@ def test_810_10_per_head_board_gets_a_per_head_reply() -> None:
     assert reply["chosen"] == ["b1"]
     assert reply["outcome"]["added"] == {"b1": {"poison": 1}}
     assert {p["id"]: p["counters"] for p in reply["outcome"]["board"]["players"]}["b1"] == {"poison": 4}
+
+
+# ---------------------------------------------------------------------------- the Structs (issue 27, item 4)
+def test_a_request_line_decodes_into_its_struct_with_the_board_formats_own_struct() -> None:
+    """One definition of the board: a solve's board is decoded by the board format's BoardStruct, in one pass."""
+    from solver.formats import BoardStruct
+    from solver.protocol.messages import read_request
+
+    line = json.dumps({"type": "solve", "id": "s", "board": CLASSIC, "fields": ["chosen"], "later": 1}).encode()
+    request = read_request(line, 2000)
+    assert isinstance(request, Solve)
+    assert isinstance(request.board, BoardStruct)
+    assert request.fields == ["chosen"]
+    assert solver.load_board(request.board) == solver.load_board(CLASSIC)
+
+
+def test_a_refused_line_lists_every_problem_and_keeps_its_id() -> None:
+    from solver.protocol.messages import read_request
+
+    line = json.dumps({"type": "solve", "id": 9, "board": CLASSIC, "top_k": 0, "fields": ["chosen", "x"]}).encode()
+    with pytest.raises(ProtocolError) as info:
+        read_request(line, 2000)
+    assert info.value.request_id == 9
+    assert info.value.data["problems"] == [
+        {"path": "top_k", "message": "must be an integer from 1 to 100"},
+        {"path": "fields[1]", "message": "must be a result key (one of chosen, poison_recipients, rounds, value, "
+         "status, bound, method, game_result, outcome, explanation, alternatives, elapsed_ms, evaluated, timing)"},
+    ]  # fmt: skip
+    bad_board = json.loads(json.dumps(CLASSIC))
+    bad_board["permanents"][0]["counters"] = {"+1/+1": -1}
+    bad_board["permanents"][1]["controller"] = "nobody"
+    with pytest.raises(ProtocolError) as info:
+        read_request(json.dumps({"type": "solve", "id": 10, "board": bad_board}).encode(), 2000)
+    assert info.value.code == "invalid_board"
+    assert [p["path"] for p in info.value.data["problems"]] == [
+        'board.permanents[0].counters["+1/+1"]',
+        "board.permanents[1].controller",
+    ]
+
+
+def test_an_id_longer_than_256_characters_is_refused_by_its_type() -> None:
+    error = error_of({"type": "ping", "id": "x" * 257})
+    assert paths(error) == ["id"]
+    assert "at most 256 characters" in error.data["problems"][0]["message"]
+
+
+def test_replies_are_structs_read_back_into_the_same_structs() -> None:
+    from solver.protocol.messages import REPLY_DECODER, ErrorReply, Result, Timing, error_reply
+
+    reply = Result("t", chosen=["bob"], value=1000.0, bound=None, timing=Timing(0.1, 0.2, 0.3, 0.6))
+    line = encode(reply)
+    timing = {"queued_ms": 0.1, "load_ms": 0.2, "solve_ms": 0.3, "total_ms": 0.6}
+    assert json.loads(line) == {"type": "result", "id": "t", "chosen": ["bob"], "value": 1000.0, "bound": None,
+                                "timing": timing}  # fmt: skip
+    assert REPLY_DECODER.decode(line) == reply
+    error = error_reply(None, ProtocolError("parse_error", "not JSON", {"column": 3}))
+    assert REPLY_DECODER.decode(encode(error)) == error == ErrorReply(None, "parse_error", "not JSON", {"column": 3})
+    with pytest.raises(ValueError):
+        encode(Result(1, value=float("inf")))

@@ -17,9 +17,9 @@ import sys
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
-from ..files import UnsafeOutput, safe_output
+from ..files import UnsafeOutput, failure_reason, safe_output
 from ..limits import MAX_LINE_BYTES  # a constant: light, as --help needs
-from ..terminal import terminal_text
+from ..terminal import cut_message, terminal_text
 from .inputs import FORMATS  # the ``--from`` values, defined with the readers
 
 if TYPE_CHECKING:
@@ -34,8 +34,6 @@ PROG = "proliferate"
 PROGRESS_BYTES = 1 << 20
 #: Warnings about bad lines shown on stderr; the rest are counted in one closing line.
 SHOWN_WARNINGS = 20
-#: Longest message line printed on stderr (a message can quote a field name of any length).
-MAX_MESSAGE_CHARS = 1000
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -166,10 +164,8 @@ def _warn(message: str) -> None:
 
 
 def _say(line: str) -> None:
-    """One line on stderr, escaped for the terminal and cut at :data:`MAX_MESSAGE_CHARS`."""
-    if len(line) > MAX_MESSAGE_CHARS:
-        line = line[:MAX_MESSAGE_CHARS] + f"... ({len(line) - MAX_MESSAGE_CHARS} more characters)"
-    print(terminal_text(line, lines=False), file=sys.stderr)
+    """One line on stderr, escaped for the terminal and cut at :data:`~solver.terminal.MAX_MESSAGE_CHARS`."""
+    print(terminal_text(cut_message(line), lines=False), file=sys.stderr)
 
 
 class _Warnings:
@@ -276,7 +272,7 @@ def run_analyze(args: argparse.Namespace) -> int:
             try:
                 out = stack.enter_context(safe_output(args.output, inputs=reader.paths)).text
             except (UnsafeOutput, OSError) as exc:
-                return _error(args.output, f"cannot write: {_reason(exc)}")
+                return _error(args.output, f"cannot write: {failure_reason(exc)}")
         sinks: list[Sink] = [JsonReport(out, thresholds, args.records) if args.json else TextReport(out, thresholds)]
         report = None
         if args.report:
@@ -285,7 +281,7 @@ def run_analyze(args: argparse.Namespace) -> int:
             except ReportDirError as exc:
                 return _error(args.report, str(exc))
             except OSError as exc:
-                return _error(args.report, f"cannot write the report: {exc.strerror or exc}")
+                return _error(args.report, f"cannot write the report: {failure_reason(exc)}")
             stack.callback(report.close)  # an interrupted or failed run leaves the directory as it was
             sinks.append(report)
         summary, problems, warnings = Summary(), ProblemLog(), _Warnings()
@@ -310,13 +306,13 @@ def run_analyze(args: argparse.Namespace) -> int:
             for sink in sinks:
                 sink.finish(summary, problems)
         except OSError as exc:
-            return _error(args.report or args.output or "", f"cannot write: {exc.strerror or exc}")
+            return _error(args.report or args.output or "", f"cannot write: {failure_reason(exc)}")
     if report is not None:
         for note in report.notes:
             _say(f"{PROG}: {args.report}: {note}")
         _say(f"{PROG}: wrote {os.path.join(args.report, 'index.html')}")
     for cut in reader.too_long:
-        _error(f"{cut.source}:{cut.line}", str(cut).removeprefix(f"{cut.source}:{cut.line}: "))
+        _error(f"{cut.source}:{cut.line}", cut.reason)
     if reader.too_long:
         return 2
     if summary.decisions == 0:
@@ -404,11 +400,10 @@ def run_import_arena(args: argparse.Namespace) -> int:
         _arena_summary(args.log, stats)
         return _error(
             f"{exc.source}:{exc.line}",
-            str(exc).removeprefix(f"{exc.source}:{exc.line}: ")
-            + (f"; {args.output} was not written" if args.output else ""),
+            exc.reason + (f"; {args.output} was not written" if args.output else ""),
         )
     except (UnsafeOutput, OSError) as exc:
-        return _error(args.output or "<stdout>", f"cannot write: {_reason(exc)}")
+        return _error(args.output or "<stdout>", f"cannot write: {failure_reason(exc)}")
     _arena_summary(args.log, stats)
     if stats.records == 0:
         failure = stats.failure()
@@ -424,10 +419,6 @@ def _write_json_lines(records: Iterator[tuple[int, dict[str, Any]]], out: TextIO
 
     for _, record in records:
         out.write(encode_record(record).decode() + "\n")
-
-
-def _reason(exc: Exception) -> str:
-    return (exc.strerror if isinstance(exc, OSError) else None) or str(exc)
 
 
 if __name__ == "__main__":

@@ -130,7 +130,7 @@ class Reader:
             except LineTooLong as exc:
                 self.too_long.append(exc)
                 self.lines += 1
-                yield LineProblem(exc.source, exc.line, "", str(exc).removeprefix(f"{exc.source}:{exc.line}: "))
+                yield LineProblem(exc.source, exc.line, "", exc.reason)
 
     def _native(self, path: str) -> Iterator[Item | LineProblem]:
         for item in iter_lines(path, self.max_line_bytes):

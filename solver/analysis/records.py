@@ -282,10 +282,11 @@ class LineTooLong(ValueError):
 
     def __init__(self, source: str, line: int, limit: int) -> None:
         self.source, self.line, self.limit = source, line, limit
-        super().__init__(
-            f"{source}:{line}: line longer than {limit} bytes (the limit; --max-line-bytes changes it): "
-            "the rest of the file is not read"
+        #: The message without its place (``SOURCE:LINE: ``), for a :class:`LineProblem` or an error line.
+        self.reason = (
+            f"line longer than {limit} bytes (the limit; --max-line-bytes changes it): the rest of the file is not read"
         )
+        super().__init__(f"{source}:{line}: {self.reason}")
 
 
 def iter_lines(

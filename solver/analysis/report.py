@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Protocol, TextIO
 
 from ..files import new_file_mode
-from ..terminal import terminal_text
+from ..terminal import cut_message, terminal_text
 from .analyze import DecisionResult, Summary, Tally, game_key
 from .gamepage import GRADE_COLOURS, REPORT_MARK, game_page
 from .grading import FORMULAS, Grade, Thresholds, format_accuracy
@@ -46,8 +46,6 @@ __all__ = [
 MAX_PAGES = 200
 #: Problems listed in the JSON and HTML outputs (all are counted, and all go to stderr).
 MAX_LISTED_PROBLEMS = 1000
-#: Longest problem message kept for them (1,000 of a megabyte each would make a gigabyte).
-MAX_PROBLEM_CHARS = 1000
 
 
 @dataclass
@@ -60,10 +58,7 @@ class ProblemLog:
     def add(self, problem: LineProblem | str) -> None:
         self.count += 1
         if len(self.listed) < MAX_LISTED_PROBLEMS:
-            text = str(problem)
-            if len(text) > MAX_PROBLEM_CHARS:  # a message can quote a field name of any length
-                text = text[:MAX_PROBLEM_CHARS] + f"... ({len(text) - MAX_PROBLEM_CHARS} more characters)"
-            self.listed.append(text)
+            self.listed.append(cut_message(str(problem)))
 
 
 class Sink(Protocol):

@@ -27,12 +27,14 @@ from dataclasses import dataclass
 from types import MappingProxyType, TracebackType
 from typing import IO, Any
 
+import msgspec
+
 import solver
 from solver import jsoncodec
 from solver.decision import choice_from_json
 from solver.inputs import BoardLike, as_board
 
-from .messages import PROTOCOL, ProtocolError, RequestId
+from .messages import PROTOCOL, REPLY_DECODER, ErrorReply, ProtocolError, Reply, RequestId, Result
 
 __all__ = ["EngineClient", "EngineTerminated", "Evaluated", "Pending", "ProtocolError", "SolveResult"]
 
@@ -69,7 +71,7 @@ class EngineTerminated(ConnectionError):
 class Pending:
     """A request that has been sent; :meth:`result` waits for its one final reply."""
 
-    def __init__(self, rid: RequestId | None, future: Future[dict[str, Any]], timeout: float) -> None:
+    def __init__(self, rid: RequestId | None, future: Future[Reply], timeout: float) -> None:
         self.id = rid
         self._future = future
         self._timeout = timeout
@@ -77,12 +79,19 @@ class Pending:
     def done(self) -> bool:
         return self._future.done()
 
-    def result(self, timeout: float | None = None) -> dict[str, Any]:
-        """The reply message; raises ProtocolError for an ``error`` reply, TimeoutError if none comes in time."""
+    def reply(self, timeout: float | None = None) -> Reply:
+        """The reply, typed (the Structs the server wrote it from); raises ProtocolError for an ``error`` reply,
+        TimeoutError if none comes in time."""
         reply = self._future.result(self._timeout if timeout is None else timeout)
-        if reply.get("type") == "error":
-            raise ProtocolError(reply.get("code", "internal"), reply.get("message", ""), reply.get("data"))
+        if isinstance(reply, ErrorReply):
+            data = None if isinstance(reply.data, msgspec.UnsetType) else reply.data
+            raise ProtocolError(reply.code, reply.message, data)
         return reply
+
+    def result(self, timeout: float | None = None) -> dict[str, Any]:
+        """The reply message as a dict; raises as :meth:`reply` does."""
+        built: dict[str, Any] = msgspec.to_builtins(self.reply(timeout))
+        return built
 
 
 class EngineClient:
@@ -120,7 +129,7 @@ class EngineClient:
         self._ids = itertools.count(1)
         self._policy: solver.Policy | None = None  # the session's, as last configured: decisions are rebuilt with it
         self._lock = threading.Lock()
-        self._waiting: dict[RequestId | None, collections.deque[Future[dict[str, Any]]]] = {}
+        self._waiting: dict[RequestId | None, collections.deque[Future[Reply]]] = {}
         self._closed = False
         self._ended = False  # the server's side is closed: nothing more will be answered
         self._thread = threading.Thread(target=self._read_replies, name="proliferate-client", daemon=True)
@@ -175,7 +184,7 @@ class EngineClient:
         null`` (unparseable lines) are matched in the order they were sent.
         """
         data = line.encode() if isinstance(line, str) else line
-        future: Future[dict[str, Any]] = Future()
+        future: Future[Reply] = Future()
         with self._lock:
             if self._closed or self._ended:
                 raise EngineTerminated("the session is closed")
@@ -243,15 +252,19 @@ class EngineClient:
         if fields is not None:
             fields = [*dict.fromkeys([*_DECISION_KEYS, *fields])]
         sent = board if isinstance(board, Mapping) else loaded
-        reply = self.submit_solve(sent, top_k=top_k, evaluate=evaluate, time_ms=time_ms, fields=fields).result()
+        typed = self.submit_solve(sent, top_k=top_k, evaluate=evaluate, time_ms=time_ms, fields=fields).reply()
+        if not isinstance(typed, Result):
+            raise ProtocolError("internal", f"a solve was answered by {type(typed).__name__}")
+        reply: dict[str, Any] = msgspec.to_builtins(typed)
         evaluated = tuple(
-            Evaluated(choice_from_json(item, loaded.rounds), float(item["value"]), float(item["regret"]))
-            for item in reply.get("evaluated", ())
+            Evaluated(choice_from_json(msgspec.to_builtins(item), loaded.rounds), item.value, item.regret)
+            for item in (() if isinstance(typed.evaluated, msgspec.UnsetType) else typed.evaluated)
         )
+        timing = {} if isinstance(typed.timing, msgspec.UnsetType) else msgspec.structs.asdict(typed.timing)
         return SolveResult(
             decision=solver.decision_from_json(reply, loaded, self._policy),
             evaluated=evaluated,
-            timing=MappingProxyType(dict(reply.get("timing", {}))),
+            timing=MappingProxyType(timing),
             raw=MappingProxyType(reply),
         )
 
@@ -269,9 +282,9 @@ class EngineClient:
     def _read_replies(self) -> None:
         try:
             for line in self._reader:
-                reply = jsoncodec.loads(line)
+                reply = _reply(line)
                 with self._lock:
-                    queue = self._waiting.get(reply.get("id"))
+                    queue = self._waiting.get(reply.id)
                     future = queue.popleft() if queue else None
                 if future is not None:
                     future.set_result(reply)
@@ -283,6 +296,16 @@ class EngineClient:
             self._waiting.clear()
         for future in owed:
             future.set_exception(EngineTerminated("the engine closed the connection before replying"))
+
+
+def _reply(line: bytes) -> Reply:
+    """One reply line as its Struct; a line that is not a reply this client knows becomes an ``internal`` error."""
+    try:
+        return REPLY_DECODER.decode(line)
+    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+        message = jsoncodec.loads(line)  # not JSON at all: ValueError, the connection is unusable
+        rid = message.get("id") if isinstance(message, dict) else None
+        return ErrorReply(rid if isinstance(rid, str | int) else None, "internal", f"unreadable reply: {exc}")
 
 
 def _board_json(board: BoardLike) -> Any:

@@ -54,21 +54,25 @@ from .messages import (
     TOP_K_MAX,
     Cancel,
     Configure,
+    Evaluated,
     EvaluateItem,
     Hello,
+    HelloOk,
     Ping,
+    Pong,
     ProtocolError,
     Quit,
+    Reply,
     Request,
     RequestId,
+    Result,
     Solve,
-    decode,
+    Timing,
+    board_refused,
     encode,
     error_reply,
     invalid,
-    parse_request,
-    problems_json,
-    request_id,
+    read_request,
 )
 
 __all__ = [
@@ -455,12 +459,11 @@ class Session:
             return True
         rid: RequestId | None = None
         try:
-            message = decode(line)
-            rid = request_id(message)
-            request = parse_request(message, self.settings.max_objects)
+            request = read_request(line, self.settings.max_objects)
+            rid = request.rid if isinstance(request, Quit) else request.id
             return _HANDLERS[type(request)](self, request)
         except ProtocolError as exc:
-            self._reply(error_reply(rid, exc))
+            self._reply(error_reply(rid if rid is not None else exc.request_id, exc))
         except Exception as exc:  # a bug must cost one request, never the session
             log.exception("internal error handling request %r", rid)
             self._reply(error_reply(rid, ProtocolError("internal", f"{type(exc).__name__}: {exc}")))
@@ -513,7 +516,7 @@ class Session:
         return True
 
     def _on_ping(self, request: Ping) -> bool:
-        self._reply({"type": "pong", "id": request.id})
+        self._reply(Pong(request.id))
         return True
 
     def _on_hello(self, request: Hello) -> bool:
@@ -521,17 +524,18 @@ class Session:
         return True
 
     def _on_configure(self, request: Configure) -> bool:
+        changes = request.changes
         problems = [
             Problem(
                 key, f"must be at most {getattr(self.ceiling, key)}, this server's limit (configure can only lower it)"
             )
             for key in _CEILINGS
-            if key in request.changes and request.changes[key] > getattr(self.ceiling, key)
+            if key in changes and changes[key] > getattr(self.ceiling, key)
         ]
         if problems:
             raise invalid(problems)
-        self.settings = replace(self.settings, **request.changes)
-        self._reply({"type": "result", "id": request.id, "options": self.settings.values()})
+        self.settings = replace(self.settings, **changes)
+        self._reply(Result(request.id, options=self.settings.values()))
         return True
 
     def _on_cancel(self, request: Cancel) -> bool:
@@ -540,16 +544,15 @@ class Session:
 
     def _on_quit(self, request: Quit) -> bool:
         self.finish()
-        self._reply({"type": "result", "id": request.id, "quit": True})
+        self._reply(Result(request.rid, quit=True))
         return False
 
-    def _hello_ok(self, request: Hello) -> dict[str, Any]:
-        return {
-            "type": "hello_ok",
-            "id": request.id,
-            "protocol": PROTOCOL,
-            "engine": {"name": "proliferate", "version": solver.__version__},
-            "capabilities": {
+    def _hello_ok(self, request: Hello) -> HelloOk:
+        return HelloOk(
+            id=request.id,
+            protocol=PROTOCOL,
+            engine={"name": "proliferate", "version": solver.__version__},
+            capabilities={
                 "top_k": True,
                 "evaluate": True,
                 "cancel": True,
@@ -559,8 +562,8 @@ class Session:
                 "max_objects": self.settings.max_objects,
                 "max_line_bytes": self.settings.max_line_bytes,
             },
-            "options": self.settings.options(self.ceiling),
-        }
+            options=self.settings.options(self.ceiling),
+        )
 
     def _submit(self, request: Solve) -> None:
         """Queue a solve, waiting for room in the queue; nothing stays registered if it cannot be run or timed."""
@@ -576,7 +579,7 @@ class Session:
         if left:
             self.abandon()
         time_ms = request.time_ms or self.settings.time_ms
-        heavy = (request.top_k or self.settings.top_k) > 1 or _objects(request.board) > HEAVY_OBJECTS
+        heavy = (request.top_k or self.settings.top_k) > 1 or request.objects > HEAVY_OBJECTS
         job = _Job(request, self.settings, time.perf_counter(), self, time_ms, heavy)
         with self._pending_changed:
             if self._gone:
@@ -614,7 +617,7 @@ class Session:
             why = f"no pending solve has id {request.target!r} (it may have been answered already)"
             raise invalid([Problem("target", why)])
         self._answer(job, error_reply(job.request.id, ProtocolError("cancelled", "cancelled by request")))
-        self._reply({"type": "result", "id": request.id, "cancelled": request.target})
+        self._reply(Result(request.id, cancelled=request.target))
 
     def _expire(self, job: _Job) -> None:
         if job.claim():
@@ -626,6 +629,7 @@ class Session:
         """Solve one job on a scheduler worker; nothing a job does escapes to the worker."""
         if job.answered:
             return  # cancelled or expired while queued: do not spend time on it
+        reply: Reply | None
         try:
             reply = self._solve(job)
         except ProtocolError as exc:
@@ -636,15 +640,14 @@ class Session:
         if reply is not None and job.claim(stop=False):
             self._answer(job, reply)
 
-    def _solve(self, job: _Job) -> dict[str, Any] | None:
+    def _solve(self, job: _Job) -> Result | None:
         """The result for a job, or None when it was answered (cancelled, expired) while it ran."""
         request, settings = job.request, job.settings
         started = time.perf_counter()
         try:
             board = solver.load_board(request.board)
         except solver.BoardError as exc:
-            data = {"problems": problems_json(exc.problems, "board")}
-            raise ProtocolError("invalid_board", f"board: {exc.problems[0]}", data) from exc
+            raise board_refused(exc) from exc
         if job.answered:  # cancelled or expired while the board loaded
             return None
         choices = _choices(request.evaluate, board, job.stop)
@@ -659,38 +662,35 @@ class Session:
         if job.answered:
             return None
         fields = request.fields
-        reply: dict[str, Any] = {"type": "result", "id": request.id, **decision.to_json(fields)}
+        reply = Result(request.id, **decision.to_json(fields))
         if fields is None or "evaluated" in fields:
             evaluated = _evaluate(board, settings.policy, decision.value, choices, job.stop)
             if evaluated is None:
                 return None
-            reply["evaluated"] = evaluated
+            reply.evaluated = evaluated
         done = time.perf_counter()
         if fields is None or "timing" in fields:
-            reply["timing"] = {
-                "queued_ms": _ms(started - job.received),
-                "load_ms": _ms(solved - started),
-                "solve_ms": _ms(done - solved),
-                "total_ms": _ms(done - job.received),
-            }
+            reply.timing = Timing(
+                _ms(started - job.received), _ms(solved - started), _ms(done - solved), _ms(done - job.received)
+            )
         return reply
 
     # -------------------------------------------------------------- output
-    def _answer(self, job: _Job, reply: Mapping[str, Any]) -> None:
+    def _answer(self, job: _Job, reply: Reply) -> None:
         """Forget a solve and send its one reply, atomically: once the client sees the reply it may reuse the id."""
         with self._pending_changed:
             self._pending.pop(job.request.id, None)
             self._reply(reply)
             self._pending_changed.notify_all()
 
-    def _reply(self, reply: Mapping[str, Any]) -> None:
+    def _reply(self, reply: Reply) -> None:
         try:
             line = encode(reply)
         except ValueError as exc:  # NaN, infinity or a surrogate: a bug, but the caller still gets its one reply
-            log.exception("cannot encode reply to %r", reply.get("id"))
+            log.exception("cannot encode reply to %r", reply.id)
             error = ProtocolError("internal", f"unencodable reply: {type(exc).__name__}")
             try:
-                line = encode(error_reply(reply.get("id"), error))
+                line = encode(error_reply(reply.id, error))
             except ValueError:
                 line = encode(error_reply(None, error))
         try:
@@ -734,7 +734,7 @@ def _evaluate(
     best: float,
     choices: list[tuple[str, solver.Choice]],
     stop: threading.Event,
-) -> list[dict[str, Any]] | None:
+) -> list[Evaluated] | None:
     """Value and regret (against the decision) of each choice the caller asked about.
 
     None once ``stop`` is set (cancelled or timed out): a list of 20,000 choices on a large
@@ -760,12 +760,9 @@ def _evaluate(
                 {"problems": [{"path": path, "message": str(exc)}]},
             ) from exc
         value = objective.score_matrix(chosen, recipients)
-        out.append({**choice_to_json(choice), "value": value / MILLI, "regret": (round(best * MILLI) - value) / MILLI})
+        regret = (round(best * MILLI) - value) / MILLI
+        out.append(Evaluated(**choice_to_json(choice), value=value / MILLI, regret=regret))
     return out
-
-
-def _objects(board: Mapping[str, Any]) -> int:
-    return sum(len(v) for key in ("players", "permanents") if isinstance(v := board.get(key), list))
 
 
 def _ms(seconds: float) -> float:

@@ -6,21 +6,25 @@ a decision the operator makes by naming another host (see docs/protocol.md, "Sec
 that closes its connection, or whose connection is reset, is gone: its pending solves are
 stopped, its queue is dropped and the memory it used is handed back.  Each connection has a
 reading thread; solves run on the process-wide worker pool (:class:`~.engine.Scheduler`).
-A client that stops reading its replies for :data:`SEND_TIMEOUT` seconds is dropped, so it
-cannot hold a worker.
+Replies go through the connection's :class:`~.outbox.Outbox`: the workers and the deadline
+thread only hand them over, and the connection's own writer thread writes them, so a client
+that does not read stalls nobody else.  While more than :data:`~.outbox.LIMIT` bytes of its
+replies wait, its requests are not read; a client that reads nothing for
+:data:`SEND_TIMEOUT` seconds is dropped.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import select
 import socket
 import socketserver
 import struct
 import sys
-import threading
 
-from .engine import QUEUE_MAX, Settings, run_session
+from .engine import QUEUE_MAX, LineSource, Settings, run_session
+from .outbox import Outbox
 from .signals import Interrupted, stopping
 
 __all__ = ["BACKLOG", "DEFAULT_HOST", "SEND_TIMEOUT", "parse_address", "serve_tcp"]
@@ -67,40 +71,48 @@ class _Handler(socketserver.StreamRequestHandler):
         super().setup()
 
     def handle(self) -> None:
-        lock = threading.Lock()
-        gone = threading.Event()
-
-        def send(line: bytes) -> None:
-            with lock:
-                if gone.is_set():
-                    raise ConnectionError("the client is gone")
-                try:
-                    self.wfile.write(line)
-                except OSError:
-                    gone.set()
-                    raise
-
         peer = f"{self.client_address[0]}:{self.client_address[1]}"
         log.info("client %s connected", peer)
+        # A failed write (reset, or SEND_TIMEOUT without reading) shuts the connection: its reader sees the end.
+        outbox = Outbox(self.wfile.write, self._shut, name=f"proliferate-writer-{peer}")
         poller = select.poll()
         poller.register(self.request, select.POLLIN | _CLOSED)
 
         def client_gone() -> bool:
             """Whether the client closed or reset its connection, even with requests still unread."""
-            return any(events & _CLOSED for _, events in poller.poll(0))
+            return outbox.failed or any(events & _CLOSED for _, events in poller.poll(0))
 
         try:
             run_session(
-                self.rfile,
-                send,
+                _Paced(self.rfile, outbox),
+                outbox.put,
                 self.server.settings,
                 answer_at_end=False,
                 queue_max=self.server.queue_max,
                 client_gone=client_gone,
             )
+            outbox.drain()  # the replies already handed over (``quit``'s included) reach the client
         except OSError as exc:
             log.info("client %s: %s", peer, exc)
+        finally:
+            outbox.close()
         log.info("client %s done", peer)
+
+    def _shut(self) -> None:
+        with contextlib.suppress(OSError):  # already closed by the client
+            self.request.shutdown(socket.SHUT_RDWR)
+
+
+class _Paced:
+    """A connection's reader that reads no further request while too many of its replies wait (backpressure)."""
+
+    def __init__(self, stream: LineSource, outbox: Outbox) -> None:
+        self._stream = stream
+        self._outbox = outbox
+
+    def readline(self, size: int = -1, /) -> bytes:
+        self._outbox.wait_room()
+        return self._stream.readline(size)
 
 
 def serve_tcp(host: str, port: int, settings: Settings, *, queue_max: int = QUEUE_MAX) -> int:
