@@ -28,7 +28,7 @@ LAYERS = (
     ("terms", "errors", "status", "kinds", "limits", "files", "terminal", "budget", "jsoncodec", "render"),
     ("cards", "catalogue", "board", "choices", "formats", "policy", "decision"),
     ("effects", "rules", "stack", "boardjson", "validation", "inputs", "schema"),
-    ("objective", "fast", "kernels", "cpsat", "brute", "explain", "solve", "batch", "svg"),
+    ("objective", "fast", "limited", "kernels", "cpsat", "brute", "explain", "solve", "batch", "svg"),
     ("cli", "protocol", "analysis", "core", "__main__", "examples", ""),
 )
 _LAYER_OF = {name: i for i, names in enumerate(LAYERS) for name in names}
