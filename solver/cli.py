@@ -224,7 +224,7 @@ def _read_board(source: str, max_bytes: int = MAX_BOARD_BYTES) -> Board:
     except UnicodeDecodeError as exc:
         raise BoardError([Problem("", f"cannot read standard input: not UTF-8 ({exc.reason})")]) from None
     except TooLarge as exc:
-        raise BoardError([Problem("", f"{exc} (--max-board-bytes changes it)")]) from None
+        raise BoardError([Problem("", exc.message("--max-board-bytes changes it"))]) from None
     try:
         data: Any = json.loads(text)
     except json.JSONDecodeError as exc:

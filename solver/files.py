@@ -46,7 +46,12 @@ class TooLarge(ValueError):
 
     def __init__(self, limit: int, what: str = "file") -> None:
         self.limit = limit
-        super().__init__(f"{what} is larger than {limit} bytes (the limit)")
+        self.what = what
+        super().__init__(self.message())
+
+    def message(self, hint: str | None = None) -> str:
+        """``standard input is larger than N bytes (the limit; HINT)``, the hint naming what changes the bound."""
+        return f"{self.what} is larger than {self.limit} bytes (the limit{'; ' + hint if hint else ''})"
 
 
 class UnsafeOutput(ValueError):

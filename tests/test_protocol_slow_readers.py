@@ -14,8 +14,8 @@ import threading
 import time
 from typing import Any
 
+from benchmarks.boards import slow_board
 from benchmarks.server_load import server
-from tests.protocol_helpers import slow_board
 
 TINY: dict[str, Any] = {
     "format": 1,
