@@ -42,6 +42,7 @@ from typing import Any
 import solver
 from solver.batch import CHUNK, decide_many, solve_many, stacked
 from solver.board import Board
+from solver.effects import gain
 from solver.stack import Stack
 
 from .boards import VARIANTS, BoardSpec, generate, players_of
@@ -70,7 +71,7 @@ def loaded(data: Sequence[dict[str, Any]]) -> list[Board]:
     out = []
     for item in data:
         board = solver.load_board(item)
-        _ = board.gain, board.rounds, board.is_ally  # cached per board, as a caller reusing boards has them
+        _ = gain(board), board.rounds, board.is_ally  # cached per board, as a caller reusing boards has them
         out.append(board)
     return out
 
@@ -186,11 +187,15 @@ _SIDE_PROBE = """
 import hashlib, json, statistics, sys, time
 import solver
 from solver.batch import decide_many
+try:
+    from solver.effects import gain as _gain
+except ImportError:  # a baseline from before the gains moved out of Board (issue 26 #7)
+    def _gain(board): return board.gain
 cases, samples = json.load(open(sys.argv[1])), int(sys.argv[2])
 def loaded(data):
     boards = [solver.load_board(item) for item in data]
     for board in boards:
-        _ = board.gain, board.rounds, board.is_ally  # as the default run warms them
+        _ = _gain(board), board.rounds, board.is_ally  # as the default run warms them
     return boards
 items = loaded(cases["batch"])
 batch = decide_many(items)

@@ -14,7 +14,17 @@ from .decision import Alternative, Decision, ExplanationRow
 from .errors import BoardError, IllegalChoice, Infeasible, Problem
 from .policy import Policy, PolicyError
 from .rules import Choice, ChoiceMatrix, Outcome, Round
-from .solve import Score, apply_proliferate, eligible, explain_choice, score, solve, top_k, worst_value
+from .solve import (
+    Score,
+    apply_proliferate,
+    decision_from_json,
+    eligible,
+    explain_choice,
+    score,
+    solve,
+    top_k,
+    worst_value,
+)
 from .status import GameResult, Method, Status
 from .svg import board_svg, choice_svg
 
@@ -55,6 +65,7 @@ __all__ = [
     "board_svg",
     "choice_svg",
     "decide_many",
+    "decision_from_json",
     "dump_board",
     "eligible",
     "explain_choice",

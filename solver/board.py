@@ -20,7 +20,6 @@ import numpy as np
 import numpy.typing as npt
 
 from .cards import CARDS
-from .effects import gains
 from .kinds import pt_delta
 from .terms import CARD_TYPE_NAMES, CardType, TeamPoison, Variant
 
@@ -40,6 +39,14 @@ IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 FloatArray = npt.NDArray[np.float64]
 ObjArray = npt.NDArray[np.object_]
+
+#: The instance-dict key under which :func:`solver.effects.gain` keeps a board's gains (what one
+#: proliferate adds per object and kind, by the card rules), next to the board's cached values: a
+#: board is data and does not work out its gains itself; :meth:`Board.with_counts` and the other
+#: derived boards keep or drop the entry like the cached values.
+GAIN = "_gain"
+#: The board JSON format version :meth:`Board.to_dict` writes (``docs/board-format.md``).
+FORMAT_VERSION = 1
 
 
 _TYPE_BITS: dict[str, int] = {name: int(flag) for name, flag in CARD_TYPE_NAMES.items()}
@@ -278,7 +285,7 @@ class Board:
         """The same board with other counter counts (same objects, same kinds).
 
         Cheap, because environments derive a board per step: everything derived from the
-        objects carries over, and so does :attr:`gain` while the set of kinds each object
+        objects carries over, and so do its gains (:func:`solver.effects.gain`) while the set of kinds each object
         has is unchanged (replacement effects depend on nothing else that counts change).
         """
         counts = np.array(counts, dtype=np.int64)
@@ -312,7 +319,7 @@ class Board:
         if not 0 <= proliferator < self.n_players:
             raise ValueError(f"proliferator must be a player row (0..{self.n_players - 1})")
         proliferates = self.proliferates if proliferates is None else proliferates
-        keep = _OBJECT_CACHES | ({"gain", "is_ally"} if proliferator == self.proliferator else set())
+        keep = _OBJECT_CACHES | ({GAIN, "is_ally"} if proliferator == self.proliferator else set())
         return self._derived(frozenset(keep), proliferator=proliferator, proliferates=proliferates)
 
     def with_life(self, life: IntArray) -> Board:
@@ -320,7 +327,7 @@ class Board:
         life = np.array(life, dtype=np.int64)
         if life.shape != self.life.shape:
             raise ValueError(f"life must have shape {self.life.shape}, not {life.shape}")
-        return self._derived(_OBJECT_CACHES | {"gain", "rounds", "is_ally"}, life=life)
+        return self._derived(_OBJECT_CACHES | {GAIN, "rounds", "is_ally"}, life=life)
 
     def with_effects(self, effects: Sequence[Effect]) -> Board:
         """The same board with other replacement effects in play."""
@@ -452,13 +459,6 @@ class Board:
             if effect.controller == self.proliferator_id:
                 factor *= CARDS[effect.card].proliferate_factor
         return self.proliferates * factor
-
-    @cached_property
-    def gain(self) -> IntArray:
-        """Counters one proliferate by the proliferator adds per object and kind (see :func:`solver.effects.gains`)."""
-        out = gains(self)
-        out.flags.writeable = False
-        return out
 
     @cached_property
     def index(self) -> Mapping[str, int]:
@@ -651,10 +651,23 @@ class Board:
 
     # ------------------------------------------------------------------ equality
     def to_dict(self) -> dict[str, Any]:
-        """The board in JSON format version 1 (see :mod:`solver.boardjson`)."""
-        from .boardjson import dump_board
+        """The board in JSON format version 1 (see :mod:`solver.boardjson`, which reads it back).
 
-        return dump_board(self)
+        Optional permanent fields at their defaults are left out so dumps stay readable and
+        diffs show only what matters; keys come in a fixed order.
+        """
+        return {
+            "format": FORMAT_VERSION,
+            "variant": self.variant.value,
+            "proliferator": self.proliferator_id,
+            "proliferates": self.proliferates,
+            **({"team_poison": self.team_poison.value} if self.team_poison is not TeamPoison.SHARED else {}),
+            "players": [
+                {"id": p.id, "team": p.team, "life": p.life, "counters": dict(p.counters)} for p in self.players
+            ],
+            "permanents": [_dump_permanent(p) for p in self.permanent_fields()],
+            "effects": [_dump_effect(e) for e in self.effects],
+        }
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Board):
@@ -672,7 +685,7 @@ class Board:
 
 _FIELD_NAMES = tuple(f.name for f in fields(Board))
 #: Every derived value (cached property) a board may hold in its instance dict.
-_CACHED = frozenset(name for name, value in vars(Board).items() if isinstance(value, cached_property))
+_CACHED = frozenset(name for name, value in vars(Board).items() if isinstance(value, cached_property)) | {GAIN}
 #: Fields with one entry per object, besides ``ids`` and ``counts``.
 _PER_OBJECT = (
     "controller",
@@ -695,11 +708,63 @@ _PER_OBJECT = (
 _OBJECT_CACHES = frozenset(
     {"index", "_columns", "_type_masks", "sba_masks", "object_team", "owner_side", "team_size", "_poison_threshold"}
 )
-#: What :meth:`Board.with_counts` keeps: :attr:`Board.gain` too while each object keeps the same kinds.
+#: What :meth:`Board.with_counts` keeps: :func:`solver.effects.gain` too while each object keeps the same kinds.
 _KEEP_WITH_COUNTS = _OBJECT_CACHES | {"rounds", "is_ally"}
 #: What :meth:`Board.with_permanent` and :meth:`Board.without` keep: nothing, the objects change.
 _KEEP_NOTHING: frozenset[str] = frozenset()
-_KEEP_WITH_KINDS = _KEEP_WITH_COUNTS | {"gain"}
+_KEEP_WITH_KINDS = _KEEP_WITH_COUNTS | {GAIN}
+
+
+def _dump_permanent(p: dict[str, Any]) -> dict[str, Any]:
+    """One permanent's JSON, from :meth:`Board.permanent_fields`, with defaults left out."""
+    out: dict[str, Any] = {"id": p["id"]}
+    if p["name"]:
+        out["name"] = p["name"]
+    out["controller"] = p["controller"]
+    out["types"] = list(p["types"])
+    if p["power"] is not None:
+        out["power"] = p["power"]
+    if p["toughness"] is not None:
+        out["toughness"] = p["toughness"]
+    if p["damage"]:
+        out["damage"] = p["damage"]
+    out["counters"] = p["counters"]
+    if p["keywords"]:
+        out["keywords"] = list(p["keywords"])
+    if p["subtypes"]:
+        out["subtypes"] = list(p["subtypes"])
+    if p["chapters"] is not None:
+        out["chapters"] = p["chapters"]
+    if p["protector"] is not None:
+        out["protector"] = p["protector"]
+    if p["phased_out"]:
+        out["phased_out"] = True
+    if p["no_counters"]:
+        out["no_counters"] = True
+    if p["value"] is not None:
+        out["value"] = p["value"]
+    if p["thresholds"]:
+        out["thresholds"] = [_dump_threshold(t) for t in p["thresholds"]]
+    if p["counter_values"]:
+        out["counter_values"] = p["counter_values"]
+    return out
+
+
+def _dump_threshold(t: Threshold) -> dict[str, Any]:
+    out: dict[str, Any] = {"kind": t.kind, "at": t.at, "effect": t.effect}
+    if t.label:
+        out["label"] = t.label
+    return out
+
+
+def _dump_effect(e: Effect) -> dict[str, Any]:
+    out: dict[str, Any] = {"card": e.card, "controller": e.controller}
+    if e.source is not None:
+        out["source"] = e.source
+    for param in CARDS[e.card].parameters:
+        if getattr(e, param.name) != param.default:
+            out[param.name] = getattr(e, param.name)
+    return out
 
 
 @lru_cache(maxsize=64)

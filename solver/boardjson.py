@@ -29,8 +29,21 @@ import msgspec
 import numpy as np
 from msgspec import UNSET
 
-from . import limits
-from .board import CARD_TYPE_NAMES, Board, Effect, PermanentRow, Player, TeamPoison, Threshold, Variant, assemble
+from . import effects, limits
+from .board import (
+    CARD_TYPE_NAMES,
+    FORMAT_VERSION,
+    Board,
+    CardType,
+    Effect,
+    FloatArray,
+    PermanentRow,
+    Player,
+    TeamPoison,
+    Threshold,
+    Variant,
+    assemble,
+)
 from .cards import CARDS, SUPPORTED_CARDS, canonical_card
 from .errors import BoardError, Problem
 from .files import TooLarge, read_bounded
@@ -50,7 +63,6 @@ from .kinds import KindError, known_kind, same_kind_message
 
 __all__ = ["FORMAT_VERSION", "BoardLike", "as_board", "dump_board", "load_board", "load_struct"]
 
-FORMAT_VERSION = 1
 
 #: Card types by lower-case spelling; "tribal" is the pre-2024 name of kindred (205.2a).
 _TYPES: dict[str, str] = {name: name for name in CARD_TYPE_NAMES} | {"tribal": "kindred"}
@@ -149,71 +161,9 @@ def dump_board(board: BoardLike) -> dict[str, Any]:
     """The board (in any form :func:`as_board` takes) as a JSON-ready dict that :func:`load_board` reads back.
 
     Optional permanent fields at their defaults are left out so dumps stay readable and
-    diffs show only what matters; keys come in a fixed order.
+    diffs show only what matters; keys come in a fixed order (see :meth:`Board.to_dict`).
     """
-    board = as_board(board)
-    return {
-        "format": FORMAT_VERSION,
-        "variant": board.variant.value,
-        "proliferator": board.proliferator_id,
-        "proliferates": board.proliferates,
-        **({"team_poison": board.team_poison.value} if board.team_poison is not TeamPoison.SHARED else {}),
-        "players": [{"id": p.id, "team": p.team, "life": p.life, "counters": dict(p.counters)} for p in board.players],
-        "permanents": [_dump_permanent(p) for p in board.permanent_fields()],
-        "effects": [_dump_effect(e) for e in board.effects],
-    }
-
-
-def _dump_permanent(p: dict[str, Any]) -> dict[str, Any]:
-    """One permanent's JSON, from :meth:`Board.permanent_fields`, with defaults left out."""
-    out: dict[str, Any] = {"id": p["id"]}
-    if p["name"]:
-        out["name"] = p["name"]
-    out["controller"] = p["controller"]
-    out["types"] = list(p["types"])
-    if p["power"] is not None:
-        out["power"] = p["power"]
-    if p["toughness"] is not None:
-        out["toughness"] = p["toughness"]
-    if p["damage"]:
-        out["damage"] = p["damage"]
-    out["counters"] = p["counters"]
-    if p["keywords"]:
-        out["keywords"] = list(p["keywords"])
-    if p["subtypes"]:
-        out["subtypes"] = list(p["subtypes"])
-    if p["chapters"] is not None:
-        out["chapters"] = p["chapters"]
-    if p["protector"] is not None:
-        out["protector"] = p["protector"]
-    if p["phased_out"]:
-        out["phased_out"] = True
-    if p["no_counters"]:
-        out["no_counters"] = True
-    if p["value"] is not None:
-        out["value"] = p["value"]
-    if p["thresholds"]:
-        out["thresholds"] = [_dump_threshold(t) for t in p["thresholds"]]
-    if p["counter_values"]:
-        out["counter_values"] = p["counter_values"]
-    return out
-
-
-def _dump_threshold(t: Threshold) -> dict[str, Any]:
-    out: dict[str, Any] = {"kind": t.kind, "at": t.at, "effect": t.effect}
-    if t.label:
-        out["label"] = t.label
-    return out
-
-
-def _dump_effect(e: Effect) -> dict[str, Any]:
-    out: dict[str, Any] = {"card": e.card, "controller": e.controller}
-    if e.source is not None:
-        out["source"] = e.source
-    for param in CARDS[e.card].parameters:
-        if getattr(e, param.name) != param.default:
-            out[param.name] = getattr(e, param.name)
-    return out
+    return as_board(board).to_dict()
 
 
 # ---------------------------------------------------------------------- parsing
@@ -403,7 +353,7 @@ class _Checker:
         """Refuse a resolution that would give a "once a turn" kind to its card's controller twice.
 
         Melira, the Living Cure lets its controller get one poison counter a turn; each of a
-        resolution's proliferates adds the same (:attr:`Board.gain`), so a second one, which
+        resolution's proliferates adds the same (:func:`solver.effects.gain`), so a second one, which
         gives them nothing, is not modelled.
         """
         if board.rounds == 1:
@@ -828,13 +778,38 @@ class _Checker:
         return kind
 
 
+def magnitude_rows(board: Board) -> FloatArray:
+    """Per object, the most the objective can count on it, in points at unit counter weight.
+
+    Counters after the whole resolution if chosen every time (``count + rounds x gain``),
+    each at its ``counter_values`` override if larger than 1; the permanent's worth (its
+    ``value``, else 1 + (|power| + |toughness|) / 2 for a creature); a Saga's worth and 1.5
+    per chapter; the amounts of its numeric thresholds.  Float, so it cannot overflow.
+    """
+    out: FloatArray = board.counts.sum(axis=1, dtype=np.float64)
+    out += board.rounds * effects.gain(board).sum(axis=1, dtype=np.float64)
+    if len(board.cv_object):
+        cells = (board.cv_object, board.cv_kind)
+        after = board.counts[cells].astype(np.float64) + board.rounds * effects.gain(board)[cells].astype(np.float64)
+        np.add.at(out, board.cv_object, after * np.maximum(np.abs(board.cv_value) - 1.0, 0.0))
+    creature = (board.types & int(CardType.CREATURE)) != 0
+    default = np.where(creature, 1.0 + (np.abs(board.power) + np.abs(board.toughness)) / 2, 0.0)
+    out += np.where(np.isnan(board.value), default, np.abs(board.value))
+    out += np.where(board.chapters > 0, 1.0 + 1.5 * board.chapters, 0.0)
+    numeric = [j for j, effect in enumerate(board.thr_effect) if not isinstance(effect, str)]
+    if numeric:
+        amounts = np.abs(np.array([float(board.thr_effect[j]) for j in numeric], dtype=np.float64))
+        np.add.at(out, board.thr_object[numeric], amounts)
+    return out
+
+
 def check_magnitude(board: Board) -> None:
     """Refuse a board whose numbers could overflow the objective's arithmetic (see :mod:`solver.limits`).
 
     The problem is reported at the first player or permanent at which the running total
-    of :func:`solver.limits.magnitude_rows` passes the limit.
+    of :func:`magnitude_rows` passes the limit.
     """
-    total = np.cumsum(limits.magnitude_rows(board))
+    total = np.cumsum(magnitude_rows(board))
     if not len(total) or total[-1] <= limits.MAX_MAGNITUDE:
         return
     row = int(np.argmax(total > limits.MAX_MAGNITUDE))

@@ -8,7 +8,7 @@ change *how many* proliferates its controller performs (Tekuthal, Inquiry Dominu
 it as a :class:`Parameter`, which the loader, the schema and the docs read.
 
 Adding a card is one :class:`Card` in :data:`CARDS` and its test in ``tests/test_cards.py``;
-the board (:attr:`Board.rounds`, :attr:`Board.gain`), the loader, the JSON Schema's card
+the board (:attr:`Board.rounds`, :func:`solver.effects.gain`), the loader, the JSON Schema's card
 list, ``docs/board-format.md`` and the environments' scenarios all read this registry.
 """
 

@@ -16,13 +16,13 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar
 
 from .board import Board
+from .choices import Choice, Round
 from .policy import Policy
 from .render import render_decision
-from .rules import Choice, Outcome, Round
 from .status import GameResult, Method, Status
 
 if TYPE_CHECKING:
-    from .inputs import BoardLike, PolicyLike
+    from .rules import Outcome
 
 __all__ = [
     "JSON_FIELDS",
@@ -229,56 +229,11 @@ class Decision:
             return {key: str(getattr(self, key))}
         return {key: getattr(self, key)}
 
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any], board: BoardLike, policy: PolicyLike = None) -> Decision:
-        """A decision from its JSON form (``to_json``, a protocol ``result``), for the board it answers.
-
-        ``chosen`` or ``rounds``, ``value``, ``status``, ``bound`` and ``method`` are required;
-        the parts left out (with the protocol's ``fields``) are derived again from the board,
-        the policy and the choice, by the same rules.  Raises ValueError naming a missing or
-        malformed key.
-
-        >>> import solver
-        >>> board = "solver/examples/classic.json"
-        >>> data = solver.solve(board).to_json(["rounds", "value", "status", "bound", "method"])
-        >>> Decision.from_json(data, board).explanation[0].id
-        'bob'
-        """
-        from .inputs import as_board, as_policy
-        from .solve import derive_choice
-
-        board_ = as_board(board)
-        policy_ = as_policy(policy)
-        if not isinstance(data, Mapping):
-            raise ValueError(f"decision JSON must be an object (as to_json writes it), not {type(data).__name__}")
-        try:
-            choice = choice_from_json(data, board_.rounds)
-            value = _number(data, "value")
-            derived = derive_choice(board_, policy_, choice)
-            given = _Given(derived, data)
-            alternatives = tuple(Alternative.from_json(a) for a in data.get("alternatives") or ())
-            return cls(
-                board=board_,
-                policy=policy_,
-                choice=choice,
-                value=value,
-                status=_member(Status, data, "status"),
-                bound=_number(data, "bound"),
-                method=_member(Method, data, "method"),
-                alternatives=alternatives or (Alternative(1, choice, value, 0.0),),
-                elapsed=_number(data, "elapsed_ms", 0.0) / 1000,
-                derive=given,
-            )
-        except KeyError as exc:
-            raise ValueError(f"decision JSON: missing {exc.args[0]!r}") from None
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"decision JSON: {exc}") from None
-
 
 E = TypeVar("E", bound=Enum)
 
 
-def _number(data: Mapping[str, Any], key: str, default: float | None = None) -> float:
+def json_number(data: Mapping[str, Any], key: str, default: float | None = None) -> float:
     """A number of a decision's JSON (KeyError if it is required and missing), else ValueError naming the key."""
     value = data[key] if default is None or key in data else default
     if isinstance(value, bool) or not isinstance(value, int | float):
@@ -286,7 +241,7 @@ def _number(data: Mapping[str, Any], key: str, default: float | None = None) -> 
     return float(value)
 
 
-def _member(enum: type[E], data: Mapping[str, Any], key: str) -> E:
+def json_member(enum: type[E], data: Mapping[str, Any], key: str) -> E:
     """An enum member from its JSON value, else ValueError naming the key and the values accepted."""
     value = data[key]
     try:
@@ -296,7 +251,7 @@ def _member(enum: type[E], data: Mapping[str, Any], key: str) -> E:
         raise ValueError(f"{key}: must be one of {accepted}, not {value!r}") from None
 
 
-class _Given:
+class Given:
     """The parts a decision's JSON carries, read from it; the rest derived from the board."""
 
     def __init__(self, derived: Derivation, data: Mapping[str, Any]) -> None:

@@ -20,13 +20,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .board import GAIN
 from .cards import SUPPORTED_CARDS, Op, canonical_card, scopes_in_force
 from .catalogue import valence
 
 if TYPE_CHECKING:
     from .board import Board, BoolArray, IntArray
 
-__all__ = ["SUPPORTED_CARDS", "apply_op", "best_count", "canonical_card", "gains"]
+__all__ = ["SUPPORTED_CARDS", "apply_op", "best_count", "canonical_card", "gain", "gains"]
 
 #: Operations in a fixed order; a cell's key packs how many of each apply, ``_KEY_BITS`` bits each.
 _OPS = tuple(Op)
@@ -99,6 +100,22 @@ def _states(used: tuple[int, ...], total: int) -> list[tuple[int, ...]]:
     first, rest = used[0], used[1:]
     room = sum(rest)
     return [(n, *tail) for n in range(max(0, total - room), min(first, total) + 1) for tail in _states(rest, total - n)]
+
+
+def gain(board: Board) -> IntArray:
+    """:func:`gains` of ``board``, read-only, worked out once per board and kept with it.
+
+    Kept in the board's instance dict (key :data:`solver.board.GAIN`) next to its cached
+    values, so a board derived by :meth:`~solver.board.Board.with_counts` keeps it while each
+    object keeps the same kinds (the only thing counts change that gains depend on).
+    """
+    state = board.__dict__
+    out: IntArray | None = state.get(GAIN)
+    if out is None:
+        out = gains(board)
+        out.flags.writeable = False
+        state[GAIN] = out
+    return out
 
 
 def gains(board: Board) -> IntArray:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from . import effects
 from .board import Board, BoolArray, IntArray, Variant
 from .decision import ExplanationRow
 from .objective import MILLI, Objective, TeamOption, TeamUnit, UnitKind, UnitRef
@@ -107,7 +108,7 @@ def _head_row(
 
 def _poison_given(board: Board, team: int, recipients: IntArray) -> int:
     col = board.kind_column("poison")
-    return sum(int(board.gain[h, col]) for h in recipients[:, team] if h >= 0)
+    return sum(int(effects.gain(board)[h, col]) for h in recipients[:, team] if h >= 0)
 
 
 def _others(objective: Objective, single_times: IntArray, team_choice: list[TeamOption]) -> Callable[[UnitRef], int]:
@@ -161,7 +162,7 @@ class _Facts:
         before: Settled = objective.settled_by_rounds[0]
         after: Settled = objective.settled_by_rounds[times]
         whose = ["your" if ally else "opponent's" for ally in board.is_ally.tolist()]
-        added = board.gain * times
+        added = effects.gain(board) * times
         if board.variant is Variant.TWO_HEADED_GIANT and board.kind_column("poison") >= 0:
             added[: board.n_players, board.kind_column("poison")] = 0  # the team's poison is explained apart
         rows, cols = np.nonzero(added)

@@ -2,7 +2,7 @@
 
 Every public entry point that takes a board (``solve``, ``score``, ``explain_choice``,
 ``top_k``, ``worst_value``, ``eligible``, ``apply_proliferate``, ``solve_many``,
-``decide_many``, ``dump_board``, ``board_svg``, ``choice_svg``, ``Decision.from_json``, the
+``decide_many``, ``dump_board``, ``board_svg``, ``choice_svg``, ``solver.decision_from_json``, the
 envs' ``reset(options={"board": ...})``) takes it as a :class:`~solver.board.Board`, a
 mapping (parsed board JSON), JSON text (``str`` or UTF-8 ``bytes``) or a path, through
 :func:`as_board` (defined beside :func:`~solver.boardjson.load_board`, which

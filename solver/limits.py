@@ -6,7 +6,7 @@ loader refuses a board past any of them with a :class:`~solver.errors.BoardError
 limit and the JSON path of the first field past it, and checks the sizes of lists before
 walking them, so a board far past a limit is refused cheaply.
 
-The arithmetic budget.  A board's *magnitude* (:func:`magnitude_rows`) bounds, in points
+The arithmetic budget.  A board's *magnitude* (:func:`solver.boardjson.magnitude_rows`) bounds, in points
 at unit counter weight, everything the objective can add up on it: every counter it can
 have after the resolution (``count + rounds x gain`` per object and kind, at the
 permanent's ``counter_values`` override where there is one), every permanent's worth, Saga
@@ -19,14 +19,7 @@ term (the span raised by the policy's ``max |score| / smallest gap``, at most
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
-
-import numpy as np
-
-from .terms import CardType
-
-if TYPE_CHECKING:
-    from .board import Board, FloatArray
+from typing import Final
 
 __all__ = [
     "ASSUMED_SCORE_RATIO",
@@ -46,7 +39,6 @@ __all__ = [
     "MAX_ROUNDS",
     "MAX_SEATS",
     "MAX_SIGNED",
-    "magnitude_rows",
 ]
 
 #: Players and permanents on one board (about 1.5 kB each while loading and solving, JSON included).
@@ -91,28 +83,3 @@ MAX_LINE_BYTES: Final = 64 << 20
 # The budget, checked once at import so that changing a limit cannot silently break it.
 assert 1000 * ASSUMED_WEIGHT * MAX_MAGNITUDE * 2 * (1 + ASSUMED_SCORE_RATIO) < 2**62
 assert MAX_SEATS <= 20 and MAX_PLAYERS <= 62 and MAX_PROLIFERATES <= MAX_ROUNDS
-
-
-def magnitude_rows(board: Board) -> FloatArray:
-    """Per object, the most the objective can count on it, in points at unit counter weight.
-
-    Counters after the whole resolution if chosen every time (``count + rounds x gain``),
-    each at its ``counter_values`` override if larger than 1; the permanent's worth (its
-    ``value``, else 1 + (|power| + |toughness|) / 2 for a creature); a Saga's worth and 1.5
-    per chapter; the amounts of its numeric thresholds.  Float, so it cannot overflow.
-    """
-    out: FloatArray = board.counts.sum(axis=1, dtype=np.float64)
-    out += board.rounds * board.gain.sum(axis=1, dtype=np.float64)
-    if len(board.cv_object):
-        cells = (board.cv_object, board.cv_kind)
-        after = board.counts[cells].astype(np.float64) + board.rounds * board.gain[cells].astype(np.float64)
-        np.add.at(out, board.cv_object, after * np.maximum(np.abs(board.cv_value) - 1.0, 0.0))
-    creature = (board.types & int(CardType.CREATURE)) != 0
-    default = np.where(creature, 1.0 + (np.abs(board.power) + np.abs(board.toughness)) / 2, 0.0)
-    out += np.where(np.isnan(board.value), default, np.abs(board.value))
-    out += np.where(board.chapters > 0, 1.0 + 1.5 * board.chapters, 0.0)
-    numeric = [j for j, effect in enumerate(board.thr_effect) if not isinstance(effect, str)]
-    if numeric:
-        amounts = np.abs(np.array([float(board.thr_effect[j]) for j in numeric], dtype=np.float64))
-        np.add.at(out, board.thr_object[numeric], amounts)
-    return out

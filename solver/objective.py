@@ -36,6 +36,7 @@ from typing import NamedTuple, Protocol
 
 import numpy as np
 
+from . import effects
 from .board import Board, BoolArray, CardType, FloatArray, IntArray, Variant
 from .catalogue import default_spec
 from .policy import DEFAULT_POLICY, Policy
@@ -704,7 +705,7 @@ class Objective:
     def settled_rounds(self) -> Settled:
         """Every object settled as if chosen in c = 0..rounds rounds (axis 0; 2HG team poison apart)."""
         board = self.board
-        gain = board.gain
+        gain = effects.gain(board)
         if self._shared_poison:
             gain = gain.copy()
             gain[: board.n_players, board.kind_column("poison")] = 0
@@ -797,7 +798,7 @@ class Objective:
         options = []
         for team in units.teams:
             key = tuple(int(chosen[:, h].sum()) for h in team.heads)
-            poison = sum(int(board.gain[h, col]) for h in recipients[:, team.team] if h >= 0)
+            poison = sum(int(effects.gain(board)[h, col]) for h in recipients[:, team.team] if h >= 0)
             options.append(next(j for j, o in enumerate(team.options) if o.times == key and o.poison == poison))
         return times, tuple(options)
 
@@ -836,7 +837,7 @@ class Objective:
         team_of = board.team.tolist()
         p0 = self._start_poison.tolist()
         ok = self._choosable[:n_players].tolist()
-        gains = board.gain[:n_players, board.kind_column("poison")].tolist()
+        gains = effects.gain(board)[:n_players, board.kind_column("poison")].tolist()
         head_material, head_events = material[:, :n_players].T.tolist(), events[:, :n_players].T.tolist()
         members: list[list[int]] = [[] for _ in range(board.n_teams)]
         for row, team in enumerate(team_of):

@@ -1,7 +1,7 @@
 """The rules of proliferate and what follows from it (701.34, 704, 714, 810.10).
 
 Everything here works on whole arrays: a choice becomes a ``rounds x objects`` boolean
-matrix, the counters it adds are one matrix product with :attr:`Board.gain`, and the
+matrix, the counters it adds are one matrix product with :func:`solver.effects.gain`, and the
 state-based actions are evaluated for all objects at once by :func:`settle`.  The
 objective and every solver evaluate hypothetical boards through the same two functions,
 so the rules exist in exactly one place.
@@ -9,7 +9,7 @@ so the rules exist in exactly one place.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from itertools import repeat
@@ -18,7 +18,9 @@ from typing import Protocol
 
 import numpy as np
 
+from . import effects
 from .board import Board, BoolArray, IntArray, SbaMasks, Variant, pt_table, shared_poison_threshold
+from .choices import Choice, Round
 from .errors import IllegalChoice
 
 __all__ = [
@@ -51,47 +53,6 @@ __all__ = [
     "team_poison_lost",
     "why_ineligible",
 ]
-
-
-def _id_tuple(chosen: Iterable[str]) -> tuple[str, ...]:
-    """The chosen ids as a tuple; one string is refused, since ``tuple("bob")`` would choose "b", "o" and "b"."""
-    if isinstance(chosen, str | bytes):
-        raise TypeError(f"chosen must be a sequence of ids, not one {type(chosen).__name__} ({chosen!r})")
-    return tuple(chosen)
-
-
-@dataclass(frozen=True)
-class Round:
-    """One proliferate: the chosen ids and, in 2HG, which chosen head of a team gets its poison."""
-
-    chosen: tuple[str, ...] = ()
-    poison_recipients: Mapping[str, str] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "chosen", _id_tuple(self.chosen))
-        object.__setattr__(self, "poison_recipients", MappingProxyType(dict(self.poison_recipients)))
-
-    def __reduce__(self) -> tuple[type[Round], tuple[tuple[str, ...], dict[str, str]]]:
-        return (Round, (self.chosen, dict(self.poison_recipients)))
-
-
-@dataclass(frozen=True)
-class Choice:
-    """A choice for every proliferate of the resolution, in order."""
-
-    rounds: tuple[Round, ...]
-
-    @classmethod
-    def of(
-        cls, chosen: Iterable[str], poison_recipients: Mapping[str, str] | None = None, *, rounds: int = 1
-    ) -> Choice:
-        """The same choice in each of ``rounds`` proliferates."""
-        one = Round(_id_tuple(chosen), poison_recipients or {})
-        return cls(tuple([one] * rounds))
-
-    @classmethod
-    def empty(cls, rounds: int = 1) -> Choice:
-        return cls.of((), rounds=rounds)
 
 
 @dataclass(frozen=True)
@@ -163,7 +124,7 @@ class Outcome:
         col = board.kind_column("poison")
         if col >= 0:
             heads = self.recipients[self.recipients >= 0]
-            np.add.at(out, heads, board.gain[heads, col])
+            np.add.at(out, heads, effects.gain(board)[heads, col])
         return out
 
     @cached_property
@@ -409,12 +370,12 @@ def _recipients(board: Board, chosen: BoolArray, named: Mapping[str, str], r: in
 def counters_after(board: Board, chosen: BoolArray, recipients: IntArray) -> IntArray:
     """Counts after all rounds, before state-based actions (none happen between rounds, 704.4)."""
     times = chosen.sum(axis=0)
-    added = times[:, None] * board.gain
+    added = times[:, None] * effects.gain(board)
     col = board.kind_column("poison")
     if board.variant is Variant.TWO_HEADED_GIANT and col >= 0:
         heads = recipients[recipients >= 0]
         team_gain = np.zeros(board.n_teams, dtype=np.int64)
-        np.add.at(team_gain, board.team[heads], board.gain[heads, col])
+        np.add.at(team_gain, board.team[heads], effects.gain(board)[heads, col])
         added[: board.n_players, col] = team_gain[board.team]
     out: IntArray = board.counts + added
     return out

@@ -16,9 +16,10 @@ constraints) or a simple choice that meets the constraints is the answer.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -27,7 +28,7 @@ from .board import Board, BoolArray, IntArray
 from .brute import enumerate_choices, solve_brute
 from .budget import Budget, CancelToken
 from .cpsat import Constraints, SearchStopped, preload, solve_cpsat, unit_index
-from .decision import Alternative, Decision, ExplanationRow
+from .decision import Alternative, Decision, ExplanationRow, Given, choice_from_json, json_member, json_number
 from .errors import Infeasible
 from .explain import explain
 from .fast import solve_fast
@@ -50,6 +51,7 @@ from .status import GameResult, Method, Status
 __all__ = [
     "Score",
     "apply_proliferate",
+    "decision_from_json",
     "derive_choice",
     "eligible",
     "explain_choice",
@@ -254,6 +256,48 @@ def apply_proliferate(board: BoardLike, choice: ChoiceLike) -> Outcome:
     """
     board_ = as_board(board)
     return rules.apply_proliferate(board_, as_choice(choice, board_))
+
+
+def decision_from_json(data: Mapping[str, Any], board: BoardLike, policy: PolicyLike = None) -> Decision:
+    """A decision from its JSON form (``to_json``, a protocol ``result``), for the board it answers.
+
+    ``chosen`` or ``rounds``, ``value``, ``status``, ``bound`` and ``method`` are required;
+    the parts left out (with the protocol's ``fields``) are derived again from the board,
+    the policy and the choice, by the same rules.  Raises ValueError naming a missing or
+    malformed key.
+
+    >>> import solver
+    >>> board = "solver/examples/classic.json"
+    >>> data = solver.solve(board).to_json(["rounds", "value", "status", "bound", "method"])
+    >>> decision_from_json(data, board).explanation[0].id
+    'bob'
+    """
+    board_ = as_board(board)
+    policy_ = as_policy(policy)
+    if not isinstance(data, Mapping):
+        raise ValueError(f"decision JSON must be an object (as to_json writes it), not {type(data).__name__}")
+    try:
+        choice = choice_from_json(data, board_.rounds)
+        value = json_number(data, "value")
+        derived = derive_choice(board_, policy_, choice)
+        given = Given(derived, data)
+        alternatives = tuple(Alternative.from_json(a) for a in data.get("alternatives") or ())
+        return Decision(
+            board=board_,
+            policy=policy_,
+            choice=choice,
+            value=value,
+            status=json_member(Status, data, "status"),
+            bound=json_number(data, "bound"),
+            method=json_member(Method, data, "method"),
+            alternatives=alternatives or (Alternative(1, choice, value, 0.0),),
+            elapsed=json_number(data, "elapsed_ms", 0.0) / 1000,
+            derive=given,
+        )
+    except KeyError as exc:
+        raise ValueError(f"decision JSON: missing {exc.args[0]!r}") from None
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"decision JSON: {exc}") from None
 
 
 def derive_choice(board: Board, policy: Policy, choice: Choice) -> Derived:

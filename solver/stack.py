@@ -21,6 +21,7 @@ from typing import cast
 
 import numpy as np
 
+from . import effects
 from .board import Board, BoolArray, CardType, FloatArray, IntArray, SbaMasks, Variant
 
 __all__ = ["Stack"]
@@ -56,8 +57,6 @@ _GATHERED = (
     "cv_value",
 )
 _gather = attrgetter(*_GATHERED)
-#: The same and each board's gains, read in the same pass (a second pass over the boards costs as much).
-_gather_gain = attrgetter(*_GATHERED, "gain")
 
 
 _dtype_of = attrgetter("dtype")
@@ -134,9 +133,9 @@ class Stack:
         """
         boards = tuple(boards)
         n_boards = len(boards)
-        names = (*_GATHERED, "gain") if with_gain else _GATHERED
-        getter = _gather_gain if with_gain else _gather
-        gathered = dict(zip(names, zip(*map(getter, boards), strict=True), strict=True)) if boards else {}
+        gathered = dict(zip(_GATHERED, zip(*map(_gather, boards), strict=True), strict=True)) if boards else {}
+        if with_gain and boards:
+            gathered["gain"] = tuple(map(effects.gain, boards))
 
         def cat(name: str, dtype: type, total: int | None = None) -> np.ndarray:
             """Every board's array joined (flattened row by row).

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from solver import Board, Effect, Permanent, Player
+from solver.effects import gain
 
 PLAYERS = [Player("alice", "alice", 20, {"energy": 1}), Player("bob", "bob", 20, {"poison": 3})]
 PERMANENTS = [
@@ -24,24 +25,24 @@ def build(proliferator: str = "alice", life: int = 20, effects: tuple[Effect, ..
 def test_with_proliferator_recomputes_what_one_proliferate_adds() -> None:
     """Vorinclex doubles its controller's counters and halves an opponent's (614.1a; docs/board-format.md#effect)."""
     board = build()
-    assert board.gain[1].tolist()[board.kind_column("poison")] == 2  # warm the cache
+    assert gain(board)[1].tolist()[board.kind_column("poison")] == 2  # warm the cache
     other = board.with_proliferator(1)
     fresh = build("bob")
     assert other == fresh
-    assert np.array_equal(other.gain, fresh.gain)
+    assert np.array_equal(gain(other), gain(fresh))
     assert np.array_equal(other.is_ally, fresh.is_ally)
-    assert other.gain[1, board.kind_column("poison")] == 0
+    assert gain(other)[1, board.kind_column("poison")] == 0
 
 
 def test_with_life_and_with_effects_and_with_counts_match_a_rebuild() -> None:
     board = build()
-    _ = board.gain, board.is_ally, board.sba_masks, board.index
+    _ = gain(board), board.is_ally, board.sba_masks, board.index
     assert board.with_life(np.array([7, 7])) == build(life=7)
     no_effects = board.with_effects(())
     assert no_effects == build(effects=())
-    assert np.array_equal(no_effects.gain, build(effects=()).gain)
+    assert np.array_equal(gain(no_effects), gain(build(effects=())))
     counts = board.counts.copy()
     counts[2, board.kind_column("-1/-1")] = 1  # a new kind on the bear: what proliferate adds changes
     grown = board.with_counts(counts)
-    assert grown.gain[2, board.kind_column("-1/-1")] == 2
+    assert gain(grown)[2, board.kind_column("-1/-1")] == 2
     assert grown.counters("bear") == {"+1/+1": 1, "-1/-1": 1}

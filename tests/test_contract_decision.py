@@ -62,7 +62,7 @@ def test_to_json_keeps_its_keys_in_order() -> None:
 def test_from_json_rebuilds_the_same_decision(path: Path) -> None:
     decision = solver.solve(path, top_k=3)
     data = json.loads(json.dumps(decision.to_json()))
-    again = solver.Decision.from_json(data, path)
+    again = solver.decision_from_json(data, path)
     assert again.to_json() == data
     assert again == decision or again.choice == decision.choice  # elapsed is read back in milliseconds
 
@@ -70,7 +70,7 @@ def test_from_json_rebuilds_the_same_decision(path: Path) -> None:
 def test_from_json_derives_what_a_partial_reply_left_out() -> None:
     decision = solver.solve(THG)
     data = decision.to_json(["rounds", "value", "status", "bound", "method"])
-    again = solver.Decision.from_json(data, THG)
+    again = solver.decision_from_json(data, THG)
     assert again.explanation == decision.explanation
     assert again.outcome.to_json() == decision.outcome.to_json()
     assert again.game_result == decision.game_result
@@ -78,7 +78,7 @@ def test_from_json_derives_what_a_partial_reply_left_out() -> None:
 
 def test_from_json_names_a_missing_key() -> None:
     with pytest.raises(ValueError, match="'status'"):
-        solver.Decision.from_json({"chosen": [], "value": 0, "bound": 0, "method": "fast"}, CLASSIC)
+        solver.decision_from_json({"chosen": [], "value": 0, "bound": 0, "method": "fast"}, CLASSIC)
 
 
 def test_the_package_ships_its_types() -> None:
@@ -102,7 +102,7 @@ def test_public_entry_points_document_parameters_returns_raises_and_an_example()
         doc = entry.__doc__ or ""
         for section in ("Args:", "Returns:", "Raises:", ">>> "):
             assert section in doc, (entry.__name__, section)
-    for function in (solver.score, solver.top_k, solver.explain_choice, solver.Decision.from_json):
+    for function in (solver.score, solver.top_k, solver.explain_choice, solver.decision_from_json):
         assert function.__doc__ and len(function.__doc__.splitlines()) >= 3
 
 
@@ -139,10 +139,10 @@ def test_from_json_names_the_malformed_key(change: dict[str, Any], message: str)
     """A malformed key is named, with what it must be; ``chosen`` that contradicts ``rounds`` is not ignored."""
     data = {**solver.solve(CLASSIC).to_json(), **change}
     with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
-        solver.Decision.from_json(data, CLASSIC)
+        solver.decision_from_json(data, CLASSIC)
 
 
 @pytest.mark.parametrize("data", ["{}", [], None])
 def test_from_json_of_something_not_an_object_says_so(data: Any) -> None:
     with pytest.raises(ValueError, match=r"^decision JSON must be an object \(as to_json writes it\), not "):
-        solver.Decision.from_json(data, CLASSIC)
+        solver.decision_from_json(data, CLASSIC)

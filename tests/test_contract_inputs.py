@@ -136,7 +136,7 @@ ENTRY_POINTS: dict[str, Callable[[Any], object]] = {
     "solver.load_board": lambda b: solver.dump_board(solver.load_board(b)),
     "solver.board_svg": lambda b: solver.board_svg(b, chosen=["bob"]),
     "solver.choice_svg": lambda b: solver.choice_svg(b, ["bob"], ["bob", "bears"]),
-    "solver.Decision.from_json": lambda b: solver.Decision.from_json(solver.solve(CLASSIC).to_json(), b).chosen,
+    "solver.decision_from_json": lambda b: solver.decision_from_json(solver.solve(CLASSIC).to_json(), b).chosen,
     "env.ProliferateEnv.reset": lambda b: _env_reset(b),
     "env.ProliferateVectorEnv.reset": lambda b: _vector_reset(b),
 }
@@ -215,7 +215,7 @@ def test_every_entry_point_takes_every_board_form(entry: str) -> None:
         assert call(form) == expected, f"{entry} on a {type(form).__name__}"
 
 
-@pytest.mark.parametrize("entry", sorted(set(ENTRY_POINTS) - {"solver.load_board", "solver.Decision.from_json"}))
+@pytest.mark.parametrize("entry", sorted(set(ENTRY_POINTS) - {"solver.load_board", "solver.decision_from_json"}))
 def test_every_entry_point_refuses_other_boards_saying_what_is_accepted(entry: str) -> None:
     with pytest.raises(TypeError, match="a Board, a mapping"):
         ENTRY_POINTS[entry](42)

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from solver import Board, BoardError, Choice, Effect, apply_proliferate, eligible, load_board, solve, solve_many
 from solver.cards import Op
-from solver.effects import SUPPORTED_CARDS, apply_op, best_count
+from solver.effects import SUPPORTED_CARDS, apply_op, best_count, gain
 
 
 def _board(
@@ -54,7 +54,7 @@ def _perm(pid: str, controller: str, types: list[str], counters: dict[str, int])
 
 
 def _gain(board: Board, obj: str, kind: str) -> int:
-    return int(board.gain[board.index[obj], board.kind_column(kind)])
+    return int(gain(board)[board.index[obj], board.kind_column(kind)])
 
 
 def _everything() -> list[dict[str, Any]]:
@@ -73,7 +73,7 @@ def _everything() -> list[dict[str, Any]]:
 
 def _gains(board: Board) -> dict[tuple[str, str], int]:
     return {
-        (board.ids[r], board.kinds[k]): int(board.gain[r, k])
+        (board.ids[r], board.kinds[k]): int(gain(board)[r, k])
         for r in range(board.n_objects)
         for k in range(len(board.kinds))
         if board.counts[r, k] > 0
@@ -541,4 +541,4 @@ def test_more_counters_than_int64_holds_is_a_clear_error() -> None:
     """Boards built in Python skip the loader's limits: 70 doublers must not wrap around silently."""
     board = load_board(resources.files("solver.examples").joinpath("classic.json").read_text("utf-8"))
     with pytest.raises(ValueError, match="int64"):
-        _ = board.with_effects([Effect("Doubling Season", "alice")] * 70).gain
+        _ = gain(board.with_effects([Effect("Doubling Season", "alice")] * 70))

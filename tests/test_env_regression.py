@@ -22,7 +22,9 @@ import env  # noqa: F401  (registers the ids)
 from env.events import _power
 from env.scenarios import CARDS, make_permanent, sample_scenario, with_columns
 from env.spaces import _layout, seat_order
+from solver.board import GAIN
 from solver.core import SUPPORTED_CARDS, Board, Effect, Permanent, Variant
+from solver.effects import gain
 
 CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
     "duel": ("proliferate/Duel-v0", {}),
@@ -142,7 +144,7 @@ def test_entering_permanents_match_a_board_built_from_scratch(variant: Variant) 
         grown = board.with_permanent(perm, effects)
         expected = _rebuilt(board, [*board.permanents, perm], (*board.effects, *effects))
         assert grown == expected
-        assert _by_kind(grown, grown.gain) == _by_kind(expected, expected.gain)
+        assert _by_kind(grown, gain(grown)) == _by_kind(expected, gain(expected))
         board = grown if n % 3 else board
 
 
@@ -176,17 +178,17 @@ def test_removing_permanents_matches_a_rebuild() -> None:
 def test_derived_boards_recompute_what_they_do_not_keep() -> None:
     """A count change that gives an object a new kind drops the cached gain; one that does not keeps it."""
     board = _board(4)
-    board.gain  # noqa: B018  (filled in the instance dict)
+    gain(board)  # filled in the instance dict
     counts = board.counts.copy()
     row = board.n_players
     kind = int(np.flatnonzero(counts[row] == 0)[0])
     counts[row, kind] = 1
     changed = board.with_counts(counts)
-    assert "gain" not in changed.__dict__
+    assert GAIN not in changed.__dict__
     rebuilt = _rebuilt(changed, list(changed.permanents), changed.effects)
-    assert _by_kind(changed, changed.gain) == _by_kind(rebuilt, rebuilt.gain)
+    assert _by_kind(changed, gain(changed)) == _by_kind(rebuilt, gain(rebuilt))
     same = board.with_counts(board.counts + (board.counts > 0))
-    assert same.__dict__["gain"] is board.__dict__["gain"]
+    assert same.__dict__[GAIN] is board.__dict__[GAIN]
 
 
 VARIANTS = [Variant.DUEL, Variant.TWO_HEADED_GIANT, Variant.FREE_FOR_ALL]

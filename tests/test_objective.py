@@ -13,6 +13,7 @@ from strategies import boards
 
 import solver
 from solver import Board, Choice, Policy, PolicyError, Round, eligible, load_board
+from solver.effects import gain
 from solver.objective import GameRules, Objective, UnitKind
 from solver.rules import SeatRules, choice_matrix, seats
 
@@ -183,7 +184,7 @@ def test_unit_tables_sum_to_the_rules_engine_score(board: Board, data: st.DataOb
     col = board.kind_column("poison")
     for team in units.teams:
         key = tuple(int(times[h]) for h in team.heads)
-        poison = sum(int(board.gain[h, col]) for h in recipients[:, team.team] if h >= 0)
+        poison = sum(int(gain(board)[h, col]) for h in recipients[:, team.team] if h >= 0)
         option = next(o for o in team.options if o.times == key and o.poison == poison)
         material += option.material
         events |= option.events

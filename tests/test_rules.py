@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from strategies import boards
 
 from solver import Board, Choice, IllegalChoice, Round, Variant, apply_proliferate, eligible, load_board, solve
+from solver.effects import gain
 from solver.errors import BoardError
 from solver.rules import (
     ChoiceMatrix,
@@ -473,7 +474,7 @@ def test_choice_matrix_and_back_is_the_same_choice(board: Board, data: st.DataOb
 @given(boards())
 def test_704_3_settling_many_counts_at_once_equals_one_at_a_time(board: Board) -> None:
     """settle over a leading axis (every object chosen c times, for each c) is settle per c."""
-    counts = board.counts + np.arange(3)[:, None, None] * board.gain
+    counts = board.counts + np.arange(3)[:, None, None] * gain(board)
     many = settle(board, counts)
     for c in range(3):
         one = settle(board, counts[c])

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from ..files import UnsafeOutput, failure_reason, safe_output
 from ..limits import MAX_LINE_BYTES  # a constant: light, as --help needs
 from ..terminal import cut_message, terminal_text
+from .inputs import FORMATS  # the ``--from`` values, defined with the readers
 
 if TYPE_CHECKING:
     from .analyze import ChunkRunner
@@ -29,8 +30,6 @@ if TYPE_CHECKING:
 __all__ = ["main", "register", "run_analyze", "run_import_arena"]
 
 PROG = "proliferate"
-#: ``--from`` values; ``auto`` tells each input's format by its first bytes (:func:`.inputs.sniff`).
-FORMATS = ("auto", "native", "arena")
 #: Inputs at least this large get a progress bar on stderr (when it is a terminal).
 PROGRESS_BYTES = 1 << 20
 #: Warnings about bad lines shown on stderr; the rest are counted in one closing line.

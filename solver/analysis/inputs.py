@@ -20,10 +20,12 @@ from typing import Literal
 from ..limits import MAX_LINE_BYTES
 from .analyze import Item
 from .arena import AbilityText, ImportStats, import_log
-from .cli import FORMATS  # the ``--from`` values: kept where the parser is built, which must import nothing heavy
 from .records import LineProblem, LineTooLong, iter_lines
 
 __all__ = ["FORMATS", "SUFFIXES", "Input", "Reader", "expand", "sniff"]
+
+#: ``--from`` values; ``auto`` tells each input's format by its first bytes (:func:`sniff`).
+FORMATS = ("auto", "native", "arena")
 
 Format = Literal["native", "arena"]
 #: Names a directory is searched for (each may end in ``.gz``); a file named explicitly is read whatever its name.

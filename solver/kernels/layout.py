@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import effects
 from ..board import Board, CardType, IntArray
 from ..catalogue import default_spec
 from ..policy import Policy
@@ -180,7 +181,7 @@ def stack(boards: Sequence[Board], policy: Policy) -> Layout:
         idx = ((np.arange(lo, lo + board.n_objects, dtype=np.int64) * n_kinds)[:, None] + cols).ravel()
         cells.append(idx)
         count_parts.append(board.counts.ravel())
-        gain_parts.append(board.gain.ravel())
+        gain_parts.append(effects.gain(board).ravel())
         weight_parts.append(np.tile(policy.kind_weights(board.kinds), board.n_objects))
         if len(board.cv_object):
             over_cells.append((board.cv_object + lo) * n_kinds + cols[board.cv_kind])
@@ -189,7 +190,7 @@ def stack(boards: Sequence[Board], policy: Policy) -> Layout:
             pcol = int(cols[poison])
             for i in range(players):
                 head_rows.append(lo + i)
-                head_gains.append(int(board.gain[i, poison]))
+                head_gains.append(int(effects.gain(board)[i, poison]))
                 zero_cells.append((lo + i) * n_kinds + pcol)
         player_team = board.team
         seats = player_team if rules.seats_are_teams else np.arange(players, dtype=np.int64)

@@ -5,7 +5,7 @@
 ...     result.decision.chosen, result.decision.alternatives
 
 :meth:`EngineClient.solve` returns typed results (a :class:`solver.Decision` rebuilt by
-:meth:`~solver.decision.Decision.from_json`, the ``evaluated`` choices, the timings); the
+:func:`solver.decision_from_json`, the ``evaluated`` choices, the timings); the
 lower-level :meth:`EngineClient.submit_solve` returns a :class:`Pending` whose ``result()`` is
 the reply as a dict.  Replies are matched to requests by id on a reader thread, so requests
 can overlap: a :class:`Pending` is how a solve is cancelled while it runs.  Error replies
@@ -38,7 +38,7 @@ from .messages import PROTOCOL, REPLY_DECODER, ErrorReply, ProtocolError, Reply,
 
 __all__ = ["EngineClient", "EngineTerminated", "Evaluated", "Pending", "ProtocolError", "SolveResult"]
 
-#: Result keys :meth:`solver.Decision.from_json` needs; added to any ``fields`` the caller asks for.
+#: Result keys :func:`solver.decision_from_json` needs; added to any ``fields`` the caller asks for.
 _DECISION_KEYS = ("rounds", "value", "status", "bound", "method")
 
 
@@ -262,7 +262,7 @@ class EngineClient:
         )
         timing = {} if isinstance(typed.timing, msgspec.UnsetType) else msgspec.structs.asdict(typed.timing)
         return SolveResult(
-            decision=solver.Decision.from_json(reply, loaded, self._policy),
+            decision=solver.decision_from_json(reply, loaded, self._policy),
             evaluated=evaluated,
             timing=MappingProxyType(timing),
             raw=MappingProxyType(reply),

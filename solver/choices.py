@@ -1,0 +1,56 @@
+"""A choice for a proliferate resolution, as data: the ids chosen in each round (701.34a).
+
+:class:`Round` is one proliferate's choice (with, in Two-Headed Giant, the head of each team
+that gets the team's poison, 701.34b), :class:`Choice` one per proliferate of the resolution.
+Below the rules (:mod:`solver.rules` checks a choice and applies it) and the decision
+(:mod:`solver.decision` carries one), and importing neither.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+__all__ = ["Choice", "Round"]
+
+
+def _id_tuple(chosen: Iterable[str]) -> tuple[str, ...]:
+    """The chosen ids as a tuple; one string is refused, since ``tuple("bob")`` would choose "b", "o" and "b"."""
+    if isinstance(chosen, str | bytes):
+        raise TypeError(f"chosen must be a sequence of ids, not one {type(chosen).__name__} ({chosen!r})")
+    return tuple(chosen)
+
+
+@dataclass(frozen=True)
+class Round:
+    """One proliferate: the chosen ids and, in 2HG, which chosen head of a team gets its poison."""
+
+    chosen: tuple[str, ...] = ()
+    poison_recipients: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "chosen", _id_tuple(self.chosen))
+        object.__setattr__(self, "poison_recipients", MappingProxyType(dict(self.poison_recipients)))
+
+    def __reduce__(self) -> tuple[type[Round], tuple[tuple[str, ...], dict[str, str]]]:
+        return (Round, (self.chosen, dict(self.poison_recipients)))
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A choice for every proliferate of the resolution, in order."""
+
+    rounds: tuple[Round, ...]
+
+    @classmethod
+    def of(
+        cls, chosen: Iterable[str], poison_recipients: Mapping[str, str] | None = None, *, rounds: int = 1
+    ) -> Choice:
+        """The same choice in each of ``rounds`` proliferates."""
+        one = Round(_id_tuple(chosen), poison_recipients or {})
+        return cls(tuple([one] * rounds))
+
+    @classmethod
+    def empty(cls, rounds: int = 1) -> Choice:
+        return cls.of((), rounds=rounds)
