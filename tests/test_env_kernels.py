@@ -12,6 +12,7 @@ from env.kernels.rng import draw_below, draw_u64, draw_unit, seeded_state
 from env.kernels.state import EFFECT_NAMES, Catalogue, GameArrays
 from env.scenarios import sample_scenario
 from solver.board import Board
+from solver.effects import gain
 from solver.terms import Variant
 
 SEATS = {Variant.DUEL: 2, Variant.TWO_HEADED_GIANT: 4, Variant.FREE_FOR_ALL: 4}
@@ -104,7 +105,7 @@ def _check_gains(games: GameArrays, board: Board) -> None:
     )  # fmt: skip
     rows = [*range(board.n_players), *(games.seats + np.arange(board.n_objects - board.n_players)).tolist()]
     cols = [cat.kinds.index(k) for k in board.kinds]
-    assert out[np.ix_(rows, cols)].tolist() == board.gain.tolist()
+    assert out[np.ix_(rows, cols)].tolist() == gain(board).tolist()
     rounds = G.game_rounds(
         games.effects[0], games.n_effects[0], games.proliferator[0], games.proliferates[0], TABLE.factor
     )

@@ -13,7 +13,7 @@ every variant.  A card whose scope matches none is refused at import, naming it.
 order of the effects for the affected party, 616.1, by a dynamic programme over how many of each
 operation have been applied; "if one or more counters would be put", so a count that reached 0
 stays 0).  In Two-Headed Giant the poison column of a head is what it would get as its team's
-recipient (701.34b), as :attr:`solver.Board.gain` has it.
+recipient (701.34b), as :func:`solver.effects.gain` has it.
 """
 
 from __future__ import annotations
