@@ -50,6 +50,26 @@ def _stack(arrays: list[npt.NDArray[Any]]) -> npt.NDArray[Any]:
     return np.stack(arrays)
 
 
+def given_board(given: Any, config: EnvConfig) -> Board:
+    """The board of ``reset(options={"board": ...})``, checked against the env's variant, seats and rounds.
+
+    Any form :func:`solver.as_board` takes; a bad board or one this env cannot play is a ``ValueError``.
+    """
+    try:
+        board = as_board(given)
+    except BoardError as exc:
+        raise ValueError(f"options['board'] is not a valid board:\n{exc}") from exc
+    if board.variant is not config.variant:
+        raise ValueError(
+            f"options['board'].variant is {board.variant.value!r}; this env plays {config.variant.value!r}"
+        )
+    if board.n_players > config.n_seats:
+        raise ValueError(f"options['board'].players has {board.n_players} players; at most {config.n_seats} here")
+    if board.rounds > MAX_ROUNDS:
+        raise ValueError(f"options['board'].proliferates gives {board.rounds} rounds; at most {MAX_ROUNDS}")
+    return board
+
+
 class Episode:
     """One game of the batch, from the learning seat's side: the decision in progress and its layout."""
 
@@ -140,20 +160,7 @@ class Lockstep:
         return self._observe(fresh, np.zeros(len(fresh), dtype=np.int64), zero_terms, [False] * len(fresh))
 
     def _given_board(self, given: Any) -> Board:
-        config = self.config
-        try:
-            board = as_board(given)
-        except BoardError as exc:
-            raise ValueError(f"options['board'] is not a valid board:\n{exc}") from exc
-        if board.variant is not config.variant:
-            raise ValueError(
-                f"options['board'].variant is {board.variant.value!r}; this env plays {config.variant.value!r}"
-            )
-        if board.n_players > config.n_seats:
-            raise ValueError(f"options['board'].players has {board.n_players} players; at most {config.n_seats} here")
-        if board.rounds > MAX_ROUNDS:
-            raise ValueError(f"options['board'].proliferates gives {board.rounds} rounds; at most {MAX_ROUNDS}")
-        return with_columns(board)
+        return with_columns(given_board(given, self.config))
 
     # ------------------------------------------------------------------ step
     def step(

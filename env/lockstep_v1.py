@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from solver.core import MILLI, Board, BoardError, as_board
+from solver.core import MILLI, Board
 
 from .config import AgentConfig, EnvConfig
 from .decide import Plan
@@ -27,10 +27,10 @@ from .kernels.engine import Engine
 from .kernels.gains import UNTABLED
 from .kernels.state import G_OVER, G_PSAC, G_PSEAT, G_PSRC, G_PTARGET, G_TRUNC
 from .kernels.tables import SOURCES
-from .lockstep import Info, Obs
+from .lockstep import Info, Obs, given_board
 from .opportunities import Opportunity
 from .scenarios import start_life
-from .spaces import MAX_ROUNDS, N_GLOBALS, View
+from .spaces import N_GLOBALS, View
 
 __all__ = ["EpisodeV1", "LockstepV1"]
 
@@ -192,18 +192,7 @@ class LockstepV1:
 
     def _given_board(self, given: Any) -> Board:
         config = self.config
-        try:
-            board = as_board(given)
-        except BoardError as exc:
-            raise ValueError(f"options['board'] is not a valid board:\n{exc}") from exc
-        if board.variant is not config.variant:
-            raise ValueError(
-                f"options['board'].variant is {board.variant.value!r}; this env plays {config.variant.value!r}"
-            )
-        if board.n_players > config.n_seats:
-            raise ValueError(f"options['board'].players has {board.n_players} players; at most {config.n_seats} here")
-        if board.rounds > MAX_ROUNDS:
-            raise ValueError(f"options['board'].proliferates gives {board.rounds} rounds; at most {MAX_ROUNDS}")
+        board = given_board(given, config)
         unmodelled(board)
         untabled = sorted({e.card for e in board.effects} & UNTABLED)
         if untabled:
