@@ -11,18 +11,47 @@ breaks in the environments.
 from __future__ import annotations
 
 from .batch import decide_many, decide_one, score_many, settle_many
-from .board import Board, BoolArray, CardType, Effect, IntArray, Permanent, Player, Variant
+from .board import Board, BoolArray, CardType, Effect, IntArray, Permanent, Player, Threshold, Variant, pt_table
 from .boardjson import as_board
-from .cards import SUPPORTED_CARDS
+from .cards import CARDS, SUPPORTED_CARDS, Op
+from .catalogue import default_spec, valence
 from .errors import BoardError
+from .kernels.exact import decide_batch, score_events, tabulate_rows, team_options
+from .kernels.layout import (
+    F_BATTLE,
+    F_CREATURE,
+    F_DESTRUCTIBLE,
+    F_PHASED_OUT,
+    F_PLANESWALKER,
+    F_PLAYER,
+    F_PRESENT,
+    F_SAGA,
+    SPECIAL,
+    VARIANTS,
+)
+from .kernels.sba import settle_row
+from .kernels.value import lost_seats_104_2a, popcount, rivals_of
 from .objective import MILLI, Objective
 from .policy import DEFAULT_POLICY, Policy
 from .rules import ChoiceMatrix, Settled, counters_after, eligible_mask
+from .terms import CARD_TYPE_NAMES
 
 __all__ = [
+    "CARDS",
+    "CARD_TYPE_NAMES",
     "DEFAULT_POLICY",
+    "F_BATTLE",
+    "F_CREATURE",
+    "F_DESTRUCTIBLE",
+    "F_PHASED_OUT",
+    "F_PLANESWALKER",
+    "F_PLAYER",
+    "F_PRESENT",
+    "F_SAGA",
     "MILLI",
+    "SPECIAL",
     "SUPPORTED_CARDS",
+    "VARIANTS",
     "Board",
     "BoardError",
     "BoolArray",
@@ -31,16 +60,29 @@ __all__ = [
     "Effect",
     "IntArray",
     "Objective",
+    "Op",
     "Permanent",
     "Player",
     "Policy",
     "Settled",
+    "Threshold",
     "Variant",
     "as_board",
     "counters_after",
+    "decide_batch",
     "decide_many",
     "decide_one",
+    "default_spec",
     "eligible_mask",
+    "lost_seats_104_2a",
+    "popcount",
+    "pt_table",
+    "rivals_of",
+    "score_events",
     "score_many",
     "settle_many",
+    "settle_row",
+    "tabulate_rows",
+    "team_options",
+    "valence",
 ]

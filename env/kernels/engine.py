@@ -14,8 +14,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from solver.board import Board
-from solver.rules import ChoiceMatrix
+from solver.core import Board, ChoiceMatrix
 
 from ..config import AgentConfig, EnvConfig
 from ..scenarios import ARCHETYPES

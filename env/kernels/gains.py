@@ -25,10 +25,7 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
-from solver.board import Board, Effect, Permanent, Player
-from solver.cards import CARDS, Op
-from solver.catalogue import valence
-from solver.terms import CardType, Variant
+from solver.core import CARDS, Board, CardType, Effect, Op, Permanent, Player, Variant, valence
 
 from .state import EFFECT_NAMES
 

@@ -17,8 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from solver.kernels.exact import _score_events, decide_batch, tabulate_rows, team_options
-from solver.kernels.layout import (
+from solver.core import (
     F_BATTLE,
     F_CREATURE,
     F_DESTRUCTIBLE,
@@ -27,9 +26,15 @@ from solver.kernels.layout import (
     F_PLAYER,
     F_PRESENT,
     F_SAGA,
+    decide_batch,
+    lost_seats_104_2a,
+    popcount,
+    rivals_of,
+    score_events,
+    settle_row,
+    tabulate_rows,
+    team_options,
 )
-from solver.kernels.sba import settle_row
-from solver.kernels.value import lost_seats_104_2a, popcount, rivals_of
 
 from .gains import game_gains, game_rounds
 from .rng import draw_below, draw_unit
@@ -1201,8 +1206,8 @@ def choice_value(S: tuple, T: tuple, g: int) -> int:  # type: ignore[type-arg]
         n_lost = popcount(lost & opponents)
         if (lost >> our_seat) & 1 or (n_lost == pb[5] and n_lost > 0):
             val_mat = base_mat
-    value = val_mat + _score_events(val_ev, n_seats, rivals, our_seat, opponents, pb[5], scores, elim, weight)
-    baseline = base_mat + _score_events(base_ev, n_seats, rivals, our_seat, opponents, pb[5], scores, elim, weight)
+    value = val_mat + score_events(val_ev, n_seats, rivals, our_seat, opponents, pb[5], scores, elim, weight)
+    baseline = base_mat + score_events(base_ev, n_seats, rivals, our_seat, opponents, pb[5], scores, elim, weight)
     return value - baseline
 
 

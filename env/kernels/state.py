@@ -29,9 +29,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from solver.board import Board, Effect, Permanent, Player, Threshold
-from solver.cards import CARDS as EFFECT_CARDS
-from solver.terms import CARD_TYPE_NAMES, Variant
+from solver.core import CARD_TYPE_NAMES, Board, Effect, Permanent, Player, Threshold, Variant
+from solver.core import CARDS as EFFECT_CARDS
 
 from ..opportunities import PERMANENT_SOURCES
 from ..scenarios import LEGENDARY

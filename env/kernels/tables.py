@@ -15,11 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from solver.board import Permanent, pt_table
-from solver.catalogue import default_spec
-from solver.kernels.layout import SPECIAL, VARIANTS
-from solver.policy import Policy
-from solver.terms import CardType, Variant
+from solver.core import SPECIAL, VARIANTS, CardType, Permanent, Policy, Variant, default_spec, pt_table
 
 from ..config import EnvConfig
 from ..events import _COMBAT, _DIES, _ENTERS

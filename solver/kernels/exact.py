@@ -243,7 +243,7 @@ def team_options(
 
 
 @njit(cache=True)
-def _score_events(
+def score_events(
     events: int,
     n_seats: int,
     rivals: np.ndarray,
@@ -471,7 +471,7 @@ def decide_batch(
         weight = max(scores[3], (span / 1000.0 + 1.0) / gap[b])
         n_opp = n_opponents[b]
         elim = elimination[b]
-        baseline = baseline_material + _score_events(
+        baseline = baseline_material + score_events(
             baseline_events, n_seats, rivals, our_seat, opponents, n_opp, scores, elim, weight
         )
         # independent single units: most material, then fewest rounds
@@ -557,7 +557,7 @@ def decide_batch(
                 for j in range(n_free):
                     if (s >> j) & 1:
                         expanded[s] |= np.int64(1) << bits[j]
-                millis[s] = _score_events(
+                millis[s] = score_events(
                     expanded[s], n_seats, rivals, our_seat, opponents, n_opp, scores, elim, weight
                 )
             compact = np.zeros((n_units, width), dtype=np.int64)
@@ -623,7 +623,7 @@ def decide_batch(
             state_events = expanded[s]
             game = millis[s]
         else:
-            game = _score_events(base_events, n_seats, rivals, our_seat, opponents, n_opp, scores, elim, weight)
+            game = score_events(base_events, n_seats, rivals, our_seat, opponents, n_opp, scores, elim, weight)
             ended = _ends_game(base_events, n_seats, rivals, our_seat, opponents, n_opp)
             if ended:  # the game ends whatever is chosen: every choice is worth the same, choose nothing
                 times[:] = 0
