@@ -557,9 +557,7 @@ def decide_batch(
                 for j in range(n_free):
                     if (s >> j) & 1:
                         expanded[s] |= np.int64(1) << bits[j]
-                millis[s] = score_events(
-                    expanded[s], n_seats, rivals, our_seat, opponents, n_opp, scores, elim, weight
-                )
+                millis[s] = score_events(expanded[s], n_seats, rivals, our_seat, opponents, n_opp, scores, elim, weight)
             compact = np.zeros((n_units, width), dtype=np.int64)
             for u in range(n_units):
                 for o in range(n_opt[u]):
