@@ -46,22 +46,18 @@ IDS_V1: dict[str, tuple[dict[str, object], int | None]] = {
     name.replace("-v0", "-v1"): spec for name, spec in IDS.items()
 }
 
-for _id, (_kwargs, _steps) in IDS.items():
-    if _id not in gym.registry:
-        gym.register(
-            id=_id,
-            entry_point="env.core:ProliferateEnv",
-            vector_entry_point="env.sharded:make_vector_env",
-            kwargs=_kwargs,
-            max_episode_steps=_steps,
-        )
-
-for _id, (_kwargs, _steps) in IDS_V1.items():
-    if _id not in gym.registry:
-        gym.register(
-            id=_id,
-            entry_point="env.core:ProliferateEnvV1",
-            vector_entry_point="env.sharded:make_vector_env_v1",
-            kwargs=_kwargs,
-            max_episode_steps=_steps,
-        )
+#: Each version's ids with the single env's and the vector env's entry points.
+_VERSIONS = (
+    (IDS, "env.core:ProliferateEnv", "env.sharded:make_vector_env"),
+    (IDS_V1, "env.core:ProliferateEnvV1", "env.sharded:make_vector_env_v1"),
+)
+for _ids, _entry, _vector_entry in _VERSIONS:
+    for _id, (_kwargs, _steps) in _ids.items():
+        if _id not in gym.registry:
+            gym.register(
+                id=_id,
+                entry_point=_entry,
+                vector_entry_point=_vector_entry,
+                kwargs=_kwargs,
+                max_episode_steps=_steps,
+            )
