@@ -41,6 +41,8 @@ FLAGS = (
     "--window-size=1400,1000",
 )
 TIMEOUT = 30.0
+#: The first reply also waits for the browser to start, which a loaded machine can stretch past TIMEOUT.
+STARTUP_TIMEOUT = 120.0
 
 
 def _onto_3_and_4(commands: int, replies: int) -> None:
@@ -105,12 +107,13 @@ class Browser:
             self.events.append(message)
 
     def call(self, method: str, *, session: bool = False, **params: Any) -> dict[str, Any]:
+        timeout = STARTUP_TIMEOUT if self._next_id == 0 else TIMEOUT
         self._next_id += 1
         message: dict[str, Any] = {"id": self._next_id, "method": method, "params": params}
         if session:
             message["sessionId"] = self.session
         os.write(self._to_browser, json.dumps(message).encode() + b"\0")
-        for reply in self._messages(time.monotonic() + TIMEOUT):
+        for reply in self._messages(time.monotonic() + timeout):
             if reply.get("id") == self._next_id:
                 if "error" in reply:
                     raise RuntimeError(f"{method}: {reply['error']}")
