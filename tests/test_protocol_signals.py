@@ -82,7 +82,7 @@ def test_solve_top_100_exits_130_promptly_on_ctrl_c(tmp_path: Path) -> None:
     board = tmp_path / "board.json"
     board.write_text(json.dumps(slow_board(60)))
     process = subprocess.Popen(
-        [sys.executable, "-m", "solver", "solve", str(board), "--top", "100"],
+        [sys.executable, "-m", "solver", "solve", str(board), "--top", "1000"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
