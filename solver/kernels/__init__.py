@@ -8,7 +8,9 @@ Every function here is a numba ``@njit(cache=True)`` loop over plain arrays in o
 * :mod:`solver.kernels.exact`: per-row tables, units, 2HG team options (701.34b, 810.10), the
   dynamic programme over coupled units and the canonical tie-break, for a whole batch in one call.
 
-:func:`decide` is the Python entry: boards in, the decided arrays out.
+:func:`decide` is the Python entry: boards in, the decided arrays out; :func:`tabulate` gives one
+board's per-row tables (what CP-SAT, explanations and brute force read through
+:class:`solver.objective.Objective`).
 """
 
 from __future__ import annotations
@@ -20,10 +22,11 @@ import numpy as np
 
 from ..board import Board, BoolArray, IntArray
 from ..policy import Policy
-from .exact import MAX_FREE_SEATS, RESULT_CODES, TOO_MANY_SEATS, decide_batch
+from .exact import MAX_FREE_SEATS, RESULT_CODES, TOO_MANY_SEATS, decide_batch, tabulate_rows
 from .layout import Layout, stack
+from .value import popcount
 
-__all__ = ["Decided", "Layout", "decide", "decide_layout", "stack"]
+__all__ = ["Decided", "Layout", "decide", "decide_layout", "stack", "tabulate"]
 
 
 @dataclass(frozen=True)
@@ -74,3 +77,33 @@ def decide(boards: Sequence[Board], policy: Policy, sense: int = 1) -> tuple[Lay
     """The boards stacked in one layout and decided in one compiled call."""
     layout = stack(boards, policy)
     return layout, decide_layout(layout, sense)
+
+
+def tabulate(layout: Layout, b: int = 0) -> tuple[IntArray, IntArray]:
+    """Board ``b``'s material (milli-points, signed for the proliferator) and loss events of every row
+    chosen in c = 0..rounds rounds (axis 0), 2HG team poison apart: :func:`~solver.kernels.exact.tabulate_rows`.
+    """
+    L = layout
+    lo, hi = int(L.obj_off[b]), int(L.obj_off[b + 1])
+    players = int(L.n_players[b])
+    n_seats = int(L.seat[lo : lo + players].max(initial=-1)) + 1
+    material, events = tabulate_rows(
+        lo, hi, int(L.thr_off[b]), int(L.thr_off[b + 1]), int(L.rounds[b]), n_seats, bool(L.poison_loses[b]),
+        L.team_threshold, int(L.team_off[b]), L.counts, L.gain, L.weights, L.flags, L.toughness, L.damage,
+        L.chapters, L.life, L.worth, L.side, L.seat, L.team, L.thr_row, L.thr_kind, L.thr_at, L.thr_code,
+        L.thr_amount, L.thr_seat, L.tough_delta, L.presence, L.special, L.saga_chapter,
+    )  # fmt: skip
+    return material, events
+
+
+def _set_up_numba() -> None:
+    """Numba's one-time set-up in a process (its typing and target contexts: 0.3-0.5 s here), paid at import.
+
+    The first call of any compiled function pays it; paid with the library's import, it stays
+    out of the first decision, whose time limit it would otherwise exceed many times over (a
+    constrained ``solve`` with ``time_limit=0.05`` reads the core's tables: tests/test_cpsat_loading.py).
+    """
+    popcount(0)
+
+
+_set_up_numba()
