@@ -201,22 +201,30 @@ def _record(path: Path) -> int:
     return 0
 
 
-def check(indices: Sequence[int], fixture: Path = FIXTURE, path: str = "batch") -> dict[str, list[int]]:
+def check(
+    indices: Sequence[int], fixture: Path = FIXTURE, path: str = "batch", *, progress: bool = False
+) -> dict[str, list[int]]:
     """The boards among ``indices`` whose decision or explanation differs from the fixture, per cause.
 
-    ``path`` is how the boards are decided (:data:`PATHS`, see :func:`decide`).
+    ``path`` is how the boards are decided (:data:`PATHS`, see :func:`decide`); ``progress``
+    prints a line to stderr after each chunk.
     """
     data = dict(np.load(fixture))
     digests, values, results = data["digests"], data["values"], data["results"]
-    boards, decisions = decide(indices, path)
     moved: dict[str, list[int]] = {}
-    for i, board, decision in zip(indices, boards, decisions, strict=True):
-        d, v = digest(decision)
-        if d != digests[i].tobytes():
-            part = "decision" if d[:8] != digests[i, :8].tobytes() else "marginals only"
-            cause = causes(board, RESULTS[int(results[i])], str(decision.game_result))
-            key = f"{cause}: {part}" + ("" if v == values[i] else ", value")
-            moved.setdefault(key, []).append(i)
+    for start in range(0, len(indices), _CHUNK):  # a chunk at a time: no more decisions kept than that
+        chunk = indices[start : start + _CHUNK]
+        boards, decisions = decide(chunk, path)
+        for i, board, decision in zip(chunk, boards, decisions, strict=True):
+            d, v = digest(decision)
+            if d != digests[i].tobytes():
+                part = "decision" if d[:8] != digests[i, :8].tobytes() else "marginals only"
+                cause = causes(board, RESULTS[int(results[i])], str(decision.game_result))
+                key = f"{cause}: {part}" + ("" if v == values[i] else ", value")
+                moved.setdefault(key, []).append(i)
+        if progress:
+            done = start + len(chunk)
+            print(f"{done:>7} boards  {sum(map(len, moved.values()))} moved", file=sys.stderr, flush=True)
     return moved
 
 
@@ -263,7 +271,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--subset must be 0 (every board) or more")
     indices = subset(args.subset) if args.subset else list(range(N_BOARDS))
     start = time.perf_counter()
-    moved = check(indices, args.fixture, args.path)
+    moved = check(indices, args.fixture, args.path, progress=True)
     return _print_moved(moved, len(indices), time.perf_counter() - start)
 
 
