@@ -51,16 +51,15 @@ class Decided:
 
 def decide_layout(layout: Layout, sense: int = 1) -> Decided:
     """The optimum (``sense=1``) or the worst choice (``sense=-1``) of every board of ``layout``."""
-    n_boards = len(layout.rounds)
-    width = int(layout.rounds.max(initial=0))
-    values = np.zeros(n_boards, dtype=np.int64)
-    events = np.zeros(n_boards, dtype=np.int64)
-    results = np.zeros(n_boards, dtype=np.int64)
-    status = np.zeros(n_boards, dtype=np.int64)
-    spans = np.zeros(n_boards, dtype=np.int64)
-    chosen = np.zeros((width, len(layout.flags)), dtype=np.bool_)
-    recipients = np.full((width, int(layout.team_off[-1])), -1, dtype=np.int64)
     L = layout
+    n_boards = len(L.rounds)
+    width = int(L.rounds.max()) if n_boards else 0
+    # One block for the per-board outputs (each row a contiguous array): a board alone is decided
+    # in microseconds, and every allocation counts there.
+    values, events, results, status, spans = np.zeros((5, n_boards), dtype=np.int64)
+    chosen = np.zeros((width, len(L.flags)), dtype=np.bool_)
+    recipients = np.empty((width, int(L.team_off[-1])), dtype=np.int64)
+    recipients.fill(-1)
     decide_batch(
         L.obj_off, L.thr_off, L.team_off, L.n_players, L.rounds, L.proliferator, L.shared, L.poison_loses,
         L.n_opponents, L.elimination, L.gap, L.counts, L.gain, L.weights, L.flags, L.toughness, L.damage,
@@ -68,7 +67,7 @@ def decide_layout(layout: Layout, sense: int = 1) -> Decided:
         L.thr_code, L.thr_amount, L.thr_seat, L.team_threshold, L.team_weight, L.tough_delta, L.presence,
         L.special, L.policy_scores, L.saga_chapter, sense, values, events, results, status, spans, chosen, recipients,
     )  # fmt: skip
-    if (status == TOO_MANY_SEATS).any():  # the fast path's own words: callers match on them
+    if status.any() and (status == TOO_MANY_SEATS).any():  # the fast path's own words: callers match on them
         raise ValueError(f"more than {MAX_FREE_SEATS} seats can be eliminated by one choice; use method='cpsat'")
     return Decided(values, chosen, recipients, events, tuple(RESULT_CODES[c] for c in results.tolist()), spans)
 
