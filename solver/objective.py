@@ -41,7 +41,7 @@ from . import effects
 from .board import Board, BoolArray, CardType, FloatArray, IntArray, Variant
 from .catalogue import default_spec
 from .kernels import decide_layout, tabulate
-from .kernels.exact import team_options
+from .kernels.exact import team_option_values, team_options
 from .kernels.layout import Layout, stack
 from .policy import DEFAULT_POLICY, Policy
 from .rules import (
@@ -744,11 +744,10 @@ class Objective:
     def _team_units(self, material: IntArray, events: IntArray) -> tuple[list[TeamUnit], int, int]:
         """The 2HG team units (810.10), and the material and events of the teams no head of which can be chosen.
 
-        Each team's options are the compiled core's (:func:`solver.kernels.exact.team_options`:
-        per round the heads chosen and the head receiving the team's poison, 701.34b); an
-        option is worth the team's poison (the core's milli-points per counter) and its
-        heads' rows chosen as often as it chooses them, and makes the team lose at its
-        threshold (704.6b, 810.11).
+        Each team's options and what each is worth are the compiled core's
+        (:func:`solver.kernels.exact.team_options`: per round the heads chosen and the head
+        receiving the team's poison, 701.34b; :func:`~solver.kernels.exact.team_option_values`:
+        the team's poison and its heads' rows, 704.6b, 810.11).
         """
         board, core = self.board, self.core
         rounds = board.rounds
@@ -758,37 +757,44 @@ class Objective:
         start = self._start_poison.tolist()
         weight, threshold = core.team_weight.tolist(), core.team_threshold.tolist()
         ok = self._choosable
-        mat_rows, ev_rows = material.T.tolist(), events.T.tolist()
         units: list[TeamUnit] = []
         fixed_material = fixed_events = 0
         for team, rows in enumerate(members):
-            p0, w, at = start[team], weight[team], threshold[team]
-            lost = 1 << team
             heads = np.array(rows, dtype=np.int64)
+            valued = (start[team], weight[team], threshold[team], team, heads, material, events)
             if not ok[heads].any():  # fixed: its heads and its poison as they stand
-                fixed_material += w * p0 + sum(mat_rows[r][0] for r in rows)
-                fixed_events |= lost if p0 >= at else 0
-                for r in rows:
-                    fixed_events |= ev_rows[r][0]
+                nothing = np.zeros((1, len(rows)), dtype=np.int64)
+                mat, ev = team_option_values(nothing, np.zeros(1, dtype=np.int64), *valued)
+                fixed_material += int(mat[0])
+                fixed_events |= int(ev[0])
                 continue
             times, poison, picks, masks, recipients = team_options(
-                rounds, ok[heads], p0 > 0, np.ascontiguousarray(core.head_gain[heads])
+                rounds, ok[heads], start[team] > 0, core.head_gain[heads]
             )
-            found: list[TeamOption] = []
-            for t, given, n, mask, recipient in zip(
-                times.tolist(), poison.tolist(), picks.tolist(), masks.tolist(), recipients.tolist(), strict=True
-            ):
-                total = p0 + given
-                mat = w * total
-                ev = lost if total >= at else 0
-                for r, c in zip(rows, t, strict=True):
-                    mat += mat_rows[r][c]
-                    ev |= ev_rows[r][c]
-                pattern = tuple(
-                    (tuple(r for p, r in enumerate(rows) if (m >> p) & 1), rows[h] if h >= 0 else -1)
-                    for m, h in zip(mask[:rounds], recipient[:rounds], strict=True)
+            mats, evs = team_option_values(times, poison, *valued)
+            found = [
+                TeamOption(
+                    tuple(
+                        (tuple(r for p, r in enumerate(rows) if (m >> p) & 1), rows[h] if h >= 0 else -1)
+                        for m, h in zip(mask[:rounds], recipient[:rounds], strict=True)
+                    ),
+                    tuple(t),
+                    given,
+                    n,
+                    mat,
+                    ev,
                 )
-                found.append(TeamOption(pattern, tuple(t), given, n, mat, ev))
+                for t, given, n, mask, recipient, mat, ev in zip(
+                    times.tolist(),
+                    poison.tolist(),
+                    picks.tolist(),
+                    masks.tolist(),
+                    recipients.tolist(),
+                    mats.tolist(),
+                    evs.tolist(),
+                    strict=True,
+                )
+            ]
             units.append(TeamUnit(team=team, heads=tuple(rows), options=tuple(found)))
         return units, fixed_material, fixed_events
 

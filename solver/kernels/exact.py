@@ -18,7 +18,16 @@ from .layout import F_PHASED_OUT, F_PLAYER, THR_POINTS, THR_WIN
 from .sba import settle_row
 from .value import game_milli, game_score, lost_seats_104_2a, material_row, popcount, rivals_of
 
-__all__ = ["MAX_FREE_SEATS", "RESULT_CODES", "TOO_MANY_SEATS", "decide_batch", "team_options"]
+__all__ = [
+    "MAX_FREE_SEATS",
+    "RESULT_CODES",
+    "TOO_MANY_SEATS",
+    "decide_batch",
+    "tabulate_rows",
+    "team_option_values",
+    "team_options",
+    "team_poison_810_10",
+]
 
 #: Seats whose loss one choice can decide; the programme has 2**this states.
 MAX_FREE_SEATS = 20
@@ -243,6 +252,48 @@ def team_options(
 
 
 @njit(cache=True)
+def team_poison_810_10(total: int, weight: int, threshold: int, team: int) -> tuple[int, int]:
+    """A 2HG team's shared poison, counted once per team (810.10): its material, and its loss (704.6b, 810.11).
+
+    ``weight`` is milli-points per counter, signed for the proliferator; the loss is the team's
+    seat bit when ``total`` reaches the team's ``threshold``, else 0.
+    """
+    event = 1 << team if total >= threshold else 0
+    return weight * total, event
+
+
+@njit(cache=True)
+def team_option_values(
+    times: np.ndarray,
+    poison: np.ndarray,
+    start: int,
+    weight: int,
+    threshold: int,
+    team: int,
+    heads: np.ndarray,
+    material: np.ndarray,
+    events: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The material and loss events of each option of a 2HG team (:func:`team_options`).
+
+    An option is worth the team's poison, ``start`` plus what it gives
+    (:func:`team_poison_810_10`), and its heads' rows (``heads``, board rows of ``material``
+    and ``events``, :func:`tabulate_rows`) chosen as often as it chooses them.
+    """
+    k = len(poison)
+    mats = np.zeros(k, dtype=np.int64)
+    evs = np.zeros(k, dtype=np.int64)
+    for o in range(k):
+        m, e = team_poison_810_10(start + poison[o], weight, threshold, team)
+        for p in range(len(heads)):
+            m += material[times[o, p], heads[p]]
+            e |= events[times[o, p], heads[p]]
+        mats[o] = m
+        evs[o] = e
+    return mats, evs
+
+
+@njit(cache=True)
 def score_events(
     events: int,
     n_seats: int,
@@ -408,9 +459,9 @@ def decide_batch(
             for i in range(players):
                 start_poison[team[lo + i]] = max(start_poison[team[lo + i]], counts[lo + i, poison])
             for t in range(n_teams):
-                baseline_material += team_weight[tb + t] * start_poison[t]
-                if start_poison[t] >= team_threshold[tb + t]:
-                    baseline_events |= 1 << t
+                m, e = team_poison_810_10(start_poison[t], team_weight[tb + t], team_threshold[tb + t], t)
+                baseline_material += m
+                baseline_events |= e
         # Options of every team unit, flattened: per team its first option and count.
         opt_first = np.zeros(max(n_teams, 1) + 1, dtype=np.int64)
         all_times = np.zeros((0, max_heads), dtype=np.int64)
@@ -432,9 +483,9 @@ def decide_batch(
                     gains[p] = head_gain[lo + team_heads[t, p]]
                     any_ok = any_ok or ok[p]
                 if not any_ok:  # fixed: its heads and its poison as they stand
-                    base_material += team_weight[tb + t] * start_poison[t]
-                    if start_poison[t] >= team_threshold[tb + t]:
-                        base_events |= 1 << t
+                    m, e = team_poison_810_10(start_poison[t], team_weight[tb + t], team_threshold[tb + t], t)
+                    base_material += m
+                    base_events |= e
                     for p in range(h_n):
                         base_material += material[0, team_heads[t, p]]
                         base_events |= events[0, team_heads[t, p]]
@@ -443,17 +494,12 @@ def decide_batch(
                 has_unit[t] = True
                 o_times, o_poison, o_picks, o_mask, o_recipient = team_options(R, ok, start_poison[t] > 0, gains)
                 k = len(o_poison)
-                mats = np.zeros(k, dtype=np.int64)
-                evs = np.zeros(k, dtype=np.int64)
+                mats, evs = team_option_values(
+                    o_times, o_poison, start_poison[t], team_weight[tb + t], team_threshold[tb + t], t,
+                    team_heads[t, :h_n], material, events,
+                )  # fmt: skip
                 lo_m, hi_m = -_NEG, _NEG
                 for o in range(k):
-                    total = start_poison[t] + o_poison[o]
-                    mats[o] = team_weight[tb + t] * total
-                    if total >= team_threshold[tb + t]:
-                        evs[o] = np.int64(1) << t
-                    for p in range(h_n):
-                        mats[o] += material[o_times[o, p], team_heads[t, p]]
-                        evs[o] |= events[o_times[o, p], team_heads[t, p]]
                     hi_m = max(hi_m, mats[o])
                     lo_m = min(lo_m, mats[o])
                 span += hi_m - lo_m
