@@ -41,7 +41,7 @@ from . import effects
 from .board import Board, BoolArray, CardType, FloatArray, IntArray, Variant
 from .catalogue import default_spec
 from .kernels import decide_layout, tabulate
-from .kernels.exact import team_option_values, team_options
+from .kernels.exact import split_units, team_option_values, team_options
 from .kernels.layout import Layout, stack
 from .policy import DEFAULT_POLICY, Policy
 from .rules import (
@@ -156,7 +156,9 @@ class Units:
     ``single_events[u, c]`` are its material and seat-loss bitmask when chosen in ``c`` rounds.
     ``base_material`` holds the material no unit can change and ``base_events`` the seats that
     lose whatever is chosen (including those of units whose events never vary); ``coupled`` are
-    the single units whose events do vary, which the fast path's programme decides.
+    the single units whose events do vary, which the fast path's programme decides.  ``span``
+    is the most minus the least material the units can reach (the range the game weight is
+    raised above).  Split as the compiled core splits (:func:`solver.kernels.exact.split_units`).
     """
 
     single_rows: IntArray
@@ -166,6 +168,7 @@ class Units:
     teams: tuple[TeamUnit, ...]
     base_material: int
     base_events: int
+    span: int
 
 
 class MaterialSource(Protocol):
@@ -548,13 +551,7 @@ class Objective:
     @cached_property
     def game_weight(self) -> float:
         """Points per unit of game score: the policy's, raised so no material range can outweigh it."""
-        units = self.units
-        material = units.single_material
-        span = int((material.max(axis=1) - material.min(axis=1)).sum()) if material.size else 0
-        for team in units.teams:
-            materials = [o.material for o in team.options]
-            span += max(materials) - min(materials)
-        return float(game_weight_of(self.policy, np.array([span]), self.rules.n_opponents)[0])
+        return float(game_weight_of(self.policy, np.array([self.units.span]), self.rules.n_opponents)[0])
 
     # ------------------------------------------------------------------ scoring choices
     def state_value(self, settled: Settled) -> int:
@@ -714,31 +711,27 @@ class Objective:
     @cached_property
     def units(self) -> Units:
         """The objective per unit, from the compiled core's row tables and team options."""
-        board = self.board
         material, events = self.row_tables
-        choosable = self._choosable
-        head = np.zeros(board.n_objects, dtype=bool)
-        if self._shared_poison:
-            head[: board.n_players] = True
-        single = choosable & ~head
-        fixed = ~(choosable | head)
-        varies = (events != events[:1]).any(axis=0)
+        heads = self.board.n_players if self._shared_poison else 0
+        single, varies, base_material, base_events, span = split_units(material, events, self._choosable, heads)
         singles = np.flatnonzero(single)
-        base_material = int(material[0, fixed].sum())
-        base_events = int(np.bitwise_or.reduce(events[0, fixed | (single & ~varies)], initial=np.int64(0)))
         teams: list[TeamUnit] = []
         if self._shared_poison:
             teams, fixed_material, fixed_events = self._team_units(material, events)
             base_material += fixed_material
             base_events |= fixed_events
+            for team in teams:
+                materials = [o.material for o in team.options]
+                span += max(materials) - min(materials)
         return Units(
             single_rows=singles,
             single_material=np.ascontiguousarray(material.T[singles]),  # one row per unit
             single_events=np.ascontiguousarray(events.T[singles]),
             coupled=np.flatnonzero(varies[singles]),
             teams=tuple(teams),
-            base_material=base_material,
-            base_events=base_events,
+            base_material=int(base_material),
+            base_events=int(base_events),
+            span=int(span),
         )
 
     def _team_units(self, material: IntArray, events: IntArray) -> tuple[list[TeamUnit], int, int]:

@@ -23,6 +23,7 @@ __all__ = [
     "RESULT_CODES",
     "TOO_MANY_SEATS",
     "decide_batch",
+    "split_units",
     "tabulate_rows",
     "team_option_values",
     "team_options",
@@ -155,6 +156,45 @@ def tabulate_rows(
         for i in range(n):
             material[c, i] = side[lo + i] * raw[i]
     return material, events
+
+
+@njit(cache=True)
+def split_units(
+    material: np.ndarray, events: np.ndarray, choosable: np.ndarray, n_heads: int
+) -> tuple[np.ndarray, np.ndarray, int, int, int]:
+    """How one board's rows split into units, from its row tables (:func:`tabulate_rows`; axis 0: rounds chosen).
+
+    Rows ``0 .. n_heads - 1`` are 2HG heads sharing their team's poison (team units, apart).
+    A choosable row (701.34a) that is not a head is a single unit; it ``varies`` if its loss
+    events change with the rounds it is chosen in.  Returns ``single``, ``varies``, the
+    material of the rows nobody can choose, the events of those and of the single units whose
+    events never vary (the seats lost whatever is chosen), and the span of the single units'
+    material (the range the game weight is raised above).
+    """
+    n_rounds, n = material.shape
+    single = np.zeros(n, dtype=np.bool_)
+    varies = np.zeros(n, dtype=np.bool_)
+    base_material = 0
+    base_events = 0
+    span = 0
+    for i in range(n):
+        for c in range(1, n_rounds):
+            if events[c, i] != events[0, i]:
+                varies[i] = True
+        head = i < n_heads
+        if choosable[i] and not head:
+            single[i] = True
+            lo_m, hi_m = material[0, i], material[0, i]
+            for c in range(1, n_rounds):
+                lo_m = min(lo_m, material[c, i])
+                hi_m = max(hi_m, material[c, i])
+            span += hi_m - lo_m
+            if not varies[i]:
+                base_events |= events[0, i]
+        elif not head:
+            base_material += material[0, i]
+            base_events |= events[0, i]
+    return single, varies, base_material, base_events, span
 
 
 @njit(cache=True)
@@ -414,32 +454,14 @@ def decide_batch(
                     if counts[lo + i, k] > 0:
                         choosable[i] = True
                         break
-        single = np.zeros(n, dtype=np.bool_)
-        varies = np.zeros(n, dtype=np.bool_)
-        base_material = 0
-        base_events = 0
-        span = 0
         baseline_material = 0
         baseline_events = 0
         for i in range(n):
-            head = is_shared and i < players
             baseline_material += material[0, i]
             baseline_events |= events[0, i]
-            for c in range(1, R + 1):
-                if events[c, i] != events[0, i]:
-                    varies[i] = True
-            if choosable[i] and not head:
-                single[i] = True
-                lo_m, hi_m = material[0, i], material[0, i]
-                for c in range(1, R + 1):
-                    lo_m = min(lo_m, material[c, i])
-                    hi_m = max(hi_m, material[c, i])
-                span += hi_m - lo_m
-                if not varies[i]:
-                    base_events |= events[0, i]
-            elif not head:
-                base_material += material[0, i]
-                base_events |= events[0, i]
+        single, varies, base_material, base_events, span = split_units(
+            material, events, choosable, players if is_shared else 0
+        )
         # 2HG team units (810.10): heads, start poison, options
         max_heads = 1
         for t in range(n_teams):
