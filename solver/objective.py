@@ -672,8 +672,8 @@ class Objective:
         if found is None:
             decided = decide_layout(self.core, sense)
             rounds = self.board.rounds
-            found = Best(decided.chosen[:rounds], decided.recipients[:rounds], int(decided.values[0]),
-                         int(decided.events[0]))  # fmt: skip
+            chosen, recipients = decided.chosen[:rounds], decided.recipients[:rounds]
+            found = Best(chosen, recipients, int(decided.values[0]), int(decided.events[0]))
             self._best[sense] = found
         return found
 

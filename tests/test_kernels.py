@@ -15,6 +15,7 @@ from solver.batch import decide_one
 from solver.board import Board
 from solver.brute import MAX_BRUTE, solve_brute
 from solver.kernels import decide
+from solver.kernels.exact import split_units, team_option_values, team_poison_810_10
 from solver.kernels.layout import F_CREATURE, F_DESTRUCTIBLE, F_PLANESWALKER, F_PRESENT, F_SAGA
 from solver.kernels.sba import (
     annihilate_704_5q,
@@ -125,3 +126,30 @@ def test_planeswalker_with_no_loyalty_dies_704_5i() -> None:
 def test_a_saga_at_its_final_chapter_is_sacrificed_714_4() -> None:
     assert saga_sacrifice_714_4(F_PRESENT | F_SAGA, 3, 3)
     assert not saga_sacrifice_714_4(F_PRESENT | F_SAGA, 2, 3)
+
+
+def test_a_2hg_teams_shared_poison_counts_once_and_loses_at_its_threshold_704_6b_810_11() -> None:
+    """810.10: the team's poison is worth its weight once per team; 704.6b/810.11: 15 for two heads makes it lose."""
+    assert team_poison_810_10(14, -1000, 15, 1) == (-14000, 0)
+    assert team_poison_810_10(15, -1000, 15, 1) == (-15000, 1 << 1)
+
+
+def test_a_2hg_teams_options_add_its_heads_rows_to_its_poison_810_10() -> None:
+    material = np.array([[10, 20, 0], [11, 25, 0]], dtype=np.int64)  # rows chosen in 0 or 1 rounds
+    events = np.array([[0, 0, 0], [0, 4, 0]], dtype=np.int64)
+    times = np.array([[1, 1], [0, 1], [0, 0]], dtype=np.int64)  # both heads, the second, neither
+    poison = np.array([1, 1, 0], dtype=np.int64)  # the team's counter went to a head, or nobody got one
+    mats, evs = team_option_values(times, poison, 14, 1000, 15, 0, np.array([0, 1]), material, events)
+    assert mats.tolist() == [15000 + 11 + 25, 15000 + 10 + 25, 14000 + 10 + 20]
+    assert evs.tolist() == [1 | 4, 1 | 4, 0]  # at 15 the team (seat 0) loses; the head's own event stays
+
+
+def test_the_unit_split_keeps_heads_and_unchoosable_rows_apart() -> None:
+    """Rows 0-1 are 2HG heads (team units); a choosable row is a single unit, coupled when its events vary."""
+    material = np.array([[1, 2, 3, 4, 5], [1, 2, 6, 4, 9]], dtype=np.int64)
+    events = np.array([[0, 0, 0, 0, 0], [0, 0, 8, 0, 0]], dtype=np.int64)
+    choosable = np.array([True, True, True, False, True])
+    single, varies, base_material, base_events, span = split_units(material, events, choosable, 2)
+    assert single.tolist() == [False, False, True, False, True]
+    assert varies.tolist() == [False, False, True, False, False]
+    assert (base_material, base_events, span) == (4, 0, (6 - 3) + (9 - 5))
