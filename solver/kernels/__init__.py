@@ -24,7 +24,6 @@ from ..board import Board, BoolArray, IntArray
 from ..policy import Policy
 from .exact import MAX_FREE_SEATS, RESULT_CODES, TOO_MANY_SEATS, decide_batch, tabulate_rows
 from .layout import Layout, stack
-from .value import popcount
 
 __all__ = ["Decided", "Layout", "decide", "decide_layout", "stack", "tabulate"]
 
@@ -93,16 +92,3 @@ def tabulate(layout: Layout, b: int = 0) -> tuple[IntArray, IntArray]:
         L.thr_amount, L.thr_seat, L.tough_delta, L.presence, L.special, L.saga_chapter,
     )  # fmt: skip
     return material, events
-
-
-def _set_up_numba() -> None:
-    """Numba's one-time set-up in a process (its typing and target contexts: 0.3-0.5 s here), paid at import.
-
-    The first call of any compiled function pays it; paid with the library's import, it stays
-    out of the first decision, whose time limit it would otherwise exceed many times over (a
-    constrained ``solve`` with ``time_limit=0.05`` reads the core's tables: tests/test_cpsat_loading.py).
-    """
-    popcount(0)
-
-
-_set_up_numba()
