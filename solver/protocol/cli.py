@@ -100,14 +100,11 @@ _PRELOAD_SECONDS = 30.0
 
 
 def _preload() -> None:
-    """Load OR-Tools (and warm CP-SAT) and the compiled core before the first request; the first solve then
-    keeps its limit (loading the core's functions from numba's cache takes 0.05-0.2 s, compiling them a minute)."""
+    """Load OR-Tools (and warm CP-SAT) before the first request; the first top-k solve then keeps its limit."""
     from solver.cpsat import preload
-    from solver.kernels.warm import warm
 
     if not preload(_PRELOAD_SECONDS):
         logging.getLogger("solver.protocol").warning("OR-Tools is not loaded yet: the first CP-SAT solves may be slow")
-    warm()
 
 
 def _settings(args: argparse.Namespace) -> Settings | str:
