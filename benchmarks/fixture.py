@@ -4,7 +4,10 @@
 ``tests/fixtures/decisions.npz``; ``python -m benchmarks.fixture check`` decides them again and
 prints, per cause, how many boards moved (exit 1 if any did).  ``--subset N`` checks ``N``
 boards drawn by a seeded generator over the whole range (the test suite's quick check);
-``diff --against OLD.npz`` compares two recordings, per cause, without deciding anything.
+``--path single`` decides each board by :func:`solver.solve` (the single-board call) instead of
+:func:`solver.solve_many` (``--path batch``, the default); ``--fixture FILE`` reads (or, with
+``record``, writes) another recording; ``diff --against OLD.npz`` compares two recordings, per
+cause, without deciding anything.
 
 The boards cover every variant, 1-4 proliferates (8 with Tekuthal), every supported card
 with a replacement effect (the last 10,000 boards draw from all, with their parameters),
@@ -35,13 +38,13 @@ from typing import Any
 
 import numpy as np
 
-from solver import Board, load_board
+from solver import Board, load_board, solve
 from solver.batch import solve_many
 from solver.decision import Decision
 
 from .boards import VARIANTS, BoardSpec, generate
 
-__all__ = ["N_BOARDS", "board_dict", "causes", "decide", "digest", "subset"]
+__all__ = ["N_BOARDS", "PATHS", "board_dict", "causes", "decide", "digest", "subset"]
 
 #: Boards in the fixture, and the seed of the generator of each.
 N_BOARDS = 110_000
@@ -56,6 +59,8 @@ _LARGE_SIZES = (100, 200, 500, 1_000, 2_000)
 _MAX_PERMANENTS = (0, 1, 2, 4, 6, 8, 8, 12, 16, 24, 48)
 #: Boards decided per call of :func:`solve_many`.
 _CHUNK = 2_000
+#: How a check decides its boards: all together (:func:`solve_many`) or one by one (:func:`solver.solve`).
+PATHS = ("batch", "single")
 
 FIXTURE = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "decisions.npz"
 
@@ -119,10 +124,16 @@ def digest(decision: Decision) -> tuple[bytes, int]:
     return head + _digest_of(rows), milli
 
 
-def decide(indices: Sequence[int]) -> tuple[list[Board], list[Decision]]:
-    """The boards ``indices`` loaded and decided (by :func:`solve_many`, in chunks)."""
+def decide(indices: Sequence[int], path: str = "batch") -> tuple[list[Board], list[Decision]]:
+    """The boards ``indices`` loaded and decided: by :func:`solve_many` in chunks (``path="batch"``),
+    or one by one by :func:`solver.solve` (``path="single"``)."""
+    if path not in PATHS:
+        raise ValueError(f"path must be one of {', '.join(PATHS)}, not {path!r}")
     boards = [load_board(board_dict(i)) for i in indices]
     decisions: list[Decision] = []
+    if path == "single":
+        decisions = [solve(board) for board in boards]
+        return boards, decisions
     for start in range(0, len(boards), _CHUNK):
         decisions.extend(solve_many(boards[start : start + _CHUNK]))
     return boards, decisions
@@ -190,19 +201,30 @@ def _record(path: Path) -> int:
     return 0
 
 
-def check(indices: Sequence[int], path: Path = FIXTURE) -> dict[str, list[int]]:
-    """The boards among ``indices`` whose decision or explanation differs from the fixture, per cause."""
-    data = dict(np.load(path))
+def check(
+    indices: Sequence[int], fixture: Path = FIXTURE, path: str = "batch", *, progress: bool = False
+) -> dict[str, list[int]]:
+    """The boards among ``indices`` whose decision or explanation differs from the fixture, per cause.
+
+    ``path`` is how the boards are decided (:data:`PATHS`, see :func:`decide`); ``progress``
+    prints a line to stderr after each chunk.
+    """
+    data = dict(np.load(fixture))
     digests, values, results = data["digests"], data["values"], data["results"]
-    boards, decisions = decide(indices)
     moved: dict[str, list[int]] = {}
-    for i, board, decision in zip(indices, boards, decisions, strict=True):
-        d, v = digest(decision)
-        if d != digests[i].tobytes():
-            part = "decision" if d[:8] != digests[i, :8].tobytes() else "marginals only"
-            cause = causes(board, RESULTS[int(results[i])], str(decision.game_result))
-            key = f"{cause}: {part}" + ("" if v == values[i] else ", value")
-            moved.setdefault(key, []).append(i)
+    for start in range(0, len(indices), _CHUNK):  # a chunk at a time: no more decisions kept than that
+        chunk = indices[start : start + _CHUNK]
+        boards, decisions = decide(chunk, path)
+        for i, board, decision in zip(chunk, boards, decisions, strict=True):
+            d, v = digest(decision)
+            if d != digests[i].tobytes():
+                part = "decision" if d[:8] != digests[i, :8].tobytes() else "marginals only"
+                cause = causes(board, RESULTS[int(results[i])], str(decision.game_result))
+                key = f"{cause}: {part}" + ("" if v == values[i] else ", value")
+                moved.setdefault(key, []).append(i)
+        if progress:
+            done = start + len(chunk)
+            print(f"{done:>7} boards  {sum(map(len, moved.values()))} moved", file=sys.stderr, flush=True)
     return moved
 
 
@@ -234,21 +256,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("action", choices=("record", "check", "diff"))
     parser.add_argument("--against", type=Path, help="diff: the older recording (the fixture is the newer)")
     parser.add_argument("--subset", type=int, default=0, help="check this many boards drawn over the fixture")
-    parser.add_argument("--path", type=Path, default=FIXTURE)
+    parser.add_argument("--path", choices=PATHS, default="batch", help="check: decide by solve_many or by solve")
+    parser.add_argument("--fixture", type=Path, default=FIXTURE, help="the recording (default: the test suite's)")
     args = parser.parse_args(argv)
     if args.action == "record":
-        return _record(args.path)
+        return _record(args.fixture)
     if args.action == "diff":
         if args.against is None:
             parser.error("diff needs --against OLD.npz")
         start = time.perf_counter()
-        common = min(len(np.load(args.against)["values"]), len(np.load(args.path)["values"]))
-        return _print_moved(diff(args.against, args.path), common, time.perf_counter() - start)
+        common = min(len(np.load(args.against)["values"]), len(np.load(args.fixture)["values"]))
+        return _print_moved(diff(args.against, args.fixture), common, time.perf_counter() - start)
     if args.subset < 0:
         parser.error("--subset must be 0 (every board) or more")
     indices = subset(args.subset) if args.subset else list(range(N_BOARDS))
     start = time.perf_counter()
-    moved = check(indices, args.path)
+    moved = check(indices, args.fixture, args.path, progress=True)
     return _print_moved(moved, len(indices), time.perf_counter() - start)
 
 

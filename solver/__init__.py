@@ -12,6 +12,7 @@ from .cards import CARDS, SUPPORTED_CARDS
 from .cpsat import SearchStopped
 from .decision import Alternative, Decision, ExplanationRow
 from .errors import BoardError, IllegalChoice, Infeasible, Problem
+from .kernels.warm import load as _load_core
 from .policy import Policy, PolicyError
 from .rules import Choice, ChoiceMatrix, Outcome, Round
 from .solve import (
@@ -29,6 +30,8 @@ from .status import GameResult, Method, Status
 from .svg import board_svg, choice_svg
 
 __version__ = "0.1.0"
+
+_load_core()  # the compiled core, loaded with the library: no first decision pays for it
 
 __all__ = [
     "CARDS",

@@ -26,7 +26,6 @@ from . import kernels
 from .board import Board, BoolArray, FloatArray, IntArray
 from .decision import Alternative, Decision
 from .errors import BoardError, Problem
-from .fast import solve_fast
 from .inputs import BoardLike, PolicyLike, as_board, as_policy
 from .objective import (
     MILLI,
@@ -204,12 +203,11 @@ class Optimum:
 def decide_one(board: Board, policy: Policy | None = None, *, sense: int = 1) -> Optimum:
     """The best (or, with ``sense=-1``, worst) choice for one board: the fast path, nothing more.
 
-    For one board the per-board path is cheaper than a stack of one; both are checked equal.
+    The compiled core on the board as a batch of one (:meth:`solver.objective.Objective.best`).
     """
     objective = Objective(board, policy)
-    fast = solve_fast(objective, sense=sense)
-    chosen, recipients = objective.matrix_of(fast.single_times, fast.team_options)
-    return Optimum(objective, chosen, recipients, fast.value, fast.events)
+    best = objective.best(sense)
+    return Optimum(objective, best.chosen, best.recipients, best.value, best.events)
 
 
 def as_boards(boards: Iterable[BoardLike]) -> list[Board]:

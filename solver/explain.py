@@ -159,8 +159,8 @@ class _Facts:
 
     def _tabulate(self, times: int) -> tuple[dict[int, list[str]], list[list[str]]]:
         objective, board = self.objective, self.objective.board
-        before: Settled = objective.settled_by_rounds[0]
-        after: Settled = objective.settled_by_rounds[times]
+        before: Settled = objective.settled_chosen(0)
+        after: Settled = objective.settled_chosen(times)
         whose = ["your" if ally else "opponent's" for ally in board.is_ally.tolist()]
         added = effects.gain(board) * times
         if board.variant is Variant.TWO_HEADED_GIANT and board.kind_column("poison") >= 0:

@@ -1,7 +1,7 @@
 """An exact path for a pick limit and forced or forbidden objects, without CP-SAT, where no object couples seats.
 
 When no single unit changes which seats lose and there is no 2HG team (every unit is
-"decided alone" in :mod:`solver.fast`'s terms), the game result is the same whatever is
+"decided alone" in :mod:`solver.kernels.exact`'s terms), the game result is the same whatever is
 chosen, so the value of a choice is the sum of its units' material.  A pick limit (at most
 ``k`` objects per proliferate, over ``R`` proliferates) then only bounds the units' round
 counts ``c_u`` (0..R) by ``sum c_u <= k * R``: any such counts can be laid out with at most

@@ -50,7 +50,8 @@ MAX_CELLS: Final = 4_000_000
 #: Players on one board: the objective packs a bit per player in an int64.
 MAX_PLAYERS: Final = 62
 #: Seats (players, or teams in Two-Headed Giant): events use three bits per seat in an int64
-#: (``solver.rules.MAX_SEATS``), and the fast path's table has 2**seats entries (``solver.fast.MAX_FREE_SEATS``).
+#: (``solver.rules.MAX_SEATS``), and the fast path's table has 2**seats entries
+#: (``solver.kernels.exact.MAX_FREE_SEATS``).
 MAX_SEATS: Final = 20
 #: Replacement-effect and proliferate-changing cards in play on one board.
 MAX_EFFECTS: Final = 62

@@ -22,14 +22,15 @@ The same objective also tabulates itself per *unit* (:class:`Units`): an object 
 not a 2HG head is one unit whose value depends only on how many rounds it is chosen in;
 a 2HG team is one unit whose options are per-round patterns of heads and poison
 recipients.  Material adds over units and game results depend only on which seats lose,
-which is what makes the exact fast path (:mod:`solver.fast`) and the compact CP-SAT model
-(:mod:`solver.cpsat`) possible.  Both are scored back through :meth:`Objective.score`.
+which is what makes the compiled core's exact path (:mod:`solver.kernels.exact`,
+:meth:`Objective.best`) and the compact CP-SAT model (:mod:`solver.cpsat`) possible.  The
+tables themselves are the compiled core's (:attr:`Objective.row_tables`, the 2HG team
+options), so every path reads one implementation of the rules.
 """
 
 from __future__ import annotations
 
-import itertools
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from enum import StrEnum
 from functools import cached_property, lru_cache
 from typing import NamedTuple, Protocol
@@ -39,6 +40,9 @@ import numpy as np
 from . import effects
 from .board import Board, BoolArray, CardType, FloatArray, IntArray, Variant
 from .catalogue import default_spec
+from .kernels import decide_layout, tabulate
+from .kernels.exact import split_units, team_option_values, team_options
+from .kernels.layout import Layout, stack
 from .policy import DEFAULT_POLICY, Policy
 from .rules import (
     Choice,
@@ -58,11 +62,11 @@ from .rules import (
     segment_reduce,
     settle,
     team_poison,
-    team_poison_lost,
 )
 
 __all__ = [
     "Assignment",
+    "Best",
     "GameRules",
     "MaterialTables",
     "Objective",
@@ -75,8 +79,6 @@ __all__ = [
     "game_over_of",
     "game_scores",
     "material_of",
-    "split_units",
-    "team_patterns",
     "team_poison_milli",
 ]
 
@@ -109,6 +111,21 @@ class Assignment:
     team_options: tuple[int, ...]
 
 
+@dataclass(frozen=True)
+class Best:
+    """The compiled core's answer for one board: its choice matrices, value and game events.
+
+    ``chosen`` is ``rounds x objects``, ``recipients`` ``rounds x teams`` (the head getting a
+    2HG team's poison in each round, else -1), ``value`` in milli-points relative to choosing
+    nothing and ``events`` every game event of the resolution (:func:`solver.rules.row_events`).
+    """
+
+    chosen: BoolArray
+    recipients: IntArray
+    value: int
+    events: int
+
+
 class TeamOption(NamedTuple):
     """One way to choose among a 2HG team's heads over all rounds: per round, (heads, recipient).
 
@@ -139,7 +156,9 @@ class Units:
     ``single_events[u, c]`` are its material and seat-loss bitmask when chosen in ``c`` rounds.
     ``base_material`` holds the material no unit can change and ``base_events`` the seats that
     lose whatever is chosen (including those of units whose events never vary); ``coupled`` are
-    the single units whose events do vary, which the fast path's programme decides.
+    the single units whose events do vary, which the fast path's programme decides.  ``span``
+    is the most minus the least material the units can reach (the range the game weight is
+    raised above).  Split as the compiled core splits (:func:`solver.kernels.exact.split_units`).
     """
 
     single_rows: IntArray
@@ -149,69 +168,7 @@ class Units:
     teams: tuple[TeamUnit, ...]
     base_material: int
     base_events: int
-
-
-@dataclass(frozen=True)
-class UnitSplit:
-    """How the rows of one board, or of each board of a stack, split into units (2HG teams apart).
-
-    ``single`` marks single units (choosable rows that are not 2HG heads sharing poison) and
-    ``varies`` the rows whose loss events change with the rounds they are chosen in.  Per board
-    (axis 0): ``base_material``, the material of the rows nobody can choose; ``base_events``,
-    their events and those of the single units whose events never vary; ``span``, the range of
-    the single units' material, which the game weight must exceed.
-    """
-
-    single: BoolArray
-    varies: BoolArray
-    base_material: IntArray
-    base_events: IntArray
-    span: IntArray
-
-
-def split_units(
-    material: IntArray,
-    events: IntArray,
-    choosable: BoolArray,
-    head: BoolArray,
-    *,
-    valid: BoolArray | None = None,
-    board_of: IntArray | None = None,
-    n_boards: int = 1,
-) -> UnitSplit:
-    """The unit split from the row tables (axis 0: rounds chosen).
-
-    A stack gives ``board_of`` (its rows' boards, ``n_boards`` of them) and ``valid`` (where a
-    board has that many rounds); one board has every number of rounds and needs neither.
-    """
-    single = choosable & ~head
-    fixed = ~(choosable | head)
-    changed = events != events[:1]
-    varies = (changed if valid is None else changed & valid).any(axis=0)
-    constant = fixed | (single & ~varies)
-    reachable = material if valid is None else np.where(valid, material, material[:1])
-    return UnitSplit(
-        single,
-        varies,
-        base_material=_per_board(np.add, material[0], fixed, board_of, n_boards),
-        base_events=_per_board(np.bitwise_or, events[0], constant, board_of, n_boards),
-        span=_per_board(np.add, reachable.max(axis=0) - reachable.min(axis=0), single, board_of, n_boards),
-    )
-
-
-def _per_board(
-    ufunc: np.ufunc, values: IntArray, where: BoolArray, board_of: IntArray | None, n_boards: int
-) -> IntArray:
-    """``ufunc`` over the ``values`` of each board's rows ``where`` is set (one board: no ``board_of``).
-
-    One board's rows reduce in one masked call; a stack's go through :func:`segment_reduce`.
-    """
-    if board_of is None:
-        one: IntArray = ufunc.reduce(values, where=where, initial=0, keepdims=True)
-        return one
-    out = np.zeros(n_boards, dtype=np.int64)
-    segment_reduce(ufunc, out, board_of[where], values[where])
-    return out
+    span: int
 
 
 class MaterialSource(Protocol):
@@ -503,6 +460,8 @@ class Objective:
         self._shared_poison = board.variant is Variant.TWO_HEADED_GIANT and board.kind_column("poison") >= 0
         self._game_cache: dict[int, int] = {0: 0}  # no game event, no game score
         self._over_cache: dict[int, bool] = {}
+        self._best: dict[int, Best] = {}
+        self._settled_chosen: dict[int, Settled] = {}
 
     # The tables below are built on first use: many decisions never score a game event.
     @cached_property
@@ -592,12 +551,7 @@ class Objective:
     @cached_property
     def game_weight(self) -> float:
         """Points per unit of game score: the policy's, raised so no material range can outweigh it."""
-        units = self.units
-        span = int(self.unit_split.span[0])
-        for team in units.teams:
-            materials = [o.material for o in team.options]
-            span += max(materials) - min(materials)
-        return float(game_weight_of(self.policy, np.array([span]), self.rules.n_opponents)[0])
+        return float(game_weight_of(self.policy, np.array([self.units.span]), self.rules.n_opponents)[0])
 
     # ------------------------------------------------------------------ scoring choices
     def state_value(self, settled: Settled) -> int:
@@ -683,8 +637,6 @@ class Objective:
     @cached_property
     def settled_nothing(self) -> Settled:
         """The board settled with nothing chosen."""
-        if "settled_rounds" in self.__dict__:
-            return self.settled_by_rounds[0]
         return settle(self.board, self.board.counts)
 
     def value_of(self, settled: Settled) -> int:
@@ -700,70 +652,144 @@ class Objective:
         chosen, recipients = choice_matrix(self.board, choice)
         return self.score_matrix(chosen, recipients) / MILLI
 
+    # ------------------------------------------------------------------ the compiled core
+    @cached_property
+    def core(self) -> Layout:
+        """The board in the compiled core's layout (:mod:`solver.kernels.layout`), a batch of one.
+
+        A batch of one keeps the board's kinds in its column order, so the core's tables
+        index objects and kinds as the board does.
+        """
+        return stack([self.board], self.policy)
+
+    def best(self, sense: int = 1) -> Best:
+        """The optimum (``sense=1``) or the worst choice (``sense=-1``) by the compiled core's exact path.
+
+        :func:`solver.kernels.decide_layout` on :attr:`core`; raises ValueError (its words) when
+        the choice couples more than :data:`solver.kernels.exact.MAX_FREE_SEATS` seats.
+        """
+        found = self._best.get(sense)
+        if found is None:
+            decided = decide_layout(self.core, sense)
+            rounds = self.board.rounds
+            chosen, recipients = decided.chosen[:rounds], decided.recipients[:rounds]
+            found = Best(chosen, recipients, int(decided.values[0]), int(decided.events[0]))
+            self._best[sense] = found
+        return found
+
     # ------------------------------------------------------------------ per-unit tables
     @cached_property
-    def settled_rounds(self) -> Settled:
-        """Every object settled as if chosen in c = 0..rounds rounds (axis 0; 2HG team poison apart)."""
-        board = self.board
-        gain = effects.gain(board)
-        if self._shared_poison:
-            gain = gain.copy()
-            gain[: board.n_players, board.kind_column("poison")] = 0
-        # One add per round into a fresh array: a broadcast product over a (rounds, 1, 1) axis is
-        # many times slower, its inner loops being one row of kinds long.
-        counts = np.empty((board.rounds + 1, *board.counts.shape), dtype=np.int64)
-        counts[0] = board.counts
-        for c in range(1, board.rounds + 1):  # chosen in c rounds: once more than in c - 1
-            np.add(counts[c - 1], gain, out=counts[c])
-        return settle(board, counts, consume=True)
-
-    @cached_property
-    def settled_by_rounds(self) -> tuple[Settled, ...]:
-        """:attr:`settled_rounds` one number of rounds at a time."""
-        s = self.settled_rounds
-        return tuple(Settled(*(getattr(s, f.name)[c] for f in fields(Settled))) for c in range(self.board.rounds + 1))
-
-    @cached_property
     def row_tables(self) -> tuple[IntArray, IntArray]:
-        """Material and loss events of every row when chosen in c = 0..rounds rounds."""
-        settled = self.settled_rounds
-        return material_of(self.tables, settled), events_of(self.layout, settled)
+        """Material and loss events of every row when chosen in c = 0..rounds rounds (axis 0).
 
-    @cached_property
-    def unit_split(self) -> UnitSplit:
-        board = self.board
-        material, events = self.row_tables
-        head = np.zeros(board.n_objects, dtype=bool)
-        if self._shared_poison:
-            head[: board.n_players] = True
-        return split_units(material, events, self._choosable, head)
+        The compiled core's own tables (:func:`solver.kernels.exact.tabulate_rows`), 2HG team
+        poison apart (the team units value it).
+        """
+        return tabulate(self.core)
+
+    def settled_chosen(self, times: int) -> Settled:
+        """The board settled with every object chosen in ``times`` rounds (2HG team poison apart).
+
+        What an explanation describes for an object chosen that often; one settle per number of rounds asked.
+        """
+        found = self._settled_chosen.get(times)
+        if found is None:
+            board = self.board
+            gain = effects.gain(board)
+            if self._shared_poison:
+                gain = gain.copy()
+                gain[: board.n_players, board.kind_column("poison")] = 0
+            found = settle(board, board.counts + times * gain, consume=True)
+            self._settled_chosen[times] = found
+        return found
 
     @cached_property
     def _choosable(self) -> BoolArray:
-        """:func:`eligible_mask` of the board, which the unit split and the 2HG team units both read."""
+        """:func:`eligible_mask` of the board, which the single units and the 2HG team units both read."""
         return eligible_mask(self.board)
 
     @cached_property
     def units(self) -> Units:
+        """The objective per unit, from the compiled core's row tables and team options."""
         material, events = self.row_tables
-        split = self.unit_split
-        singles = split.single.nonzero()[0]  # 1-D: no flattening
-        base_material = int(split.base_material[0])
-        base_events = int(split.base_events[0])
+        heads = self.board.n_players if self._shared_poison else 0
+        single, varies, base_material, base_events, span = split_units(material, events, self._choosable, heads)
+        singles = np.flatnonzero(single)
         teams: list[TeamUnit] = []
         if self._shared_poison:
             teams, fixed_material, fixed_events = self._team_units(material, events)
             base_material += fixed_material
             base_events |= fixed_events
+            for team in teams:
+                materials = [o.material for o in team.options]
+                span += max(materials) - min(materials)
         return Units(
             single_rows=singles,
-            single_material=material.T[singles],  # a fresh C-ordered copy, one row per unit
-            single_events=events.T[singles],
-            coupled=split.varies[singles].nonzero()[0],
+            single_material=np.ascontiguousarray(material.T[singles]),  # one row per unit
+            single_events=np.ascontiguousarray(events.T[singles]),
+            coupled=np.flatnonzero(varies[singles]),
             teams=tuple(teams),
-            base_material=base_material,
-            base_events=base_events,
+            base_material=int(base_material),
+            base_events=int(base_events),
+            span=int(span),
         )
+
+    def _team_units(self, material: IntArray, events: IntArray) -> tuple[list[TeamUnit], int, int]:
+        """The 2HG team units (810.10), and the material and events of the teams no head of which can be chosen.
+
+        Each team's options and what each is worth are the compiled core's
+        (:func:`solver.kernels.exact.team_options`: per round the heads chosen and the head
+        receiving the team's poison, 701.34b; :func:`~solver.kernels.exact.team_option_values`:
+        the team's poison and its heads' rows, 704.6b, 810.11).
+        """
+        board, core = self.board, self.core
+        rounds = board.rounds
+        members: list[list[int]] = [[] for _ in range(board.n_teams)]
+        for row, team in enumerate(board.team.tolist()):
+            members[team].append(row)
+        start = self._start_poison.tolist()
+        weight, threshold = core.team_weight.tolist(), core.team_threshold.tolist()
+        ok = self._choosable
+        units: list[TeamUnit] = []
+        fixed_material = fixed_events = 0
+        for team, rows in enumerate(members):
+            heads = np.array(rows, dtype=np.int64)
+            valued = (start[team], weight[team], threshold[team], team, heads, material, events)
+            if not ok[heads].any():  # fixed: its heads and its poison as they stand
+                nothing = np.zeros((1, len(rows)), dtype=np.int64)
+                mat, ev = team_option_values(nothing, np.zeros(1, dtype=np.int64), *valued)
+                fixed_material += int(mat[0])
+                fixed_events |= int(ev[0])
+                continue
+            times, poison, picks, masks, recipients = team_options(
+                rounds, ok[heads], start[team] > 0, core.head_gain[heads]
+            )
+            mats, evs = team_option_values(times, poison, *valued)
+            found = [
+                TeamOption(
+                    tuple(
+                        (tuple(r for p, r in enumerate(rows) if (m >> p) & 1), rows[h] if h >= 0 else -1)
+                        for m, h in zip(mask[:rounds], recipient[:rounds], strict=True)
+                    ),
+                    tuple(t),
+                    given,
+                    n,
+                    mat,
+                    ev,
+                )
+                for t, given, n, mask, recipient, mat, ev in zip(
+                    times.tolist(),
+                    poison.tolist(),
+                    picks.tolist(),
+                    masks.tolist(),
+                    recipients.tolist(),
+                    mats.tolist(),
+                    evs.tolist(),
+                    strict=True,
+                )
+            ]
+            units.append(TeamUnit(team=team, heads=tuple(rows), options=tuple(found)))
+        return units, fixed_material, fixed_events
 
     # ------------------------------------------------------------------ unit assignments
     def matrix_of(
@@ -824,116 +850,3 @@ class Objective:
             else:
                 bits += [j == team_options[u] for j in range(len(self.units.teams[u].options))]
         return tuple(bits)
-
-    def _team_units(self, material: IntArray, events: IntArray) -> tuple[list[TeamUnit], int, int]:
-        """The 2HG team units, and the material and events of the teams no head of which can be chosen.
-
-        A team has two or three heads and a handful of options, so its heads' rows of the tables
-        are read as Python lists once, and the shared poison of every team is valued for all the
-        totals its options reach in one call.
-        """
-        board = self.board
-        n_players = board.n_players
-        team_of = board.team.tolist()
-        p0 = self._start_poison.tolist()
-        ok = self._choosable[:n_players].tolist()
-        gains = effects.gain(board)[:n_players, board.kind_column("poison")].tolist()
-        head_material, head_events = material[:, :n_players].T.tolist(), events[:, :n_players].T.tolist()
-        members: list[list[int]] = [[] for _ in range(board.n_teams)]
-        for row, team in enumerate(team_of):
-            members[team].append(row)
-        heads = [tuple(rows) for rows in members]
-        options = [
-            _team_options(board.rounds, tuple(ok[r] for r in rows), start > 0, tuple(gains[r] for r in rows), rows)
-            for rows, start in zip(heads, p0, strict=True)
-        ]
-        # Options share few poison totals: each team's material and loss for each total, once.
-        totals = [sorted({p, *(p + o[2] for o in patterns)}) for (patterns, _), p in zip(options, p0, strict=True)]
-        outcome = self._team_poison_outcomes(totals)
-        units: list[TeamUnit] = []
-        fixed_material = fixed_events = 0
-        for team, (rows, start, (patterns, rowed)) in enumerate(zip(heads, p0, options, strict=True)):
-            if not patterns:  # fixed: its heads and its poison as they stand
-                mat, ev = outcome[team, start]
-                fixed_material += mat + sum(head_material[r][0] for r in rows)
-                for r in rows:
-                    ev |= head_events[r][0]
-                fixed_events |= ev
-                continue
-            found: list[TeamOption] = []
-            for (_, times, poison, picks), pattern in zip(patterns, rowed, strict=True):
-                mat, ev = outcome[team, start + poison]
-                for r, t in zip(rows, times, strict=True):
-                    mat += head_material[r][t]
-                    ev |= head_events[r][t]
-                found.append(TeamOption(pattern, times, poison, picks, mat, ev))
-            units.append(TeamUnit(team=team, heads=rows, options=tuple(found)))
-        return units, fixed_material, fixed_events
-
-    def _team_poison_outcomes(self, totals: list[list[int]]) -> dict[tuple[int, int], tuple[int, int]]:
-        """Per team and total of shared poison on it (``totals[team]``): its material and loss event (704.6b)."""
-        keys = [(team, total) for team, team_totals in enumerate(totals) for total in team_totals]
-        team = np.array([t for t, _ in keys], dtype=np.int64)
-        poison = np.array([p for _, p in keys], dtype=np.int64)
-        milli = team_poison_milli(self._team_poison_weight[team], poison).tolist()
-        lost = team_poison_lost(self.board, poison, team).tolist()
-        return {key: (m, (1 << key[0]) if loses else 0) for key, m, loses in zip(keys, milli, lost, strict=True)}
-
-
-@lru_cache(maxsize=4096)
-def _team_options(
-    rounds: int, choosable: tuple[bool, ...], poisoned: bool, gains: tuple[int, ...], rows: tuple[int, ...]
-) -> tuple[tuple[TeamPattern, ...], tuple[tuple[tuple[tuple[int, ...], int], ...], ...]]:
-    """:func:`team_patterns` of a team, and each pattern with the heads' positions turned into their board rows.
-
-    A game's teams keep their heads' rows, so the rows of each pattern are worked out once.
-    """
-    patterns = team_patterns(rounds, choosable, poisoned, gains)
-    rowed = tuple(
-        tuple((tuple(rows[i] for i in heads), rows[r] if r >= 0 else -1) for heads, r in pattern)
-        for pattern, _, _, _ in patterns
-    )
-    return patterns, rowed
-
-
-TeamPattern = tuple[tuple[tuple[tuple[int, ...], int], ...], tuple[int, ...], int, int]
-
-
-@lru_cache(maxsize=4096)
-def team_patterns(
-    rounds: int, choosable: tuple[bool, ...], poisoned: bool, gains: tuple[int, ...]
-) -> tuple[TeamPattern, ...]:
-    """A 2HG team's options over all rounds, by the positions of its heads: what the team unit enumerates.
-
-    Each option is ``(pattern, times, poison, picks)``: per round the heads chosen and the
-    head receiving the team's poison (-1 if none; 701.34b, only when the team has poison),
-    how often each head is chosen, the poison given in all and the picks.  Only the first
-    pattern (in round-major order) per outcome is kept, since what a pattern is worth depends
-    only on how often each head is chosen and the poison given; options come with the most
-    picks first.  Empty when no head can be chosen.
-    """
-    heads = tuple(i for i, ok in enumerate(choosable) if ok)
-    if not heads:
-        return ()
-    per_round: list[tuple[tuple[int, ...], int]] = []
-    for size in range(len(heads), -1, -1):
-        for subset in itertools.combinations(heads, size):
-            if poisoned and subset:
-                per_round.extend((subset, r) for r in subset)
-            else:
-                per_round.append((subset, -1))
-    prefixes: dict[tuple[tuple[int, ...], int], tuple[tuple[tuple[int, ...], int], ...]] = {
-        ((0,) * len(choosable), 0): ()
-    }
-    for _ in range(rounds):
-        grown: dict[tuple[tuple[int, ...], int], tuple[tuple[tuple[int, ...], int], ...]] = {}
-        for (times, poison), pattern in prefixes.items():
-            for picked, recipient in per_round:
-                outcome = (
-                    tuple(t + (h in picked) for h, t in enumerate(times)),
-                    poison + (gains[recipient] if recipient >= 0 else 0),
-                )
-                grown.setdefault(outcome, (*pattern, (picked, recipient)))
-        prefixes = grown
-    found = [(pattern, times, poison, sum(len(s) for s, _ in pattern)) for (times, poison), pattern in prefixes.items()]
-    return tuple(sorted(found, key=lambda o: -o[3]))

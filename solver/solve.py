@@ -1,11 +1,12 @@
 """The decision API that the CLI, the server, the analysis and the env use: ``solve``, ``score``, ``top_k``.
 
-``method="auto"`` takes the exact fast path (:mod:`solver.fast`) whenever there are no extra
-constraints -- it is exact for the objective by construction --, its pick-limit programme
-(:mod:`solver.limited`, reported as ``fast``) for constraints where no object couples seats,
-and CP-SAT (:mod:`solver.cpsat`) otherwise; ``"cpsat"``, ``"fast"`` and ``"brute"`` force a path.
-Whatever the path, the reported value is recomputed from the choice by
-:meth:`solver.objective.Objective.score_matrix`, the single scoring code.
+``method="auto"`` takes the exact fast path -- the compiled core's optimum of the board as a
+batch of one (:meth:`solver.objective.Objective.best`, :mod:`solver.kernels.exact`), exact for
+the objective by construction -- whenever there are no extra constraints, the pick-limit
+programme (:mod:`solver.limited`, reported as ``fast``) for constraints where no object couples
+seats, and CP-SAT (:mod:`solver.cpsat`) otherwise; ``"cpsat"``, ``"fast"`` and ``"brute"`` force
+a path.  The fast path reports the core's own value; the other paths' choices are scored by
+:meth:`solver.objective.Objective.score_matrix`, the single scoring code of a given choice.
 
 A time limit bounds the whole call, top-k included, and a cancel token stops it early; either
 way the answer is the best found so far, with status ``FEASIBLE`` when it is not proven, and
@@ -31,7 +32,6 @@ from .cpsat import Constraints, SearchStopped, preload, solve_cpsat, unit_index
 from .decision import Alternative, Decision, ExplanationRow, Given, choice_from_json, json_member, json_number
 from .errors import Infeasible
 from .explain import explain
-from .fast import solve_fast
 from .inputs import BoardLike, ChoiceLike, PolicyLike, as_board, as_choice, as_policy
 from .limited import solve_limited
 from .objective import MILLI, Assignment, Objective, UnitKind
@@ -224,7 +224,7 @@ def score(board: BoardLike, choice: ChoiceLike, policy: PolicyLike = None) -> Sc
     objective = Objective(board_, as_policy(policy))
     chosen, recipients = choice_matrix(board_, as_choice(choice, board_))
     value = objective.score_matrix(chosen, recipients)
-    best = solve_fast(objective).value
+    best = objective.best().value
     return Score(value=value / MILLI, best=best / MILLI, regret=(best - value) / MILLI)
 
 
@@ -241,7 +241,7 @@ def explain_choice(board: BoardLike, choice: ChoiceLike, policy: PolicyLike = No
 
 def worst_value(board: BoardLike, policy: PolicyLike = None) -> float:
     """The value of the worst legal choice (for normalised regret)."""
-    return solve_fast(Objective(as_board(board), as_policy(policy)), sense=-1).value / MILLI
+    return Objective(as_board(board), as_policy(policy)).best(sense=-1).value / MILLI
 
 
 def eligible(board: BoardLike) -> tuple[str, ...]:
@@ -335,10 +335,9 @@ def _method(method: Method | str) -> Method:
 
 def _optimum(objective: Objective, method: Method, constraints: Constraints, budget: Budget) -> _Optimum:
     """The optimal choice matrices by one path, with its status and (CP-SAT only) proven bound."""
-    if method is Method.FAST:  # its value is the objective's own sum over the unit tables: no second settle
-        fast = solve_fast(objective)
-        matrices = objective.matrix_of(fast.single_times, fast.team_options)
-        return _Optimum(*matrices, Status.OPTIMAL, None, method, fast.value)
+    if method is Method.FAST:  # its value is the core's own, worked out with the choice: no second settle
+        best = objective.best()
+        return _Optimum(best.chosen, best.recipients, Status.OPTIMAL, None, method, best.value)
     if method is Method.BRUTE:
         chosen, recipients, _ = solve_brute(objective, constraints=constraints)
         return _Optimum(chosen, recipients, Status.OPTIMAL, None, method)
@@ -348,8 +347,8 @@ def _optimum(objective: Objective, method: Method, constraints: Constraints, bud
         cp = solve_cpsat(objective, constraints=constraints, hint=hint, budget=budget)
     except SearchStopped:
         if constraints.empty and fast_hint is not None:  # the fast path is exact: this is the optimum
-            matrices = objective.matrix_of(fast_hint.single_times, fast_hint.team_options)
-            return _Optimum(*matrices, Status.OPTIMAL, None, Method.FAST)
+            best = objective.best()  # already found for the hint
+            return _Optimum(best.chosen, best.recipients, Status.OPTIMAL, None, Method.FAST, best.value)
         return _fallback(objective, constraints, fast_hint)
     matrices = objective.matrix_of(cp.single_times, cp.team_options, cp.layout)
     return _Optimum(*matrices, Status(cp.status), cp.bound, method)
@@ -370,10 +369,11 @@ def _limited(objective: Objective, constraints: Constraints) -> _Optimum | None:
 def _fast_assignment(objective: Objective) -> Assignment | None:
     """The unconstrained optimum by the exact fast path, or None where it does not apply (many free seats)."""
     try:
-        fast = solve_fast(objective)
+        best = objective.best()
     except ValueError:
         return None
-    return fast
+    times, options = objective.assignment_of(best.chosen, best.recipients)
+    return Assignment(times, options)
 
 
 def _respecting(objective: Objective, hint: Assignment, constraints: Constraints) -> Assignment:

@@ -19,7 +19,6 @@ from solver import Choice, Policy, load_board, solve
 from solver.batch import decide_many, decide_one, material_spans, score_choices, solve_many, stacked
 from solver.board import Board
 from solver.brute import MAX_BRUTE, solve_brute
-from solver.fast import solve_fast
 from solver.objective import MILLI, Objective
 from solver.rules import ChoiceMatrix, apply_matrix, eligible_mask, event_mask
 
@@ -49,12 +48,10 @@ def test_decide_many_equals_the_fast_path_on_every_board(boards: list[Board]) ->
     batch = decide_many(boards)
     assert len(batch) == len(boards)
     for b, board in enumerate(boards):
-        objective = Objective(board)
-        fast = solve_fast(objective)
-        assert int(batch.values[b]) == fast.value, board
+        one = decide_one(board)
+        assert int(batch.values[b]) == one.value, board
         chosen, recipients = batch.matrices(b)
-        expected = objective.matrix_of(fast.single_times, fast.team_options)
-        assert np.array_equal(chosen, expected[0]) and np.array_equal(recipients, expected[1]), board
+        assert np.array_equal(chosen, one.chosen) and np.array_equal(recipients, one.recipients), board
 
 
 def test_decide_many_equals_solve(boards: list[Board]) -> None:
@@ -69,7 +66,7 @@ def test_decide_many_equals_solve(boards: list[Board]) -> None:
 def test_worst_choice_equals_the_fast_path_worst(boards: list[Board]) -> None:
     batch = decide_many(boards[:2000], sense=-1)
     for b, board in enumerate(boards[:2000]):
-        assert int(batch.values[b]) == solve_fast(Objective(board), sense=-1).value, board
+        assert int(batch.values[b]) == decide_one(board, sense=-1).value, board
 
 
 def test_small_boards_equal_brute_force(boards: list[Board]) -> None:
@@ -158,12 +155,11 @@ def test_a_policy_applies_to_every_board(boards: list[Board]) -> None:
 
 
 def test_the_fast_path_reports_the_events_of_its_choice(boards: list[Board]) -> None:
-    """FastSolution.events is the game-event mask of the resolution it chose (no second settle needed)."""
+    """The fast path's events are the game-event mask of the resolution it chose (no second settle needed)."""
     for board in boards[:300]:
-        objective = Objective(board)
-        fast = solve_fast(objective)
-        outcome = apply_matrix(board, *objective.matrix_of(fast.single_times, fast.team_options))
-        assert fast.events == event_mask(board, outcome.settled), board
+        one = decide_one(board)
+        outcome = apply_matrix(board, one.chosen, one.recipients)
+        assert one.events == event_mask(board, outcome.settled), board
 
 
 def test_decide_one_is_what_solve_decides(boards: list[Board]) -> None:
@@ -177,8 +173,6 @@ def test_decide_one_is_what_solve_decides(boards: list[Board]) -> None:
 def test_the_fast_paths_value_is_the_score_of_its_choice(boards: list[Board]) -> None:
     """``solve`` reports the fast path's own value, so it must equal settling its choice and scoring it."""
     for board in boards[:1500]:
-        objective = Objective(board)
         for sense in (1, -1):
-            fast = solve_fast(objective, sense=sense)
-            chosen, recipients = objective.matrix_of(fast.single_times, fast.team_options)
-            assert fast.value == Objective(board).score_matrix(chosen, recipients), board
+            one = decide_one(board, sense=sense)
+            assert one.value == Objective(board).score_matrix(one.chosen, one.recipients), board

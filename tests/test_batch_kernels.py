@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from solver.fast import NO_OPTION, best_options
+from solver.kernels.exact import _programme
 from solver.rules import segment_reduce
 
 
@@ -36,36 +36,36 @@ def test_segment_reduce_is_ufunc_at(case: tuple[np.ndarray, np.ndarray, np.ndarr
 
 
 @given(st.integers(0, 2**32 - 1))
-def test_best_options_is_the_first_optimal_combination(seed: int) -> None:
-    """The programme against every combination of options: the best total, then the first in unit order.
+def test_the_programme_takes_the_first_optimal_combination(seed: int) -> None:
+    """The compiled core's programme over coupled units against every combination of options.
 
-    Small keys make ties common; some options are padding, and some boards have no seat at stake.
+    The best total, then, unit by unit in board order, the first optimal option; small keys
+    make ties common, units have 1 to 3 options, and some boards have no seat at stake.
     """
     rng = np.random.default_rng(seed)
-    n_boards, n_units, n_options = (int(x) for x in rng.integers(1, 4, size=3))
+    n_units, width = (int(x) for x in rng.integers(1, 4, size=2))
     n_states = 1 << int(rng.integers(0, 3))
-    keys = rng.integers(-2, 3, size=(n_boards, n_units, n_options))
-    padded = rng.random((n_boards, n_units, n_options)) < 0.3
-    padded[:, :, 0] = False
-    keys = np.where(padded, NO_OPTION, keys)
-    events = rng.integers(0, n_states, size=(n_boards, n_units, n_options))
-    game = rng.integers(-2, 3, size=(n_boards, n_states))
-    chosen, state = best_options(keys, events, game)
-    for b in range(n_boards):
-        combos = [
-            c for c in itertools.product(range(n_options), repeat=n_units) if not padded[b, range(n_units), c].any()
-        ]
+    n_opt = rng.integers(1, width + 1, size=n_units).astype(np.int64)
+    keys = rng.integers(-2, 3, size=(n_units, width)).astype(np.int64)
+    compact = rng.integers(0, n_states, size=(n_units, width)).astype(np.int64)
+    terminal = rng.integers(-2, 3, size=n_states).astype(np.int64)
+    first, best_total = _programme(n_opt, keys, compact, terminal)
+    combos = list(itertools.product(*(range(int(k)) for k in n_opt)))
 
-        def total(combo: tuple[int, ...], b: int = b) -> int:
-            reached = 0
-            for u, o in enumerate(combo):
-                reached |= int(events[b, u, o])
-            return sum(int(keys[b, u, o]) for u, o in enumerate(combo)) + int(game[b, reached])
+    def reached(combo: tuple[int, ...]) -> int:
+        state = 0
+        for u, o in enumerate(combo):
+            state |= int(compact[u, o])
+        return state
 
-        best = max(map(total, combos))
-        first = min(c for c in combos if total(c) == best)  # the first optimal option, unit by unit
-        assert tuple(chosen[b].tolist()) == first
-        reached = 0
-        for u, o in enumerate(first):
-            reached |= int(events[b, u, o])
-        assert int(state[b]) == reached
+    def total(combo: tuple[int, ...]) -> int:
+        return sum(int(keys[u, o]) for u, o in enumerate(combo)) + int(terminal[reached(combo)])
+
+    best = max(map(total, combos))
+    want = min(c for c in combos if total(c) == best)  # the first optimal option, unit by unit
+    state, got = 0, []
+    for u in range(n_units):
+        o = int(first[u, state])
+        got.append(o)
+        state |= int(compact[u, o])
+    assert best_total == best and tuple(got) == want

@@ -12,7 +12,7 @@ from contract_helpers import MARGIN, big_board
 import solver
 from solver.budget import Budget
 from solver.cpsat import Constraints, SearchStopped, solve_cpsat
-from solver.objective import Objective
+from solver.objective import Assignment, Objective
 
 CLASSIC = "solver/examples/classic.json"
 
@@ -94,12 +94,11 @@ def test_cpsat_without_any_solution_in_time_says_so() -> None:
 
 def test_cpsat_honours_its_hint() -> None:
     """The fast path's optimum as a hint is where CP-SAT starts; the proven answer is the same."""
-    from solver.fast import solve_fast
-
     objective = Objective(solver.load_board(CLASSIC))
-    fast = solve_fast(objective)
-    cp = solve_cpsat(objective, hint=fast)
-    assert cp.status == "OPTIMAL" and list(cp.single_times) == list(fast.single_times)
+    best = objective.best()
+    times, options = objective.assignment_of(best.chosen, best.recipients)
+    cp = solve_cpsat(objective, hint=Assignment(times, options))
+    assert cp.status == "OPTIMAL" and list(cp.single_times) == list(times)
 
 
 @pytest.mark.parametrize("limit", [0, -1, math.nan, True, "1"])

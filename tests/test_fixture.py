@@ -7,8 +7,9 @@ check is ``python -m benchmarks.fixture check`` (a few minutes).
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
-from benchmarks.fixture import FIXTURE, N_BOARDS, board_dict, check, subset
+from benchmarks.fixture import FIXTURE, N_BOARDS, PATHS, board_dict, check, subset
 
 
 def test_the_fixture_covers_sizes_2_to_2000_and_every_variant() -> None:
@@ -24,8 +25,10 @@ def test_a_board_is_rebuilt_from_its_index_alone() -> None:
     assert board_dict(499)["permanents"] != board_dict(999)["permanents"]
 
 
-def test_the_solver_reproduces_the_fixture_on_a_seeded_subset() -> None:
+@pytest.mark.parametrize("path", PATHS)
+def test_the_solver_reproduces_the_fixture_on_a_seeded_subset(path: str) -> None:
+    """``solve_many`` (batch) and ``solve`` one board at a time (single) both give the recorded decisions."""
     indices = subset(2_000)
     assert any(i % 500 == 499 for i in indices)  # large boards are among them
-    moved = check(indices)
+    moved = check(indices, path=path)
     assert not moved, {cause: boards[:10] for cause, boards in moved.items()}

@@ -54,7 +54,6 @@ PIPELINE = {
     "solver.effects",
     "solver.rules",
     "solver.objective",
-    "solver.fast",
     "solver.stack",
     "solver.batch",
     "solver.cpsat",

@@ -1,4 +1,6 @@
-"""The compiled core (solver.kernels) against today's decisions, brute force, and the rules themselves."""
+"""The compiled core (solver.kernels): a board alone and in a batch, against brute force and the rules themselves.
+
+The fixture (tests/test_fixture.py) holds the decisions of the numpy path the core replaced."""
 
 from __future__ import annotations
 
@@ -8,11 +10,12 @@ from hypothesis import HealthCheck, given, settings
 from strategies import boards as board_strategy
 
 from benchmarks.fixture import board_dict, subset
-from solver import load_board
+from solver import load_board, solve
 from solver.batch import decide_one
 from solver.board import Board
 from solver.brute import MAX_BRUTE, solve_brute
 from solver.kernels import decide
+from solver.kernels.exact import split_units, team_option_values, team_poison_810_10
 from solver.kernels.layout import F_CREATURE, F_DESTRUCTIBLE, F_PLANESWALKER, F_PRESENT, F_SAGA
 from solver.kernels.sba import (
     annihilate_704_5q,
@@ -23,11 +26,14 @@ from solver.kernels.sba import (
 )
 from solver.objective import Objective
 from solver.policy import DEFAULT_POLICY
-from solver.rules import eligible_mask
+from solver.rules import choice_matrix, eligible_mask
 
 
 def _mismatches(boards: list[Board], sense: int = 1) -> list[int]:
-    """Boards the kernels decide otherwise than the single-board numpy path (Objective + solve_fast)."""
+    """Boards a batch decides otherwise than the board alone (``decide_one``: ``solve()``'s path, a batch of one).
+
+    A batch joins boards of different kinds and sizes into one layout: none of that may move an answer.
+    """
     layout, got = decide(boards, DEFAULT_POLICY, sense)
     bad = []
     for b, board in enumerate(boards):
@@ -47,21 +53,29 @@ def _mismatches(boards: list[Board], sense: int = 1) -> list[int]:
     return bad
 
 
-def test_kernels_decide_the_fixture_subset_as_the_numpy_path_does() -> None:
+def test_a_batch_decides_the_fixture_subset_as_each_board_alone() -> None:
     boards = [load_board(board_dict(i)) for i in subset(1_000, seed=1)]
     assert _mismatches(boards, 1) == []
     assert _mismatches(boards, -1) == []
 
 
-def test_kernels_decide_the_batched_strategies_as_the_numpy_path_does() -> None:
+def test_a_batch_decides_the_batched_strategies_as_each_board_alone() -> None:
     boards = [load_board(d) for d in random_boards(seed=26, n=2_000)]
     assert _mismatches(boards) == []
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(board_strategy(max_proliferates=3))
-def test_kernels_decide_hypothesis_boards_as_the_numpy_path_does(board: Board) -> None:
-    assert _mismatches([board]) == []
+def test_kernels_decide_hypothesis_boards_as_brute_force_or_cpsat_does(board: Board) -> None:
+    """The core's optimum is the reference's: brute force on small boards, CP-SAT (its own model) on the rest."""
+    _, got = decide([board], DEFAULT_POLICY)
+    small = int(eligible_mask(board).sum()) * board.rounds <= 10
+    reference = solve(board, method="brute" if small else "cpsat")
+    assert int(got.values[0]) == round(reference.value * 1000), board
+    if small:  # brute force breaks ties as the core does; CP-SAT's tie-break is checked in test_solvers
+        chosen, recipients = choice_matrix(board, reference.choice)
+        assert np.array_equal(got.chosen[: board.rounds], chosen), board
+        assert np.array_equal(got.recipients[: board.rounds], recipients), board
 
 
 def test_kernels_equal_brute_force_on_small_boards() -> None:
@@ -112,3 +126,30 @@ def test_planeswalker_with_no_loyalty_dies_704_5i() -> None:
 def test_a_saga_at_its_final_chapter_is_sacrificed_714_4() -> None:
     assert saga_sacrifice_714_4(F_PRESENT | F_SAGA, 3, 3)
     assert not saga_sacrifice_714_4(F_PRESENT | F_SAGA, 2, 3)
+
+
+def test_a_2hg_teams_shared_poison_counts_once_and_loses_at_its_threshold_704_6b_810_11() -> None:
+    """810.10: the team's poison is worth its weight once per team; 704.6b/810.11: 15 for two heads makes it lose."""
+    assert team_poison_810_10(14, -1000, 15, 1) == (-14000, 0)
+    assert team_poison_810_10(15, -1000, 15, 1) == (-15000, 1 << 1)
+
+
+def test_a_2hg_teams_options_add_its_heads_rows_to_its_poison_810_10() -> None:
+    material = np.array([[10, 20, 0], [11, 25, 0]], dtype=np.int64)  # rows chosen in 0 or 1 rounds
+    events = np.array([[0, 0, 0], [0, 4, 0]], dtype=np.int64)
+    times = np.array([[1, 1], [0, 1], [0, 0]], dtype=np.int64)  # both heads, the second, neither
+    poison = np.array([1, 1, 0], dtype=np.int64)  # the team's counter went to a head, or nobody got one
+    mats, evs = team_option_values(times, poison, 14, 1000, 15, 0, np.array([0, 1]), material, events)
+    assert mats.tolist() == [15000 + 11 + 25, 15000 + 10 + 25, 14000 + 10 + 20]
+    assert evs.tolist() == [1 | 4, 1 | 4, 0]  # at 15 the team (seat 0) loses; the head's own event stays
+
+
+def test_the_unit_split_keeps_heads_and_unchoosable_rows_apart() -> None:
+    """Rows 0-1 are 2HG heads (team units); a choosable row is a single unit, coupled when its events vary."""
+    material = np.array([[1, 2, 3, 4, 5], [1, 2, 6, 4, 9]], dtype=np.int64)
+    events = np.array([[0, 0, 0, 0, 0], [0, 0, 8, 0, 0]], dtype=np.int64)
+    choosable = np.array([True, True, True, False, True])
+    single, varies, base_material, base_events, span = split_units(material, events, choosable, 2)
+    assert single.tolist() == [False, False, True, False, True]
+    assert varies.tolist() == [False, False, True, False, False]
+    assert (base_material, base_events, span) == (4, 0, (6 - 3) + (9 - 5))

@@ -256,3 +256,21 @@ def test_policy_refuses_eliminations_that_crowd_another_score() -> None:
     """Score multiples within a hair of the draw would need a game weight past the arithmetic budget."""
     with pytest.raises(PolicyError, match="scores too close together"):
         Policy.from_dict({"game": {"draw": 0.3, "elimination": 0.1000001}})
+
+
+@settings(max_examples=40, deadline=None)
+@given(boards(max_permanents=6))
+def test_the_objectives_tables_and_optimum_are_the_compiled_cores(board: Board) -> None:
+    """One implementation (issue 26): the per-unit tables CP-SAT and explanations read are the core's
+    own, and solve(), score()'s best and worst_value report the core's optimum of the board alone."""
+    from solver.kernels import decide, tabulate
+
+    objective = Objective(board)
+    layout, best = decide([board], objective.policy)
+    material, events = tabulate(layout)
+    assert np.array_equal(objective.row_tables[0], material) and np.array_equal(objective.row_tables[1], events)
+    assert int(best.spans[0]) == objective.units.span  # the range the game weight is raised above
+    assert round(solver.solve(board).value * 1000) == int(best.values[0]) == objective.best().value
+    _, worst = decide([board], objective.policy, -1)
+    assert round(solver.worst_value(board) * 1000) == int(worst.values[0])
+    assert round(solver.score(board, Choice.empty(board.rounds)).best * 1000) == int(best.values[0])

@@ -18,7 +18,17 @@ from .layout import F_PHASED_OUT, F_PLAYER, THR_POINTS, THR_WIN
 from .sba import settle_row
 from .value import game_milli, game_score, lost_seats_104_2a, material_row, popcount, rivals_of
 
-__all__ = ["MAX_FREE_SEATS", "RESULT_CODES", "TOO_MANY_SEATS", "decide_batch", "team_options"]
+__all__ = [
+    "MAX_FREE_SEATS",
+    "RESULT_CODES",
+    "TOO_MANY_SEATS",
+    "decide_batch",
+    "split_units",
+    "tabulate_rows",
+    "team_option_values",
+    "team_options",
+    "team_poison_810_10",
+]
 
 #: Seats whose loss one choice can decide; the programme has 2**this states.
 MAX_FREE_SEATS = 20
@@ -149,6 +159,45 @@ def tabulate_rows(
 
 
 @njit(cache=True)
+def split_units(
+    material: np.ndarray, events: np.ndarray, choosable: np.ndarray, n_heads: int
+) -> tuple[np.ndarray, np.ndarray, int, int, int]:
+    """How one board's rows split into units, from its row tables (:func:`tabulate_rows`; axis 0: rounds chosen).
+
+    Rows ``0 .. n_heads - 1`` are 2HG heads sharing their team's poison (team units, apart).
+    A choosable row (701.34a) that is not a head is a single unit; it ``varies`` if its loss
+    events change with the rounds it is chosen in.  Returns ``single``, ``varies``, the
+    material of the rows nobody can choose, the events of those and of the single units whose
+    events never vary (the seats lost whatever is chosen), and the span of the single units'
+    material (the range the game weight is raised above).
+    """
+    n_rounds, n = material.shape
+    single = np.zeros(n, dtype=np.bool_)
+    varies = np.zeros(n, dtype=np.bool_)
+    base_material = 0
+    base_events = 0
+    span = 0
+    for i in range(n):
+        for c in range(1, n_rounds):
+            if events[c, i] != events[0, i]:
+                varies[i] = True
+        head = i < n_heads
+        if choosable[i] and not head:
+            single[i] = True
+            lo_m, hi_m = material[0, i], material[0, i]
+            for c in range(1, n_rounds):
+                lo_m = min(lo_m, material[c, i])
+                hi_m = max(hi_m, material[c, i])
+            span += hi_m - lo_m
+            if not varies[i]:
+                base_events |= events[0, i]
+        elif not head:
+            base_material += material[0, i]
+            base_events |= events[0, i]
+    return single, varies, base_material, base_events, span
+
+
+@njit(cache=True)
 def team_options(
     rounds: int, ok: np.ndarray, poisoned: bool, gains: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -240,6 +289,48 @@ def team_options(
             picks[o] += times[o, h]
     order = np.argsort(-picks, kind="mergesort")  # stable: most picks first, else first found
     return times[order], poison[order], picks[order], pat_mask[order], pat_recipient[order]
+
+
+@njit(cache=True)
+def team_poison_810_10(total: int, weight: int, threshold: int, team: int) -> tuple[int, int]:
+    """A 2HG team's shared poison, counted once per team (810.10): its material, and its loss (704.6b, 810.11).
+
+    ``weight`` is milli-points per counter, signed for the proliferator; the loss is the team's
+    seat bit when ``total`` reaches the team's ``threshold``, else 0.
+    """
+    event = 1 << team if total >= threshold else 0
+    return weight * total, event
+
+
+@njit(cache=True)
+def team_option_values(
+    times: np.ndarray,
+    poison: np.ndarray,
+    start: int,
+    weight: int,
+    threshold: int,
+    team: int,
+    heads: np.ndarray,
+    material: np.ndarray,
+    events: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The material and loss events of each option of a 2HG team (:func:`team_options`).
+
+    An option is worth the team's poison, ``start`` plus what it gives
+    (:func:`team_poison_810_10`), and its heads' rows (``heads``, board rows of ``material``
+    and ``events``, :func:`tabulate_rows`) chosen as often as it chooses them.
+    """
+    k = len(poison)
+    mats = np.zeros(k, dtype=np.int64)
+    evs = np.zeros(k, dtype=np.int64)
+    for o in range(k):
+        m, e = team_poison_810_10(start + poison[o], weight, threshold, team)
+        for p in range(len(heads)):
+            m += material[times[o, p], heads[p]]
+            e |= events[times[o, p], heads[p]]
+        mats[o] = m
+        evs[o] = e
+    return mats, evs
 
 
 @njit(cache=True)
@@ -363,32 +454,14 @@ def decide_batch(
                     if counts[lo + i, k] > 0:
                         choosable[i] = True
                         break
-        single = np.zeros(n, dtype=np.bool_)
-        varies = np.zeros(n, dtype=np.bool_)
-        base_material = 0
-        base_events = 0
-        span = 0
         baseline_material = 0
         baseline_events = 0
         for i in range(n):
-            head = is_shared and i < players
             baseline_material += material[0, i]
             baseline_events |= events[0, i]
-            for c in range(1, R + 1):
-                if events[c, i] != events[0, i]:
-                    varies[i] = True
-            if choosable[i] and not head:
-                single[i] = True
-                lo_m, hi_m = material[0, i], material[0, i]
-                for c in range(1, R + 1):
-                    lo_m = min(lo_m, material[c, i])
-                    hi_m = max(hi_m, material[c, i])
-                span += hi_m - lo_m
-                if not varies[i]:
-                    base_events |= events[0, i]
-            elif not head:
-                base_material += material[0, i]
-                base_events |= events[0, i]
+        single, varies, base_material, base_events, span = split_units(
+            material, events, choosable, players if is_shared else 0
+        )
         # 2HG team units (810.10): heads, start poison, options
         max_heads = 1
         for t in range(n_teams):
@@ -408,9 +481,9 @@ def decide_batch(
             for i in range(players):
                 start_poison[team[lo + i]] = max(start_poison[team[lo + i]], counts[lo + i, poison])
             for t in range(n_teams):
-                baseline_material += team_weight[tb + t] * start_poison[t]
-                if start_poison[t] >= team_threshold[tb + t]:
-                    baseline_events |= 1 << t
+                m, e = team_poison_810_10(start_poison[t], team_weight[tb + t], team_threshold[tb + t], t)
+                baseline_material += m
+                baseline_events |= e
         # Options of every team unit, flattened: per team its first option and count.
         opt_first = np.zeros(max(n_teams, 1) + 1, dtype=np.int64)
         all_times = np.zeros((0, max_heads), dtype=np.int64)
@@ -432,9 +505,9 @@ def decide_batch(
                     gains[p] = head_gain[lo + team_heads[t, p]]
                     any_ok = any_ok or ok[p]
                 if not any_ok:  # fixed: its heads and its poison as they stand
-                    base_material += team_weight[tb + t] * start_poison[t]
-                    if start_poison[t] >= team_threshold[tb + t]:
-                        base_events |= 1 << t
+                    m, e = team_poison_810_10(start_poison[t], team_weight[tb + t], team_threshold[tb + t], t)
+                    base_material += m
+                    base_events |= e
                     for p in range(h_n):
                         base_material += material[0, team_heads[t, p]]
                         base_events |= events[0, team_heads[t, p]]
@@ -443,17 +516,12 @@ def decide_batch(
                 has_unit[t] = True
                 o_times, o_poison, o_picks, o_mask, o_recipient = team_options(R, ok, start_poison[t] > 0, gains)
                 k = len(o_poison)
-                mats = np.zeros(k, dtype=np.int64)
-                evs = np.zeros(k, dtype=np.int64)
+                mats, evs = team_option_values(
+                    o_times, o_poison, start_poison[t], team_weight[tb + t], team_threshold[tb + t], t,
+                    team_heads[t, :h_n], material, events,
+                )  # fmt: skip
                 lo_m, hi_m = -_NEG, _NEG
                 for o in range(k):
-                    total = start_poison[t] + o_poison[o]
-                    mats[o] = team_weight[tb + t] * total
-                    if total >= team_threshold[tb + t]:
-                        evs[o] = np.int64(1) << t
-                    for p in range(h_n):
-                        mats[o] += material[o_times[o, p], team_heads[t, p]]
-                        evs[o] |= events[o_times[o, p], team_heads[t, p]]
                     hi_m = max(hi_m, mats[o])
                     lo_m = min(lo_m, mats[o])
                 span += hi_m - lo_m

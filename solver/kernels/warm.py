@@ -1,4 +1,5 @@
-"""Warm numba's on-disk cache of the compiled core: ``python -m solver.kernels.warm`` (run by ``make demo``).
+"""Warm numba's on-disk cache of the compiled core: ``python -m solver.kernels.warm`` (run by ``make demo``);
+and :func:`load`, which ``import solver`` calls to load the core into the process.
 
 Compiling the kernels takes seconds to a minute; loading them from numba's cache takes a
 fraction of a second.  This decides a handful of boards that reach every kernel (every
@@ -15,7 +16,7 @@ import sys
 import time
 from typing import Any
 
-__all__ = ["WARM_BOARDS", "main", "warm"]
+__all__ = ["WARM_BOARDS", "load", "main", "warm"]
 
 #: Boards that between them reach every kernel.
 WARM_BOARDS: tuple[dict[str, Any], ...] = (
@@ -58,9 +59,43 @@ WARM_BOARDS: tuple[dict[str, Any], ...] = (
 )  # fmt: skip
 
 
+#: Seconds :func:`load` took in this process (numba's set-up and loading or compiling the core).
+loaded_in = 0.0
+
+
+def load() -> None:
+    """Load the compiled core into this process, as eager compilation would: ``import solver`` calls it.
+
+    The first call of a compiled function in a process pays numba's one-time set-up (its
+    typing and target contexts: 0.3-0.6 s here) and the loading of that function from the
+    cache (10-50 ms each); paid by the first decision, they would exceed its time limit many
+    times over (a constrained ``solve`` with ``time_limit=0.05``, tests/test_cpsat_loading.py).
+    So the library's import pays them, deciding one small 2HG board whose objective reaches
+    every entry point a decision calls (the optimum, the row tables, the unit split, the team
+    options).  With no cache yet (an install not warmed), this compiles them: a minute, once.
+    """
+    global loaded_in
+    from ..boardjson import load_board
+    from ..objective import Objective
+    from ..policy import DEFAULT_POLICY
+
+    start = time.perf_counter()
+    objective = Objective(load_board(WARM_BOARDS[1]), DEFAULT_POLICY)
+    objective.best()
+    _ = objective.units
+    loaded_in = time.perf_counter() - start
+
+
 def warm() -> float:
-    """Decide :data:`WARM_BOARDS` (both senses); the seconds it took (compiling, or loading the cache)."""
-    from .. import load_board
+    """Decide :data:`WARM_BOARDS` (both senses) and tabulate their units; the seconds it took (compiling, or
+    loading the cache).
+
+    The units are what CP-SAT, the pick-limit programme and explanations read
+    (:attr:`solver.objective.Objective.units`: the core's row tables, unit split and 2HG team
+    options, each a compiled function of its own).
+    """
+    from ..boardjson import load_board
+    from ..objective import Objective
     from ..policy import DEFAULT_POLICY
     from . import decide
 
@@ -68,13 +103,15 @@ def warm() -> float:
     start = time.perf_counter()
     decide(boards, DEFAULT_POLICY, 1)
     decide(boards, DEFAULT_POLICY, -1)
+    for board in boards:
+        _ = Objective(board, DEFAULT_POLICY).units
     return time.perf_counter() - start
 
 
 def main() -> int:
     import os
 
-    seconds = warm()
+    seconds = loaded_in + warm()  # the import loaded (or compiled) most of it already
     where = os.environ.get("NUMBA_CACHE_DIR") or "__pycache__ beside the sources (user-wide if read-only)"
     print(f"compiled core ready in {seconds:.1f} s (numba cache: {where})")
     return 0
