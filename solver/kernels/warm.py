@@ -59,15 +59,26 @@ WARM_BOARDS: tuple[dict[str, Any], ...] = (
 
 
 def warm() -> float:
-    """Decide :data:`WARM_BOARDS` (both senses); the seconds it took (compiling, or loading the cache)."""
+    """Decide :data:`WARM_BOARDS` (both senses), score and settle their choices; the seconds it took.
+
+    That is compiling the kernels, or loading them from the cache: the decision
+    (:func:`~solver.kernels.decide`), the state-based actions (:func:`~solver.kernels.settle_layout`)
+    and the value of given choices (:func:`~solver.kernels.score_layout`, :func:`~solver.kernels.value_settled`).
+    """
+    import numpy as np
+
     from .. import load_board
     from ..policy import DEFAULT_POLICY
-    from . import decide
+    from . import decide, score_layout, settle_layout, value_settled
 
     boards = [load_board(b) for b in WARM_BOARDS]
     start = time.perf_counter()
-    decide(boards, DEFAULT_POLICY, 1)
+    layout, best = decide(boards, DEFAULT_POLICY, 1)
     decide(boards, DEFAULT_POLICY, -1)
+    times = best.chosen.sum(axis=0, dtype=np.int64)[None]
+    scored = score_layout(layout, times, best.recipients[None])
+    settled = settle_layout(layout, layout.counts.copy()[None])
+    value_settled(layout, settled, scored.spans)
     return time.perf_counter() - start
 
 
