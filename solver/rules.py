@@ -2,9 +2,9 @@
 
 Everything here works on whole arrays: a choice becomes a ``rounds x objects`` boolean
 matrix, the counters it adds are one matrix product with :func:`solver.effects.gain`, and the
-state-based actions are evaluated for all objects at once by :func:`settle`.  The
-objective and every solver evaluate hypothetical boards through the same two functions,
-so the rules exist in exactly one place.
+state-based actions of all objects and the board's game events are one call of the compiled
+core (:func:`settle`, over :func:`solver.kernels.settle_layout`, the board a batch of one;
+many boards at once: :func:`solver.batch.settle_many`, the same kernel).
 """
 
 from __future__ import annotations
@@ -446,7 +446,7 @@ def n_seats(board: Board) -> int:
 
 @dataclass(frozen=True)
 class EventLayout:
-    """Where the game events of :func:`row_events` come from, for one board or a stack of boards.
+    """Where the game events of :func:`row_events` come from, for one board.
 
     ``player_rows`` are the players' rows, ``player_bit`` each one's seat bit, ``life_lost``
     whether its life is 0 or less (704.5a/704.6a), ``poison_loses`` whether ten poison
@@ -596,7 +596,7 @@ _THRESHOLD_SHIFT: dict[str | float, int] = {"win": 1, "lose": 2}
 
 
 def events_of(layout: EventLayout, settled: Settled) -> IntArray:
-    """:func:`row_events` from a layout: one board's rows, or a stack's, with any leading axes."""
+    """:func:`row_events` from a layout: one board's rows, with any leading axes."""
     counts = settled.counts
     events: IntArray = np.zeros(counts.shape[:-1], dtype=np.int64)
     lost = layout.life_lost
@@ -609,23 +609,12 @@ def events_of(layout: EventLayout, settled: Settled) -> IntArray:
     return events
 
 
-#: Up to this many values, ``ufunc.at`` indexes the rows directly; beyond, flat positions are quicker.
-_SMALL_AT = 256
-
-
 def accumulate_at_rows(ufunc: np.ufunc, out: np.ndarray, rows: IntArray, values: np.ndarray) -> None:
     """``ufunc.at(out, (..., rows), values)``: ``values[..., j]`` into ``out[..., rows[j]]``, any leading axes.
 
-    Rows may repeat (several thresholds on one object).  On one board's few values the direct
-    form is quickest; on a stack's many, ``ufunc.at`` over flat positions is several times quicker.
+    Rows may repeat (several thresholds on one object).
     """
-    if values.size <= _SMALL_AT:
-        ufunc.at(out, (..., rows), values)  # type: ignore[arg-type]  # numpy's stubs omit tuple indices
-        return
-    flat = out.reshape(-1)
-    width = int(out.shape[-1])
-    at = (np.arange(len(flat) // width) * width)[:, None] + rows[None, :]
-    ufunc.at(flat, at.ravel(), values.ravel())
+    ufunc.at(out, (..., rows), values)  # type: ignore[arg-type]  # numpy's stubs omit tuple indices
 
 
 def row_events(board: Board, settled: Settled) -> IntArray:
@@ -696,26 +685,12 @@ def seat_rules_of(variant: Variant, team: tuple[int, ...]) -> SeatRules:
     return rules
 
 
-#: Below this many values ``ufunc.at`` is as quick as sorting out segments (one board's rows).
-_SMALL_SEGMENTS = 256
-
-
 def segment_reduce(ufunc: np.ufunc, out: IntArray, segment: IntArray, values: IntArray) -> None:
-    """``ufunc.at(out, segment, values)`` for a ``segment`` sorted ascending, as one board's or a stack's rows are.
-
-    On a stack ``ufunc.at`` is several times slower than one ``reduceat`` over the runs of
-    equal segments; on a few values it is quicker, so it stays.  One board (one segment) is
-    one plain reduce, quicker than either (the ufuncs used are exact integer ones).
-    """
+    """``ufunc.at(out, segment, values)``; one segment (one board) is one plain reduce, quicker (integer ufuncs)."""
     if len(out) == 1:  # one board: every value goes to the one segment
         out[0] = ufunc.reduce(values, initial=out[0])
         return
-    if len(values) < _SMALL_SEGMENTS:
-        ufunc.at(out, segment, values)
-        return
-    starts = np.flatnonzero(np.concatenate(([True], segment[1:] != segment[:-1])))
-    where = segment[starts]
-    out[where] = ufunc(out[where], ufunc.reduceat(values, starts))
+    ufunc.at(out, segment, values)
 
 
 def lost_seats_of(rules: SeatRules, events: IntArray) -> IntArray:
@@ -775,11 +750,6 @@ def team_poison(board: Board, counts: IntArray) -> IntArray:
 def event_mask(board: Board, settled: Settled) -> int:
     """Every game event of a settled resolution, as a bitmask (see :func:`row_events`): the settle's own."""
     return int(settled.events)
-
-
-#: No team's shared poison: what :func:`combine_events` is given outside 2HG, where it reads none.
-_NONE: IntArray = np.zeros(0, dtype=np.int64)
-_NONE.flags.writeable = False
 
 
 def combine_events(board: Board, rows: IntArray, poison: IntArray) -> int:
