@@ -16,9 +16,8 @@ import numpy as np
 from numba import njit
 
 from .exact import decide_batch, result_code
-from .layout import THR_POINTS
-from .settle import board_seats, settle_board
-from .value import game_milli, game_score, lost_seats_104_2a, material_row, popcount, rivals_of
+from .settle import board_seating, settle_board
+from .value import ends_game_104_3, game_milli, game_score, lost_seats_104_2a, rivals_of, rows_material
 
 __all__ = ["board_material", "counters_after_701_34", "score_batch", "value_settled_batch"]
 
@@ -91,20 +90,21 @@ def board_material(
     team_weight: np.ndarray,
     special: np.ndarray,
     saga_chapter: int,
+    raw: np.ndarray,
 ) -> int:
     """A settled board's material in milli-points, from its proliferator's side (docs/objective.md).
 
     Every object's worth and counters unless it died or is sacrificed, every Saga chapter
-    triggered, every numeric threshold crossed; a 2HG team's shared poison once per team.
+    triggered, every numeric threshold crossed (:func:`~solver.kernels.value.rows_material`,
+    into the scratch ``raw``); a 2HG team's shared poison once per team.  Arrays by layout row.
     """
+    rows_material(
+        lo, hi, t_lo, t_hi, 0, 0, now, dies, sacrificed, before, after, crossed, weights, presence, worth,
+        thr_row, thr_code, thr_amount, saga_chapter, raw,
+    )  # fmt: skip
     total = 0
     for row in range(lo, hi):
-        gone = dies[row] or sacrificed[row]
-        raw = material_row(now[row], weights[row], presence, worth[row], gone, after[row] - before[row], saga_chapter)
-        total += side[row] * raw
-    for j in range(t_lo, t_hi):
-        if thr_code[j] == THR_POINTS and crossed[j]:
-            total += side[thr_row[j]] * thr_amount[j]
+        total += side[row] * raw[row]
     if shared:
         poison = special[5]
         for t in range(n_teams):
@@ -174,18 +174,6 @@ def _span(
 
 
 @njit(cache=True)
-def _seating(lo: int, players: int, proliferator: int, seat: np.ndarray, team: np.ndarray) -> tuple[int, int, int]:
-    """A board's seats, the proliferator's seat, and the bitmask of its opponents' seats (104.2a, 810.8a)."""
-    n_seats = board_seats(lo, players, seat)
-    ours = team[lo + proliferator]
-    opponents = 0
-    for i in range(players):
-        if team[lo + i] != ours:
-            opponents |= np.int64(1) << seat[lo + i]
-    return n_seats, seat[lo + proliferator], opponents
-
-
-@njit(cache=True)
 def board_values(
     material: np.ndarray,
     events: np.ndarray,
@@ -220,9 +208,7 @@ def board_values(
         return True
     weight = max(scores[3], (span / 1000.0 + 1.0) / gap) if scored else 0.0
     for j in range(len(events)):
-        lost = lost_seats_104_2a(events[j], n_seats, rivals)
-        lost_opponents = popcount(lost & opponents)
-        over = bool((lost >> our_seat) & 1) or (lost_opponents == n_opponents and lost_opponents > 0)
+        over = ends_game_104_3(lost_seats_104_2a(events[j], n_seats, rivals), our_seat, opponents, n_opponents)
         totals[j] = (material[0] if over else material[j]) + game_milli(game[j], weight)
     return False
 
@@ -294,6 +280,8 @@ def score_batch(
     sacrificed = np.zeros(n_rows, dtype=np.bool_)
     reached = np.zeros(len(thr_row), dtype=np.bool_)
     crossed = np.zeros(len(thr_row), dtype=np.bool_)
+    raw = np.zeros(n_rows, dtype=np.int64)
+    row_events = np.zeros(n_rows, dtype=np.int64)
     width = max(int(rounds.max()) if len(rounds) else 0, 1)
     scratch_chosen = np.zeros((width, n_rows), dtype=np.bool_)
     scratch_recipients = np.full((width, max(int(team_off[-1]), 1)), -1, dtype=np.int64)
@@ -311,7 +299,7 @@ def score_batch(
         n_teams = team_off[b + 1] - tb
         players = n_players[b]
         is_shared = shared[b] == 1
-        n_seats, our_seat, opponents = _seating(lo, players, proliferator[b], seat, team)
+        n_seats, our_seat, opponents = board_seating(lo, players, proliferator[b], seat, team)
         rivals = rivals_of(seat[lo : lo + players], team[lo : lo + players], n_seats)
         for a in range(n_alt + 1):
             t = nothing if a == 0 else times[a - 1]
@@ -320,13 +308,15 @@ def score_batch(
                 lo, hi, tb, n_teams, players, rounds[b], is_shared, counts, gain, head_gain, team, special, t, r, now
             )
             ev[a] = settle_board(
-                lo, hi, t_lo, t_hi, tb, n_teams, players, n_seats, is_shared, poison_loses[b] == 1, now, counts,
-                flags, toughness, damage, chapters, life, seat, team, thr_row, thr_kind, thr_at, thr_code, thr_seat,
-                team_threshold, tough_delta, special, annihilated, dies, before, after, sacrificed, reached, crossed,
+                lo, hi, t_lo, t_hi, tb, n_teams, players, n_seats, is_shared, poison_loses[b] == 1, 0, 0, now,
+                counts, flags, toughness, damage, chapters, life, seat, team, thr_row, thr_kind, thr_at, thr_code,
+                thr_seat, team_threshold, tough_delta, special, annihilated, dies, before, after, sacrificed, reached,
+                crossed, row_events,
             )  # fmt: skip
             mat[a] = board_material(
                 lo, hi, t_lo, t_hi, tb, n_teams, players, is_shared, now, dies, sacrificed, before, after, crossed,
-                weights, presence, worth, side, team, thr_row, thr_code, thr_amount, team_weight, special, saga_chapter,
+                weights, presence, worth, side, team, thr_row, thr_code, thr_amount, team_weight, special,
+                saga_chapter, raw,
             )  # fmt: skip
         span = spans[b]
         unknown = board_values(
@@ -414,6 +404,8 @@ def value_settled_batch(
     sacrificed = np.zeros(n_rows, dtype=np.bool_)
     reached = np.zeros(len(thr_row), dtype=np.bool_)
     crossed = np.zeros(len(thr_row), dtype=np.bool_)
+    raw = np.zeros(n_rows, dtype=np.int64)
+    row_events = np.zeros(n_rows, dtype=np.int64)
     width = max(int(rounds.max()) if len(rounds) else 0, 1)
     scratch_chosen = np.zeros((width, n_rows), dtype=np.bool_)
     scratch_recipients = np.full((width, max(int(team_off[-1]), 1)), -1, dtype=np.int64)
@@ -429,22 +421,24 @@ def value_settled_batch(
         n_teams = team_off[b + 1] - tb
         players = n_players[b]
         is_shared = shared[b] == 1
-        n_seats, our_seat, opponents = _seating(lo, players, proliferator[b], seat, team)
+        n_seats, our_seat, opponents = board_seating(lo, players, proliferator[b], seat, team)
         rivals = rivals_of(seat[lo : lo + players], team[lo : lo + players], n_seats)
         now[lo:hi] = counts[lo:hi]
         ev[0] = settle_board(
-            lo, hi, t_lo, t_hi, tb, n_teams, players, n_seats, is_shared, poison_loses[b] == 1, now, counts,
-            flags, toughness, damage, chapters, life, seat, team, thr_row, thr_kind, thr_at, thr_code, thr_seat,
-            team_threshold, tough_delta, special, annihilated, dies, before, after, sacrificed, reached, crossed,
+            lo, hi, t_lo, t_hi, tb, n_teams, players, n_seats, is_shared, poison_loses[b] == 1, 0, 0, now,
+            counts, flags, toughness, damage, chapters, life, seat, team, thr_row, thr_kind, thr_at, thr_code,
+            thr_seat, team_threshold, tough_delta, special, annihilated, dies, before, after, sacrificed, reached,
+            crossed, row_events,
         )  # fmt: skip
         mat[0] = board_material(
             lo, hi, t_lo, t_hi, tb, n_teams, players, is_shared, now, dies, sacrificed, before, after, crossed,
             weights, presence, worth, side, team, thr_row, thr_code, thr_amount, team_weight, special, saga_chapter,
+            raw,
         )  # fmt: skip
         mat[1] = board_material(
             lo, hi, t_lo, t_hi, tb, n_teams, players, is_shared, settled, dies_in, sacrificed_in, before_in,
             after_in, crossed_in, weights, presence, worth, side, team, thr_row, thr_code, thr_amount, team_weight,
-            special, saga_chapter,
+            special, saga_chapter, raw,
         )  # fmt: skip
         ev[1] = events_in[b]
         span = spans[b]

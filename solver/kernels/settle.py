@@ -19,7 +19,17 @@ from .layout import F_PHASED_OUT, THR_POINTS, THR_WIN
 from .sba import player_loses_704_5a_704_5c, settle_object, team_poison_704_6b
 from .value import lost_seats_104_2a, rivals_of
 
-__all__ = ["board_seats", "lost_players", "settle_batch", "settle_board", "threshold_events"]
+__all__ = [
+    "board_seating",
+    "board_seats",
+    "lost_players",
+    "player_events",
+    "settle_batch",
+    "settle_board",
+    "settle_rows",
+    "team_poison_events",
+    "threshold_events",
+]
 
 
 @njit(cache=True)
@@ -32,9 +42,109 @@ def board_seats(lo: int, players: int, seat: np.ndarray) -> int:
 
 
 @njit(cache=True)
+def board_seating(lo: int, players: int, proliferator: int, seat: np.ndarray, team: np.ndarray) -> tuple[int, int, int]:
+    """A board's seats, the proliferator's seat, and the bitmask of its opponents' seats (those on another team)."""
+    n_seats = board_seats(lo, players, seat)
+    ours = team[lo + proliferator]
+    opponents = 0
+    for i in range(players):
+        if team[lo + i] != ours:
+            opponents |= 1 << seat[lo + i]
+    return n_seats, seat[lo + proliferator], opponents
+
+
+@njit(cache=True)
+def settle_rows(
+    lo: int,
+    hi: int,
+    base: int,
+    now: np.ndarray,
+    start: np.ndarray,
+    flags: np.ndarray,
+    toughness: np.ndarray,
+    damage: np.ndarray,
+    chapters: np.ndarray,
+    tough_delta: np.ndarray,
+    special: np.ndarray,
+    annihilated: np.ndarray,
+    dies: np.ndarray,
+    before: np.ndarray,
+    after: np.ndarray,
+    sacrificed: np.ndarray,
+) -> None:
+    """Every state-based action of layout rows ``lo:hi`` (:func:`~solver.kernels.sba.settle_object`).
+
+    ``now`` and the outputs are indexed by ``row - base`` (``base`` 0: by layout row), ``start``
+    (the counters before the resolution) by layout row.
+    """
+    for row in range(lo, hi):
+        i = row - base
+        n, d, s, b, a = settle_object(
+            now[i], start[row], flags[row], toughness[row], damage[row], chapters[row], tough_delta, special
+        )
+        annihilated[i], dies[i], sacrificed[i], before[i], after[i] = n, d, s, b, a
+
+
+@njit(cache=True)
+def player_events(
+    lo: int,
+    players: int,
+    base: int,
+    tb: int,
+    poison_loses: bool,
+    now: np.ndarray,
+    life: np.ndarray,
+    seat: np.ndarray,
+    team: np.ndarray,
+    team_threshold: np.ndarray,
+    special: np.ndarray,
+    row_events: np.ndarray,
+) -> int:
+    """The players' state-based losses (704.5a life, 704.5c their own poison), each at its row of ``row_events``."""
+    poison = special[5]
+    events = 0
+    for i in range(players):
+        row = lo + i
+        held = now[row - base, poison] if poison >= 0 else 0
+        e = 0
+        if player_loses_704_5a_704_5c(life[row], held, poison_loses, team_threshold[tb + team[row]]):
+            e = 1 << seat[row]
+        row_events[row - base] = e
+        events |= e
+    return events
+
+
+@njit(cache=True)
+def team_poison_events(
+    lo: int,
+    players: int,
+    base: int,
+    tb: int,
+    n_teams: int,
+    now: np.ndarray,
+    team: np.ndarray,
+    team_threshold: np.ndarray,
+    special: np.ndarray,
+) -> int:
+    """The 2HG teams whose shared poison (stored on every head, 810.10) makes them lose (704.6b), as seat bits."""
+    poison = special[5]
+    events = 0
+    for t in range(n_teams):
+        most = 0
+        for i in range(players):
+            if team[lo + i] == t:
+                most = max(most, now[lo + i - base, poison])
+        if team_poison_704_6b(most, team_threshold[tb + t]):
+            events |= 1 << t
+    return events
+
+
+@njit(cache=True)
 def threshold_events(
     t_lo: int,
     t_hi: int,
+    base: int,
+    thr_base: int,
     n_seats: int,
     now: np.ndarray,
     start: np.ndarray,
@@ -47,23 +157,27 @@ def threshold_events(
     thr_seat: np.ndarray,
     reached: np.ndarray,
     crossed: np.ndarray,
+    row_events: np.ndarray,
 ) -> int:
-    """Thresholds ``t_lo:t_hi`` reached and crossed (written into ``reached`` / ``crossed``), and their events.
+    """Thresholds ``t_lo:t_hi`` reached and crossed (``reached`` / ``crossed``, indexed by ``j - thr_base``).
 
     A threshold is reached by an object still there (not dead, not phased out, 702.26b) holding
     ``at`` or more counters of its kind, crossed when it held fewer before the resolution (jumping
-    past counts, 122.7); a ``win`` or ``lose`` threshold reached sets its controller's seat's bit.
+    past counts, 122.7); a ``win`` or ``lose`` threshold reached sets its controller's seat's bit,
+    at the threshold object's row of ``row_events`` too.
     """
     events = 0
     for j in range(t_lo, t_hi):
         row = thr_row[j]
-        alive = not dies[row] and not flags[row] & F_PHASED_OUT
-        hit = alive and now[row, thr_kind[j]] >= thr_at[j]
-        reached[j] = hit
-        crossed[j] = hit and start[row, thr_kind[j]] < thr_at[j]
+        alive = not dies[row - base] and not flags[row] & F_PHASED_OUT
+        hit = alive and now[row - base, thr_kind[j]] >= thr_at[j]
+        reached[j - thr_base] = hit
+        crossed[j - thr_base] = hit and start[row, thr_kind[j]] < thr_at[j]
         if hit and thr_code[j] != THR_POINTS:
             shift = 1 if thr_code[j] == THR_WIN else 2
-            events |= np.int64(1) << (thr_seat[j] + shift * n_seats)
+            bit = 1 << (thr_seat[j] + shift * n_seats)
+            row_events[row - base] |= bit
+            events |= bit
     return events
 
 
@@ -79,6 +193,8 @@ def settle_board(
     n_seats: int,
     shared: bool,
     poison_loses: bool,
+    base: int,
+    thr_base: int,
     now: np.ndarray,
     start: np.ndarray,
     flags: np.ndarray,
@@ -103,36 +219,31 @@ def settle_board(
     sacrificed: np.ndarray,
     reached: np.ndarray,
     crossed: np.ndarray,
+    row_events: np.ndarray,
 ) -> int:
-    """Every state-based action of the board on rows ``lo:hi`` whose counters are ``now`` (settled in place).
+    """Every state-based action of the board on layout rows ``lo:hi`` whose counters are ``now`` (settled in place).
 
-    Rows and thresholds are the layout's (``now``, ``start`` and the per-row outputs are
-    indexed by layout row, ``reached`` / ``crossed`` by layout threshold); ``start`` is the
-    counters before the resolution.  Returns the board's game events (see the module docstring).
+    ``now`` and the per-row outputs are indexed by ``row - base``, ``reached`` / ``crossed`` by
+    ``threshold - thr_base`` (bases 0: by layout row and threshold); ``start`` is the counters
+    before the resolution, by layout row.  ``row_events`` gets each row's own game events (a
+    player's losses, a threshold object's win or loss); the board's, those and, where the
+    board's 2HG teams share poison (``shared``), the teams' 704.6b losses, are returned.
     """
-    poison = special[5]
-    for row in range(lo, hi):
-        n, d, s, b, a = settle_object(
-            now[row], start[row], flags[row], toughness[row], damage[row], chapters[row], tough_delta, special
-        )
-        annihilated[row], dies[row], sacrificed[row], before[row], after[row] = n, d, s, b, a
-    events = 0
-    for i in range(players):
-        row = lo + i
-        held = now[row, poison] if poison >= 0 else 0
-        if player_loses_704_5a_704_5c(life[row], held, poison_loses, team_threshold[tb + team[row]]):
-            events |= np.int64(1) << seat[row]
-    if shared:  # the team's poison, stored on every head (810.10)
-        for t in range(n_teams):
-            most = 0
-            for i in range(players):
-                if team[lo + i] == t:
-                    most = max(most, now[lo + i, poison])
-            if team_poison_704_6b(most, team_threshold[tb + t]):
-                events |= 1 << t
-    return events | threshold_events(
-        t_lo, t_hi, n_seats, now, start, dies, flags, thr_row, thr_kind, thr_at, thr_code, thr_seat, reached, crossed
+    settle_rows(
+        lo, hi, base, now, start, flags, toughness, damage, chapters, tough_delta, special,
+        annihilated, dies, before, after, sacrificed,
+    )  # fmt: skip
+    for row in range(lo + players, hi):
+        row_events[row - base] = 0
+    events = player_events(
+        lo, players, base, tb, poison_loses, now, life, seat, team, team_threshold, special, row_events
     )
+    if shared:
+        events |= team_poison_events(lo, players, base, tb, n_teams, now, team, team_threshold, special)
+    return events | threshold_events(
+        t_lo, t_hi, base, thr_base, n_seats, now, start, dies, flags, thr_row, thr_kind, thr_at, thr_code, thr_seat,
+        reached, crossed, row_events,
+    )  # fmt: skip
 
 
 @njit(cache=True)
@@ -183,6 +294,7 @@ def settle_batch(
     whether it is sacrificed; per threshold, reached and crossed; per board, its game events
     and the seats that lose (``lost``, a bitmask of the board's seats).
     """
+    row_events = np.zeros(start.shape[0], dtype=np.int64)
     for b in range(len(n_players)):
         lo, hi = obj_off[b], obj_off[b + 1]
         players = n_players[b]
@@ -191,9 +303,9 @@ def settle_batch(
         for c in range(counts.shape[0]):
             e = settle_board(
                 lo, hi, thr_off[b], thr_off[b + 1], tb, team_off[b + 1] - tb, players, n_seats, shared[b] == 1,
-                poison_loses[b] == 1, counts[c], start, flags, toughness, damage, chapters, life, seat, team,
+                poison_loses[b] == 1, 0, 0, counts[c], start, flags, toughness, damage, chapters, life, seat, team,
                 thr_row, thr_kind, thr_at, thr_code, thr_seat, team_threshold, tough_delta, special,
-                annihilated[c], dies[c], before[c], after[c], sacrificed[c], reached[c], crossed[c],
+                annihilated[c], dies[c], before[c], after[c], sacrificed[c], reached[c], crossed[c], row_events,
             )  # fmt: skip
             events[c, b] = e
             lost[c, b] = lost_players(lo, players, n_seats, seat, team, e)
