@@ -500,35 +500,41 @@ def _settle(boards: Sequence[Board], counts: Sequence[IntArray]) -> list[tuple[S
     layout = kernels.stack(boards, DEFAULT_POLICY)  # the state-based actions read no policy table
     columns = {kind: k for k, kind in enumerate(layout.kinds)}
     maps: dict[tuple[str, ...], list[int] | None] = {}
-    n_rows, n_kinds = layout.counts.shape
-    given = np.zeros((1, n_rows, n_kinds), dtype=np.int64)
+    offsets, thr_offsets = layout.obj_off.tolist(), layout.thr_off.tolist()
+    given = np.zeros((1, *layout.counts.shape), dtype=np.int64)
+    into = given[0]
     for b, (board, own) in enumerate(zip(boards, counts, strict=True)):
-        cols = maps.get(board.kinds, [])
-        if cols == []:
-            cols = maps[board.kinds] = None if board.kinds == layout.kinds else [columns[k] for k in board.kinds]
-        rows = slice(int(layout.obj_off[b]), int(layout.obj_off[b + 1]))
+        kinds = board.kinds
+        if kinds not in maps:
+            maps[kinds] = None if kinds == layout.kinds else [columns[k] for k in kinds]
+        cols = maps[kinds]
         if cols is None:
-            given[0, rows] = own
+            into[offsets[b] : offsets[b + 1]] = own
         else:
-            given[0, rows][:, cols] = own
-    settled = kernels.settle_layout(layout, given)
+            into[offsets[b] : offsets[b + 1]][:, cols] = own
+    s = kernels.settle_layout(layout, given)
+    counts_after, annihilated, dies = s.counts[0], s.annihilated[0], s.dies[0]
+    before, after, sacrificed = s.chapters_before[0], s.chapters_after[0], s.sacrificed[0]
+    reached, crossed, events = s.thr_reached[0], s.thr_crossed[0], s.events[0]
+    # Whether each row's seat lost (810.8a: a 2HG team's heads together); read for the players' rows.
+    row_board = np.repeat(np.arange(len(boards)), np.diff(layout.obj_off))
+    seat_lost = ((s.lost[0][row_board] >> np.maximum(layout.seat, 0)) & 1).astype(bool)
     out: list[tuple[Settled, BoolArray]] = []
     for b, board in enumerate(boards):
-        lo, hi = int(layout.obj_off[b]), int(layout.obj_off[b + 1])
-        t_lo, t_hi = int(layout.thr_off[b]), int(layout.thr_off[b + 1])
+        lo, hi, t_lo, t_hi = offsets[b], offsets[b + 1], thr_offsets[b], thr_offsets[b + 1]
         cols = maps[board.kinds]
-        own = settled.counts[0, lo:hi]
-        lost = ((settled.lost[0, b] >> layout.seat[lo : lo + board.n_players]) & 1).astype(bool)
+        own = counts_after[lo:hi]
+        lost = seat_lost[lo : lo + board.n_players]
         one = Settled(
             counts=own if cols is None else own[:, cols],
-            annihilated=settled.annihilated[0, lo:hi],
-            dies=settled.dies[0, lo:hi],
-            chapters_before=settled.chapters_before[0, lo:hi],
-            chapters_after=settled.chapters_after[0, lo:hi],
-            sacrificed=settled.sacrificed[0, lo:hi],
-            thr_reached=settled.thr_reached[0, t_lo:t_hi],
-            thr_crossed=settled.thr_crossed[0, t_lo:t_hi],
-            events=settled.events[0, b],
+            annihilated=annihilated[lo:hi],
+            dies=dies[lo:hi],
+            chapters_before=before[lo:hi],
+            chapters_after=after[lo:hi],
+            sacrificed=sacrificed[lo:hi],
+            thr_reached=reached[t_lo:t_hi],
+            thr_crossed=crossed[t_lo:t_hi],
+            events=events[b],
             lost=lost,
         )
         out.append((one, lost))
