@@ -8,8 +8,12 @@ decisions per second (median of repeats, with min-max) and the ratio to the base
 Python loop of ``solver.solve`` timed in the same run on a sample of the same boards.  Then
 ``solver.solve`` p50 on one board of 50 and one of 200 objects against its targets, and the
 p50 of the first solve of freshly loaded boards (what a caller with a new board each time pays).
-Last, where ``decide_many``'s time goes per board (:func:`stages`): stacking the boards'
-arrays, the tables (every row settled, valued and its events found) and the choice.
+Then where ``decide_many``'s time goes per board (:func:`stages`): laying the boards out
+(``solver.kernels.stack``), the compiled decision (``solver.kernels.decide_layout``) and the
+Python around them.  Last, the given-choice calls the environments and the analysis make
+(:func:`given`): ``score_many`` (each board's best choice valued) and ``settle_many`` (the
+counters after it settled), per board, with the share of laying the boards out; every
+per-board figure also as a multiple of u (one CartPole-v1 step, timed in the same run).
 
 With ``--baseline CHECKOUT`` it instead compares this checkout's code with another's on the
 same boards (generated here, written to a file, loaded by each side): ``decide_many`` and
@@ -35,18 +39,19 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
 import solver
-from solver.batch import CHUNK, decide_many, solve_many, stacked
+from solver import kernels
+from solver.batch import CHUNK, decide_many, score_many, settle_many, solve_many
 from solver.board import Board
 from solver.effects import gain
-from solver.stack import Stack
+from solver.policy import DEFAULT_POLICY
+from solver.rules import counters_after
 
 from .boards import VARIANTS, BoardSpec, generate, players_of
-from .common import Timing, fmt_time, machine, markdown_table, time_it, write_json
+from .common import Timing, cartpole_unit, fmt_time, in_units, machine, markdown_table, time_it, write_json
 
 __all__ = ["main", "measure"]
 
@@ -111,42 +116,61 @@ def measure(items: Sequence[Board], size: int, repeats: int, loop_sample: int) -
     return {"size": size, "rows": out}
 
 
+def _clock(fn: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
 def stages(items: Sequence[Board], repeats: int) -> dict[str, Any]:
-    """Where ``decide_many``'s time goes: stacking, the tables and the choice, per board (median of ``repeats``).
+    """Where ``decide_many``'s time goes: the layout, the compiled decision and the rest, per board (medians).
 
-    The boards are cut into the chunks ``decide_many`` decides (ranked by proliferates,
-    :data:`~solver.batch.CHUNK` at a time) and each stage is timed over all the chunks, the
-    stages taking turns within each repeat so they share the machine's drift: the whole call,
-    ``Stack.of`` alone, and the call again inside :func:`solver.batch.stacked` once its first
-    call there has built the chunk's stack and tables, which leaves only the choice (units,
-    the DP over coupled units, the argmax).  The tables are what remains of the whole.
+    The boards are cut into the chunks ``decide_many`` decides (:data:`~solver.batch.CHUNK` at
+    a time, in input order) and each stage is timed over all the chunks, the stages taking
+    turns within each repeat so they share the machine's drift: the whole call,
+    ``solver.kernels.stack`` alone (the layout), and ``solver.kernels.decide_layout`` on the
+    chunks' layouts built beforehand (the compiled call).  The rest (the Python around them:
+    checking the inputs, the arrays of :class:`~solver.batch.BatchDecisions`) is what remains.
     """
-    ranked = sorted(items, key=attrgetter("rounds"))  # stable: decide_many's own order
-    chunks = [ranked[i : i + CHUNK] for i in range(0, len(ranked), CHUNK)]
-
-    def clock(fn: Callable[[], object]) -> float:
-        start = time.perf_counter()
-        fn()
-        return time.perf_counter() - start
-
-    def choice(chunk: Sequence[Board]) -> float:
-        with stacked(chunk):
-            decide_many(chunk)  # builds the shared stack and tables
-            return clock(lambda: decide_many(chunk))
-
-    samples: dict[str, list[float]] = {"whole": [], "stacking": [], "choice": []}
+    chunks = [items[i : i + CHUNK] for i in range(0, len(items), CHUNK)]
+    layouts = [kernels.stack(chunk, DEFAULT_POLICY) for chunk in chunks]
+    samples: dict[str, list[float]] = {"whole": [], "layout": [], "decision": []}
     for _ in range(repeats):
-        samples["whole"].append(clock(lambda: [decide_many(chunk) for chunk in chunks]))
-        samples["stacking"].append(clock(lambda: [Stack.of(chunk) for chunk in chunks]))
-        samples["choice"].append(sum(map(choice, chunks)))
+        samples["whole"].append(_clock(lambda: [decide_many(chunk) for chunk in chunks]))
+        samples["layout"].append(_clock(lambda: [kernels.stack(chunk, DEFAULT_POLICY) for chunk in chunks]))
+        samples["decision"].append(_clock(lambda: [kernels.decide_layout(layout) for layout in layouts]))
     median = {stage: statistics.median(times) for stage, times in samples.items()}
-    median["tables"] = median["whole"] - median["stacking"] - median["choice"]
+    median["rest"] = median["whole"] - median["layout"] - median["decision"]
     return {
         "boards": len(items),
-        "per_board_s": {stage: median[stage] / len(items) for stage in ("stacking", "tables", "choice", "whole")},
-        "rate_without_stacking": len(items) / (median["whole"] - median["stacking"]),
+        "per_board_s": {stage: median[stage] / len(items) for stage in ("layout", "decision", "rest", "whole")},
+        "rate_without_layout": len(items) / (median["whole"] - median["layout"]),
         "samples_s": samples,
     }
+
+
+def given(items: Sequence[Board], repeats: int) -> dict[str, Any]:
+    """``score_many`` and ``settle_many`` on the boards, per board, and the share of laying them out (medians).
+
+    Each board's choice is its best (``decide_many``, worked out once beforehand), scored by
+    ``score_many``; ``settle_many`` settles the counters after it (``counters_after``, also
+    beforehand).  Both lay the boards out in chunks of :data:`~solver.batch.CHUNK` and make one
+    compiled call per chunk; ``solver.kernels.stack`` over the same chunks is timed alone, the
+    three taking turns within each repeat.
+    """
+    best = decide_many(items)
+    choices = [best.matrices(b) for b in range(len(items))]
+    counts = [counters_after(board, *choice) for board, choice in zip(items, choices, strict=True)]
+    chunks = [items[i : i + CHUNK] for i in range(0, len(items), CHUNK)]
+    score_many(items[:10], choices[:10])  # the kernels loaded before anything is timed
+    settle_many(items[:10], counts[:10])
+    samples: dict[str, list[float]] = {"score_many": [], "settle_many": [], "layout": []}
+    for _ in range(repeats):
+        samples["score_many"].append(_clock(lambda: score_many(items, choices)))
+        samples["settle_many"].append(_clock(lambda: settle_many(items, counts)))
+        samples["layout"].append(_clock(lambda: [kernels.stack(chunk, DEFAULT_POLICY) for chunk in chunks]))
+    per = {stage: statistics.median(times) / len(items) for stage, times in samples.items()}
+    return {"boards": len(items), "per_board_s": per, "samples_s": samples}
 
 
 def solve_p50(size: int, runs: int) -> dict[str, Any]:
@@ -323,26 +347,46 @@ def report(args: argparse.Namespace) -> dict[str, Any]:
             ],
         )
     )  # fmt: skip
+    unit = cartpole_unit()
     split = stages(items, args.repeats)
     whole = split["per_board_s"]["whole"]
     what = {
-        "stacking": "stacking (`Stack.of`: every board's arrays joined)",
-        "tables": "tables (every row settled, valued, its events)",
-        "choice": "choice (units, DP over coupled units, argmax)",
+        "layout": "layout (`solver.kernels.stack`: every board's arrays joined, the policy's tables)",
+        "decision": "compiled decision (`solver.kernels.decide_layout`: tables, units, DP, tie-break)",
+        "rest": "the rest (inputs checked, the result's arrays)",
         "whole": "whole `decide_many`",
     }
     print(f"\n## Where `decide_many`'s time goes, per board (chunks of {CHUNK}, median of {args.repeats})\n")
     print(
         markdown_table(
-            ["stage", "per board", "share"],
-            [[what[stage], fmt_time(t), f"{t / whole:.0%}"] for stage, t in split["per_board_s"].items()],
+            ["stage", "per board", "in u", "share"],
+            [
+                [what[stage], fmt_time(t), in_units(t, unit), f"{t / whole:.0%}"]
+                for stage, t in split["per_board_s"].items()
+            ],
         )
     )
-    print(f"\nwith stacking free: {split['rate_without_stacking']:,.0f} decisions/s (target {TARGET_RATE:,}/s)")
+    print(f"\nwith the layout free: {split['rate_without_layout']:,.0f} decisions/s (target {TARGET_RATE:,}/s)")
+    calls = given(items, args.repeats)
+    per = calls["per_board_s"]
+    print(f"\n## Given choices, per board (chunks of {CHUNK}, median of {args.repeats}; u = {fmt_time(unit.median)})\n")
+    print(
+        markdown_table(
+            ["call", "per board", "in u", "of which laying out"],
+            [
+                ["`score_many` (each board's best choice)", fmt_time(per["score_many"]),
+                 in_units(per["score_many"], unit), f"{per['layout'] / per['score_many']:.0%}"],
+                ["`settle_many` (the counters after it)", fmt_time(per["settle_many"]),
+                 in_units(per["settle_many"], unit), f"{per['layout'] / per['settle_many']:.0%}"],
+            ],
+        )
+    )  # fmt: skip
     return {
         "machine": info,
+        "unit": unit.to_json(),
         "batch": result,
         "stages": split,
+        "given": calls,
         "solve": [
             {"size": s["size"], "target_s": s["target_s"], **s["timing"].to_json(), "first": s["first"].to_json()}
             for s in singles

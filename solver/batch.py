@@ -3,10 +3,10 @@
 :func:`decide_many` hands the boards, in chunks of :data:`CHUNK`, to the compiled core
 (:mod:`solver.kernels`): one layout, one compiled call deciding every board, the same value,
 choice, tie-break and status as :func:`solver.solve` with its default method.  Scoring given
-choices on many boards (:func:`score_choices`, :func:`score_many`) and settling many boards'
-counts (:func:`settle_many`) still stack the boards into one disjoint union
-(:class:`solver.stack.Stack`) and run the numpy rules over it.  Within a :func:`stacked`
-block, every batched call on the same boards shares one stack and the boards' material ranges.
+choices on many boards (:func:`score_choices`, :func:`score_many`: :func:`solver.kernels.score_layout`)
+and settling many boards' counts (:func:`settle_many`: :func:`solver.kernels.settle_layout`) are
+one compiled call per chunk too, the rules the single-board calls run.  Within a :func:`stacked`
+block, every batched call on the same boards shares one layout and the boards' material ranges.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import chain
 
 import numpy as np
@@ -27,32 +27,11 @@ from .board import Board, BoolArray, FloatArray, IntArray
 from .decision import Alternative, Decision
 from .errors import BoardError, Problem
 from .inputs import BoardLike, PolicyLike, as_board, as_policy
-from .objective import (
-    MILLI,
-    GameRules,
-    MaterialTables,
-    Objective,
-    game_milli_of,
-    game_over_of,
-    game_scores,
-    game_weight_of,
-    material_of,
-    team_poison_milli,
-)
-from .policy import Policy
-from .rules import (
-    ChoiceMatrix,
-    EventLayout,
-    SeatRules,
-    Settled,
-    events_of,
-    losers,
-    lost_seats_of,
-    settle,
-    shared_poison_threshold,
-)
+from .kernels import Layout
+from .objective import MILLI, Objective
+from .policy import DEFAULT_POLICY, Policy
+from .rules import ChoiceMatrix, Settled
 from .solve import Derived
-from .stack import Stack
 from .status import Method, Status
 
 __all__ = [
@@ -75,30 +54,23 @@ CHUNK = 512
 
 @dataclass
 class _Shared:
-    """Boards stacked once for every batched call on exactly them (see :func:`stacked`).
+    """Boards laid out once for every batched call on exactly them (see :func:`stacked`).
 
-    The stack is built on first use, so a board the stack cannot take raises where a call
-    on the boards would; ``spans`` keeps each board's material range once worked out (for
-    ``policy``), since deciding the boards finds it on the way.
+    The layout is built on first use for a policy (a board the layout cannot take raises
+    where a call on the boards would); ``spans`` keeps each board's material range once worked
+    out (for ``policy``), since deciding the boards finds it on the way.
     """
 
     boards: tuple[Board, ...]
-    stack: Stack | None = None
+    layouts: dict[int, tuple[Policy, Layout]] = field(default_factory=dict)
     policy: Policy | None = None
     spans: IntArray | None = None
-    kernels: _Kernels | None = None
-    kernels_policy: Policy | None = None
 
-    def of(self) -> Stack:
-        if self.stack is None:
-            self.stack = Stack.of(self.boards)
-        return self.stack
-
-    def kernels_for(self, policy: Policy) -> _Kernels:
-        """The stack's kernels for ``policy`` (:func:`_kernels`), built once for every call."""
-        if self.kernels is None or self.kernels_policy is not policy:
-            self.kernels, self.kernels_policy = _kernels(self.of(), policy), policy
-        return self.kernels
+    def layout(self, policy: Policy) -> Layout:
+        kept = self.layouts.get(id(policy))
+        if kept is None or kept[0] is not policy:
+            kept = self.layouts[id(policy)] = (policy, kernels.stack(self.boards, policy))
+        return kept[1]
 
     def keep_spans(self, policy: Policy, spans: IntArray) -> None:
         self.policy, self.spans = policy, spans
@@ -112,12 +84,12 @@ _SHARED: ContextVar[_Shared | None] = ContextVar("solver.batch.shared", default=
 
 @contextmanager
 def stacked(boards: Sequence[Board]) -> Iterator[None]:
-    """Within the block, batched calls on exactly ``boards`` (the same objects, in order) share one stack.
+    """Within the block, batched calls on exactly ``boards`` (the same objects, in order) share one layout.
 
     A review decides the same boards twice (best and worst) and then scores choices on them:
-    stacking them once instead of four times, and taking the material ranges from the
-    decision instead of settling the boards again, is most of what the batched calls cost
-    beyond the kernels.  Calls on other boards stack their own as always; more than
+    laying them out once instead of four times, and taking the material ranges from the
+    decision instead of working them out again, is most of what the batched calls cost
+    beyond the kernels.  Calls on other boards lay out their own as always; more than
     :data:`CHUNK` boards are never shared (memory stays bounded by the chunk).
     """
     items = tuple(boards)
@@ -129,7 +101,7 @@ def stacked(boards: Sequence[Board]) -> Iterator[None]:
 
 
 def _shared(boards: Sequence[Board]) -> _Shared | None:
-    """The shared stack if ``boards`` are exactly the boards of the enclosing :func:`stacked` block."""
+    """The shared layout if ``boards`` are exactly the boards of the enclosing :func:`stacked` block."""
     shared = _SHARED.get()
     if shared is None or len(boards) != len(shared.boards) or not all(map(operator.is_, boards, shared.boards)):
         return None
@@ -266,7 +238,7 @@ def decide_many(boards: Iterable[BoardLike], policy: PolicyLike = None, *, sense
     items = as_boards(boards)
     shared = _shared(items)
     if shared is not None:  # the boards of a stacked() block: keep their material ranges for score_choices
-        decided, spans = _decide(items, policy, sense)
+        decided, spans = _decide(items, policy, sense, shared.layout(policy))
         shared.keep_spans(policy, spans)
         return decided
     parts = [_decide(items[i : i + CHUNK], policy, sense)[0] for i in range(0, len(items), CHUNK)]
@@ -279,9 +251,11 @@ def decide_many(boards: Iterable[BoardLike], policy: PolicyLike = None, *, sense
     return parts[0] if len(parts) == 1 else _concat(parts)
 
 
-def _decide(boards: Sequence[Board], policy: Policy, sense: int) -> tuple[BatchDecisions, IntArray]:
-    """The boards decided by the compiled core in one call, and each board's material range."""
-    layout = kernels.stack(boards, policy)
+def _decide(
+    boards: Sequence[Board], policy: Policy, sense: int, layout: Layout | None = None
+) -> tuple[BatchDecisions, IntArray]:
+    """The boards decided by the compiled core in one call (on their ``layout`` if given), and their material ranges."""
+    layout = kernels.stack(boards, policy) if layout is None else layout
     decided = kernels.decide_layout(layout, sense)
     return BatchDecisions(
         values=decided.values,
@@ -319,64 +293,6 @@ def _concat(parts: Sequence[BatchDecisions]) -> BatchDecisions:
         results=tuple(chain.from_iterable(p.results for p in parts)),
         sense=parts[0].sense,
     )
-
-
-# ---------------------------------------------------------------------------- scoring choices on a stack
-
-
-@dataclass(frozen=True, eq=False)
-class _Kernels:
-    """What a stack's rows are valued and judged by under one policy, built once per shared stack.
-
-    ``tables`` (:class:`solver.objective.MaterialTables`, 2HG heads' poison counted per team),
-    the event ``layout`` and the ``game_rules``: a review decides the boards twice and then
-    scores choices on them, all with the same three.
-    """
-
-    tables: MaterialTables
-    layout: EventLayout
-    player_pos: IntArray
-    game_rules: GameRules
-
-
-def _kernels(st: Stack, policy: Policy) -> _Kernels:
-    heads = st.player_rows[(st.two_headed & st.has_poison)[st.player_board]]
-    player_pos = _player_pos(st)
-    return _Kernels(
-        tables=MaterialTables.build(st, policy, st.player_rows, heads),
-        layout=_event_layout(st, player_pos),
-        player_pos=player_pos,
-        game_rules=_game_rules(policy, st, player_pos),
-    )
-
-
-def _our_seat_lost(rules: GameRules, events: IntArray) -> BoolArray:
-    lost = lost_seats_of(rules.seats, events[:, None])[:, 0]
-    out: BoolArray = ((lost >> rules.our_seat) & 1) == 1
-    return out
-
-
-#: The game results in words, as :meth:`solver.objective.Objective.game_result` says them.
-_RESULTS = ("none", "eliminations", "loss", "draw", "win")
-
-
-def _results(policy: Policy, scores: FloatArray, ours_lost: BoolArray) -> tuple[str, ...]:
-    """Each board's game result in words (the first rule that applies, as one board's)."""
-    which = np.select(
-        [scores == policy.win, (scores == policy.draw) & ours_lost, scores == policy.loss, scores > 0], [4, 3, 2, 1], 0
-    )
-    return tuple(map(_RESULTS.__getitem__, which.tolist()))
-
-
-@dataclass(frozen=True)
-class _PatternTable:
-    """:func:`solver.objective.team_patterns` as arrays: per option its heads' times, poison, picks and pattern."""
-
-    times: IntArray  # options x heads
-    poison: IntArray
-    picks: IntArray
-    chosen: BoolArray  # options x rounds x heads
-    recipient: IntArray  # options x rounds: head position, or -1
 
 
 def solve_many(boards: Iterable[BoardLike], policy: PolicyLike = None) -> list[Decision]:
@@ -466,8 +382,8 @@ def score_many(
 ) -> IntArray:
     """The value of each board's checked choice matrices (rounds x objects, rounds x teams), in milli-points.
 
-    Exactly ``Objective(board, policy).score_matrix(chosen, recipients)`` per board, computed
-    over stacks of boards with the same kernels (:func:`score_choices`).
+    Exactly ``Objective(board, policy).score_matrix(chosen, recipients)`` per board: the same
+    kernel (:func:`solver.kernels.score_layout`) over the boards laid out together.
     """
     values: IntArray = score_choices(boards, [choices], policy).values[0]
     return values
@@ -480,7 +396,7 @@ def score_choices(
     *,
     spans: IntArray | None = None,
 ) -> ScoredChoices:
-    """Several checked choices per board (``alternatives[j][b]``), scored in one pass per stack.
+    """Several checked choices per board (``alternatives[j][b]``), scored in one compiled call per chunk.
 
     The board settled with nothing chosen, which every value is relative to, is settled once
     for all alternatives.  A game result is weighted as :attr:`Objective.game_weight` weighs
@@ -493,21 +409,21 @@ def score_choices(
         raise ValueError("every alternative needs one choice per board")
     shared = _shared(boards)
     if shared is not None:
-        return _score(shared.of(), policy, alternatives, spans, shared.kernels_for(policy))
+        known = spans if spans is not None else shared.spans_for(policy)
+        return _score(shared.layout(policy), alternatives, known)
     parts = [
         _score(
-            st,
-            policy,
+            kernels.stack(boards[i : i + CHUNK], policy),
             [alt[i : i + CHUNK] for alt in alternatives],
             None if spans is None else spans[i : i + CHUNK],
-            _kernels(st, policy),
         )
         for i in range(0, len(boards), CHUNK)
-        for st in (Stack.of(boards[i : i + CHUNK]),)
     ]
     if not parts:
         empty = np.zeros((n_alt, 0), dtype=np.int64)
         return ScoredChoices(empty, empty, empty, np.zeros((n_alt, 0)), ((),) * n_alt)
+    if len(parts) == 1:
+        return parts[0]
     return ScoredChoices(
         values=np.concatenate([p.values for p in parts], axis=1),
         material=np.concatenate([p.material for p in parts], axis=1),
@@ -518,97 +434,24 @@ def score_choices(
 
 
 def _score(
-    st: Stack,
-    policy: Policy,
-    alternatives: Sequence[Sequence[tuple[BoolArray, IntArray]]],
-    spans: IntArray | None,
-    kernels: _Kernels,
+    layout: Layout, alternatives: Sequence[Sequence[tuple[BoolArray, IntArray]]], spans: IntArray | None
 ) -> ScoredChoices:
-    n_boards = st.n_boards
-    pcol = st.kind_column("poison")
-    shared = st.two_headed & st.has_poison
-    player_pos = kernels.player_pos
-    heads = st.player_rows[shared[st.player_board]]
-    head_team = st.team[player_pos[heads]]
-    n_teams = int(st.team_offsets[-1])
-
-    # Counts after every round (solver.rules.counters_after), nothing chosen first.
-    counts = np.empty((len(alternatives) + 1, *st.counts.shape), dtype=np.int64)
-    counts[0] = st.counts
-    shared_boards = np.flatnonzero(shared).tolist()
-    for j, alt in enumerate(alternatives, start=1):
-        np.add(st.counts, _times_chosen(alt)[:, None] * st.gain, out=counts[j])
-        if len(heads):  # 2HG: each team gets the poison of the heads named to receive it (701.34b)
-            receivers = _receivers(st, [alt[b][1] for b in shared_boards], shared_boards)
-            team_gain = np.zeros(n_teams, dtype=np.int64)
-            np.add.at(team_gain, st.team[player_pos[receivers]], st.gain[receivers, pcol])
-            counts[j, heads, pcol] = st.counts[heads, pcol] + team_gain[head_team]
-    settled = settle(st, counts)
-    alt_axis = np.arange(len(counts))[:, None]
-
-    # Material per board, 2HG team poison counted once per team.
-    starts = st.offsets[:-1]
-    material = np.add.reduceat(material_of(kernels.tables, settled), starts, axis=1)
-    team_poison = np.zeros((len(counts), n_teams), dtype=np.int64)
-    if pcol >= 0:
-        np.maximum.at(team_poison, (alt_axis, st.team[None, :]), settled.counts[:, st.player_rows, pcol])
-    team_board = np.repeat(np.arange(n_boards), np.diff(st.team_offsets))
-    shared_teams = np.flatnonzero(shared[team_board])
-    events = np.bitwise_or.reduceat(events_of(kernels.layout, settled), starts, axis=1)
-    if len(shared_teams):
-        our_team = st.team[player_pos[st.proliferator]]
-        side = np.where(shared_teams == our_team[team_board[shared_teams]], 1.0, -1.0)
-        poison = team_poison[:, shared_teams]
-        np.add.at(
-            material,
-            (alt_axis, team_board[shared_teams][None, :]),
-            team_poison_milli(side * policy.weight("poison"), poison),
-        )
-        threshold = shared_poison_threshold(np.bincount(st.team, minlength=n_teams))[shared_teams]
-        local = shared_teams - st.team_offsets[team_board[shared_teams]]
-        bits = np.where(poison >= threshold, np.left_shift(np.int64(1), local), 0)
-        np.bitwise_or.at(events, (alt_axis, team_board[shared_teams][None, :]), bits)
-
-    # The game result, weighted above the board's material range where it scores at all.
-    rules = kernels.game_rules
-    scores = game_scores(policy, rules, events.T)  # boards x alternatives
-    if spans is None:
-        scoring = np.flatnonzero((scores != 0).any(axis=1))
-        spans = np.zeros(n_boards, dtype=np.int64)
-        spans[scoring] = material_spans([st.boards[b] for b in scoring.tolist()], policy)
-    # A resolution that ends the game is worth its game score alone (Objective.total): material as choosing nothing.
-    held = np.where(game_over_of(rules, events.T).T, material[:1], material)
-    total = held + game_milli_of(game_weight_of(policy, spans, rules.n_opponents), scores).T
-    lost = lost_seats_of(rules.seats, events.T)
-    ours = ((lost >> rules.our_seat[:, None]) & 1) == 1
-    results = tuple(_results(policy, scores[:, j], ours[:, j]) for j in range(1, len(counts)))
-    return ScoredChoices(
-        values=total[1:] - total[:1],
-        material=material[1:],
-        events=events[1:],
-        scores=scores[:, 1:].T,
-        results=results,
-    )
-
-
-def _times_chosen(alt: Sequence[tuple[BoolArray, IntArray]]) -> IntArray:
-    """How many rounds each stack row is chosen in; a one-round choice is its only row (no sum per board)."""
-    if not alt:
-        return np.zeros(0, np.int64)
-    out: IntArray = np.concatenate([chosen[0] if len(chosen) == 1 else chosen.sum(axis=0) for chosen, _ in alt])
-    return out.astype(np.int64, copy=False)
-
-
-def _receivers(st: Stack, recipients: Sequence[IntArray], boards: Sequence[int]) -> IntArray:
-    """The stack rows of the heads named to receive a team's poison, every round, on some boards (one join)."""
-    if not boards:
-        return np.zeros(0, np.int64)
-    named = [r.ravel() for r in recipients]
-    flat = np.concatenate(named)
-    at = np.repeat(st.offsets[list(boards)], [len(r) for r in named])
-    keep = flat >= 0
-    out: IntArray = flat[keep] + at[keep]
-    return out
+    """The alternatives scored on the boards of ``layout`` (:func:`solver.kernels.score_layout`)."""
+    n_alt = len(alternatives)
+    n_rows = int(layout.obj_off[-1])
+    width = max(int(layout.rounds.max(initial=0)), 1)
+    times = np.zeros((n_alt, n_rows), dtype=np.int64)
+    recipients = np.full((n_alt, width, max(int(layout.team_off[-1]), 1)), -1, dtype=np.int64)
+    shared_boards = np.flatnonzero(layout.shared).tolist()
+    for j, alt in enumerate(alternatives):
+        if alt:
+            times[j] = np.concatenate([chosen[0] if len(chosen) == 1 else chosen.sum(axis=0) for chosen, _ in alt])
+        for b in shared_boards:  # 2HG: the heads named to receive each team's poison (701.34b)
+            named = alt[b][1]
+            lo = int(layout.team_off[b])
+            recipients[j, : named.shape[0], lo : lo + named.shape[1]] = named
+    scored = kernels.score_layout(layout, times, recipients, spans)
+    return ScoredChoices(scored.values, scored.material, scored.events, scored.scores, scored.results)
 
 
 def material_spans(boards: Sequence[Board], policy: Policy | None = None) -> IntArray:
@@ -623,7 +466,7 @@ def material_spans(boards: Sequence[Board], policy: Policy | None = None) -> Int
     if shared is not None:
         known = shared.spans_for(policy)
         if known is None:
-            known = _decide(shared.boards, policy, 1)[1]
+            known = _decide(shared.boards, policy, 1, shared.layout(policy))[1]
             shared.keep_spans(policy, known)
         return known.copy()
     out = np.zeros(len(boards), dtype=np.int64)
@@ -633,139 +476,64 @@ def material_spans(boards: Sequence[Board], policy: Policy | None = None) -> Int
 
 
 # ---------------------------------------------------------------------------- state-based actions of many boards
-#: Fewer boards than this are settled one by one by :func:`settle_many` (a stack has a fixed cost of ~0.2 ms).
-SETTLE_STACK_FROM = 4
-
-
 def settle_many(boards: Sequence[Board], counts: Sequence[IntArray]) -> list[tuple[Settled, BoolArray]]:
     """``settle(board, counts)`` and who loses (:func:`solver.rules.losers`) for every board, in one pass.
 
     ``counts[b]`` are board ``b``'s counts (its own columns): the board's own, to run the
     state-based actions after something else changed it, or :func:`solver.rules.counters_after`
-    a choice.  The boards are stacked, settled and their game events found together; each
-    board's :class:`~solver.rules.Settled` (in its own columns) and losers are sliced out.
-    Below :data:`SETTLE_STACK_FROM` boards, stacking costs more than it saves, and each board
-    is settled on its own by the same rules.
+    a choice.  The boards are laid out and settled together by the compiled core
+    (:func:`solver.kernels.settle_layout`, the rules :func:`solver.rules.settle` runs on one
+    board); each board's :class:`~solver.rules.Settled` (in its own columns) and losers are
+    sliced out.
     """
     if len(boards) != len(counts):
         raise ValueError(f"{len(boards)} boards but {len(counts)} counts")
-    if len(boards) < SETTLE_STACK_FROM:
-        alone = [(board, settle(board, own)) for board, own in zip(boards, counts, strict=True)]
-        return [(settled, losers(board, settled)) for board, settled in alone]
-    st = Stack.of(boards, with_gain=False)
-    settled = settle(st, _stacked_counts(st, counts))
-    events = _board_events(st, settled, _team_poison(st, settled.counts))
-    lost = lost_seats_of(_seat_rules(st), events[:, None])[:, 0]
-    player_lost = ((lost[st.player_board] >> st.seat) & 1).astype(bool)
-    n_players = np.bincount(st.player_board, minlength=st.n_boards)
-    first_player = np.cumsum(n_players) - n_players
-    n_thr = np.bincount(st.board_of[st.thr_object], minlength=st.n_boards)
-    first_thr = np.cumsum(n_thr) - n_thr
-    columns = {kind: k for k, kind in enumerate(st.kinds)}
+    out: list[tuple[Settled, BoolArray]] = []
+    for i in range(0, len(boards), CHUNK):
+        out.extend(_settle(boards[i : i + CHUNK], counts[i : i + CHUNK]))
+    return out
+
+
+def _settle(boards: Sequence[Board], counts: Sequence[IntArray]) -> list[tuple[Settled, BoolArray]]:
+    layout = kernels.stack(boards, DEFAULT_POLICY)  # the state-based actions read no policy table
+    columns = {kind: k for k, kind in enumerate(layout.kinds)}
+    maps: dict[tuple[str, ...], list[int] | None] = {}
+    offsets, thr_offsets = layout.obj_off.tolist(), layout.thr_off.tolist()
+    given = np.zeros((1, *layout.counts.shape), dtype=np.int64)
+    into = given[0]
+    for b, (board, own) in enumerate(zip(boards, counts, strict=True)):
+        kinds = board.kinds
+        if kinds not in maps:
+            maps[kinds] = None if kinds == layout.kinds else [columns[k] for k in kinds]
+        cols = maps[kinds]
+        if cols is None:
+            into[offsets[b] : offsets[b + 1]] = own
+        else:
+            into[offsets[b] : offsets[b + 1]][:, cols] = own
+    s = kernels.settle_layout(layout, given)
+    counts_after, annihilated, dies = s.counts[0], s.annihilated[0], s.dies[0]
+    before, after, sacrificed = s.chapters_before[0], s.chapters_after[0], s.sacrificed[0]
+    reached, crossed, events = s.thr_reached[0], s.thr_crossed[0], s.events[0]
+    # Whether each row's seat lost (810.8a: a 2HG team's heads together); read for the players' rows.
+    row_board = np.repeat(np.arange(len(boards)), np.diff(layout.obj_off))
+    seat_lost = ((s.lost[0][row_board] >> np.maximum(layout.seat, 0)) & 1).astype(bool)
     out: list[tuple[Settled, BoolArray]] = []
     for b, board in enumerate(boards):
-        rows = slice(int(st.offsets[b]), int(st.offsets[b + 1]))
-        thr = slice(int(first_thr[b]), int(first_thr[b] + n_thr[b]))
-        own = settled.counts[rows]
+        lo, hi, t_lo, t_hi = offsets[b], offsets[b + 1], thr_offsets[b], thr_offsets[b + 1]
+        cols = maps[board.kinds]
+        own = counts_after[lo:hi]
+        lost = seat_lost[lo : lo + board.n_players]
         one = Settled(
-            counts=own if board.kinds == st.kinds else own[:, [columns[k] for k in board.kinds]],
-            annihilated=settled.annihilated[rows],
-            dies=settled.dies[rows],
-            chapters_before=settled.chapters_before[rows],
-            chapters_after=settled.chapters_after[rows],
-            sacrificed=settled.sacrificed[rows],
-            thr_reached=settled.thr_reached[thr],
-            thr_crossed=settled.thr_crossed[thr],
+            counts=own if cols is None else own[:, cols],
+            annihilated=annihilated[lo:hi],
+            dies=dies[lo:hi],
+            chapters_before=before[lo:hi],
+            chapters_after=after[lo:hi],
+            sacrificed=sacrificed[lo:hi],
+            thr_reached=reached[t_lo:t_hi],
+            thr_crossed=crossed[t_lo:t_hi],
+            events=events[b],
+            lost=lost,
         )
-        out.append((one, player_lost[first_player[b] : first_player[b] + n_players[b]]))
-    return out
-
-
-def _stacked_counts(st: Stack, counts: Sequence[IntArray]) -> IntArray:
-    """The stack's counts with board ``b``'s rows set to ``counts[b]`` (given in the board's own columns)."""
-    out = np.empty_like(st.counts)
-    columns = {kind: k for k, kind in enumerate(st.kinds)}
-    for b, (board, own) in enumerate(zip(st.boards, counts, strict=True)):
-        rows = out[st.offsets[b] : st.offsets[b + 1]]
-        if board.kinds == st.kinds:
-            rows[...] = own
-        else:
-            rows[...] = 0
-            rows[:, [columns[k] for k in board.kinds]] = own
-    return out
-
-
-def _player_pos(st: Stack) -> IntArray:
-    """Each stack row's position among the players (-1 for permanents)."""
-    out = np.full(st.n_objects, -1, dtype=np.int64)
-    out[st.player_rows] = np.arange(len(st.player_rows))
-    return out
-
-
-def _event_layout(st: Stack, player_pos: IntArray) -> EventLayout:
-    """Where each board's game events go in its bitmask (:func:`solver.rules.row_events` for many boards)."""
-    return EventLayout.build(
-        player_rows=st.player_rows,
-        seat=st.seat,
-        seats_per_player=st.n_seats[st.player_board],
-        life=st.life,
-        two_headed=st.two_headed[st.player_board],
-        poison_column=st.kind_column("poison"),
-        thr_object=st.thr_object,
-        thr_owner=player_pos[st.controller[st.thr_object]],
-        thr_effect=st.thr_effect,
-    )
-
-
-def _seat_rules(st: Stack) -> SeatRules:
-    """Which seats each board has and who their rivals are."""
-    return SeatRules.build(n_seats=st.n_seats, player_board=st.player_board, seat=st.seat, team=st.team)
-
-
-def _game_rules(policy: Policy, st: Stack, player_pos: IntArray) -> GameRules:
-    """How each board's game events score for its proliferator."""
-    return GameRules.build(
-        policy,
-        _seat_rules(st),
-        player_board=st.player_board,
-        seat=st.seat,
-        team=st.team,
-        proliferator=player_pos[st.proliferator],
-    )
-
-
-def _team_poison(st: Stack, counts: IntArray) -> IntArray | None:
-    """Each team's shared poison (any leading axes; None when no 2HG board has poison), as 810.10 stores it."""
-    pcol = st.kind_column("poison")
-    if pcol < 0 or not (st.two_headed & st.has_poison).any():
-        return None
-    lead = counts.shape[:-2]
-    poison = np.zeros((*lead, int(st.team_offsets[-1])), dtype=np.int64).reshape(-1, int(st.team_offsets[-1]))
-    heads = counts[..., st.player_rows, pcol].reshape(len(poison), -1)
-    for now in range(len(poison)):
-        np.maximum.at(poison[now], st.team, heads[now])
-    out: IntArray = poison.reshape(*lead, -1)
-    return out
-
-
-def _board_events(st: Stack, settled: Settled, poison: IntArray | None) -> IntArray:
-    """Every game event of each board (the last axis), as :func:`solver.rules.event_mask` gives one board's."""
-    player_pos = _player_pos(st)
-    layout = _event_layout(st, player_pos)
-    rows = events_of(layout, settled)
-    lead = rows.shape[:-1]
-    flat = rows.reshape(-1, st.n_objects)
-    events = np.zeros((len(flat), st.n_boards), dtype=np.int64)
-    for now in range(len(flat)):
-        np.bitwise_or.at(events[now], st.board_of, flat[now])
-    if poison is not None:  # a 2HG team loses at its shared threshold (704.6b, 810.11)
-        team_board = np.repeat(np.arange(st.n_boards), np.diff(st.team_offsets))
-        teams = np.flatnonzero(st.two_headed[team_board])
-        threshold = shared_poison_threshold(np.bincount(st.team, minlength=len(team_board)))[teams]
-        local = (np.arange(len(team_board)) - st.team_offsets[:-1][team_board])[teams]
-        flat_poison = poison.reshape(-1, len(team_board))[:, teams]
-        bits = np.where(flat_poison >= threshold, np.left_shift(np.int64(1), local), 0)
-        for now in range(len(flat)):
-            np.bitwise_or.at(events[now], team_board[teams], bits[now])
-    out: IntArray = events.reshape(*lead, st.n_boards)
+        out.append((one, lost))
     return out

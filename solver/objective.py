@@ -40,9 +40,8 @@ import numpy as np
 from . import effects
 from .board import Board, BoolArray, CardType, FloatArray, IntArray, Variant
 from .catalogue import default_spec
-from .kernels import decide_layout, tabulate
+from .kernels import Layout, SettledLayout, decide_layout, layout_of, score_layout, tabulate, value_settled
 from .kernels.exact import split_units, team_option_values, team_options
-from .kernels.layout import Layout, stack
 from .policy import DEFAULT_POLICY, Policy
 from .rules import (
     Choice,
@@ -52,7 +51,6 @@ from .rules import (
     accumulate_at_rows,
     choice_matrix,
     combine_events,
-    counters_after,
     eligible_mask,
     events_of,
     lost_seats,
@@ -445,6 +443,22 @@ def game_weight_of(policy: Policy, span: IntArray, n_opponents: IntArray) -> Flo
     return out
 
 
+def _one_settled(settled: Settled) -> SettledLayout:
+    """One board's settled resolution as the value kernel reads it (one copy, the board's own columns)."""
+    return SettledLayout(
+        counts=np.ascontiguousarray(settled.counts, dtype=np.int64)[None],
+        annihilated=settled.annihilated[None],
+        dies=np.ascontiguousarray(settled.dies)[None],
+        chapters_before=np.ascontiguousarray(settled.chapters_before, dtype=np.int64)[None],
+        chapters_after=np.ascontiguousarray(settled.chapters_after, dtype=np.int64)[None],
+        sacrificed=np.ascontiguousarray(settled.sacrificed)[None],
+        thr_reached=np.ascontiguousarray(settled.thr_reached)[None],
+        thr_crossed=np.ascontiguousarray(settled.thr_crossed)[None],
+        events=np.array([[settled.events]], dtype=np.int64),
+        lost=np.zeros((1, 1), dtype=np.int64),
+    )
+
+
 #: At most this many event masks scored at once are kept for :meth:`Objective.game_milli`.
 _REMEMBERED_MASKS = 64
 
@@ -555,9 +569,9 @@ class Objective:
 
     # ------------------------------------------------------------------ scoring choices
     def state_value(self, settled: Settled) -> int:
-        """Value of a settled board, in milli-points (not yet relative to choosing nothing)."""
-        poison = self._team_poison(settled.counts)
-        return self._total(self.material_rows(settled), events_of(self.layout, settled), poison)
+        """Value of a settled board, in milli-points (not yet relative to choosing nothing): the value kernel's."""
+        value, baseline = value_settled(self.core, _one_settled(settled))
+        return int(value[0] + baseline[0])
 
     def _team_poison(self, counts: IntArray) -> IntArray:
         """:func:`team_poison`, where it counts: without shared poison (810.10) every team's is 0 anyway.
@@ -626,13 +640,16 @@ class Objective:
         """Value of choosing nothing (the board settles all the same).
 
         Read from the row tables when a solver has built them (row 0 is every object chosen
-        in no round), else from the board settled once: scoring a single choice (the
-        environment's reward) needs no tables.
+        in no round), else from the value kernel (:func:`solver.kernels.score_layout`, the
+        board a batch of one, no alternative): scoring a single choice (the environment's
+        reward) needs no tables.
         """
         if "row_tables" in self.__dict__:
             material, events = self.row_tables
             return self._total(material[0], events[0], self._start_poison)
-        return self.state_value(self.settled_nothing)
+        n = self.board.n_objects
+        nothing = score_layout(self.core, np.zeros((0, n), dtype=np.int64), np.zeros((0, 1, 1), dtype=np.int64))
+        return int(nothing.baseline[0])
 
     @cached_property
     def settled_nothing(self) -> Settled:
@@ -640,12 +657,20 @@ class Objective:
         return settle(self.board, self.board.counts)
 
     def value_of(self, settled: Settled) -> int:
-        """Value of a settled resolution relative to choosing nothing, in milli-points."""
-        return self.state_value(settled) - self.baseline
+        """Value of a settled resolution relative to choosing nothing, in milli-points (the value kernel's)."""
+        return int(value_settled(self.core, _one_settled(settled))[0][0])
 
     def score_matrix(self, chosen: np.ndarray, recipients: IntArray) -> int:
-        """Value of a checked choice matrix relative to choosing nothing, in milli-points."""
-        return self.value_of(settle(self.board, counters_after(self.board, chosen, recipients), consume=True))
+        """Value of a checked choice matrix relative to choosing nothing, in milli-points.
+
+        One call of the value kernel (:func:`solver.kernels.score_layout`, the board a batch of one):
+        the counters after the choice (701.34a/b), the state-based actions, material and game score.
+        """
+        board = self.board
+        times = np.asarray(chosen).sum(axis=0, dtype=np.int64)[None, :]
+        named = np.full((1, max(board.rounds, 1), max(board.n_teams, 1)), -1, dtype=np.int64)
+        named[0, : recipients.shape[0], : recipients.shape[1]] = recipients
+        return int(score_layout(self.core, times, named).values[0, 0])
 
     def score(self, choice: Choice) -> float:
         """Value of a choice in points (raises IllegalChoice for an illegal one)."""
@@ -658,9 +683,9 @@ class Objective:
         """The board in the compiled core's layout (:mod:`solver.kernels.layout`), a batch of one.
 
         A batch of one keeps the board's kinds in its column order, so the core's tables
-        index objects and kinds as the board does.
+        index objects and kinds as the board does; an outcome settled later reuses it.
         """
-        return stack([self.board], self.policy)
+        return layout_of(self.board, self.policy)
 
     def best(self, sense: int = 1) -> Best:
         """The optimum (``sense=1``) or the worst choice (``sense=-1``) by the compiled core's exact path.

@@ -2,9 +2,9 @@
 
 Everything here works on whole arrays: a choice becomes a ``rounds x objects`` boolean
 matrix, the counters it adds are one matrix product with :func:`solver.effects.gain`, and the
-state-based actions are evaluated for all objects at once by :func:`settle`.  The
-objective and every solver evaluate hypothetical boards through the same two functions,
-so the rules exist in exactly one place.
+state-based actions of all objects and the board's game events are one call of the compiled
+core (:func:`settle`, over :func:`solver.kernels.settle_layout`, the board a batch of one;
+many boards at once: :func:`solver.batch.settle_many`, the same kernel).
 """
 
 from __future__ import annotations
@@ -14,14 +14,14 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from itertools import repeat
 from types import MappingProxyType
-from typing import Protocol
 
 import numpy as np
 
 from . import effects
-from .board import Board, BoolArray, IntArray, SbaMasks, Variant, pt_table, shared_poison_threshold
+from .board import Board, BoolArray, IntArray, Variant, shared_poison_threshold
 from .choices import Choice, Round
 from .errors import IllegalChoice
+from .kernels import layout_of, settle_layout
 
 __all__ = [
     "Choice",
@@ -68,7 +68,12 @@ class ThresholdHit:
 
 @dataclass(frozen=True)
 class Settled:
-    """Per-object state after the state-based actions (704.3), as arrays over the board's rows."""
+    """Per-object state after the state-based actions (704.3), as arrays over the board's rows.
+
+    Per threshold: ``thr_reached`` and ``thr_crossed``; for the board: ``events``, its game
+    events (see :func:`row_events`: state-based losses 704.5a, 704.5c, 704.6b, and ``win`` /
+    ``lose`` thresholds reached), and ``lost``, per player whether it loses (104.2a, 810.8a).
+    """
 
     counts: IntArray
     annihilated: IntArray
@@ -78,6 +83,8 @@ class Settled:
     sacrificed: BoolArray
     thr_reached: BoolArray
     thr_crossed: BoolArray
+    events: IntArray
+    lost: BoolArray
 
 
 @dataclass(frozen=True, eq=False)
@@ -215,7 +222,7 @@ class Outcome:
 
 
 # ---------------------------------------------------------------------------- eligibility
-def eligible_mask(board: ObjectArrays) -> BoolArray:
+def eligible_mask(board: Board) -> BoolArray:
     """Objects that may be chosen (701.34a): phased-in permanents and players with a counter.
 
     A 2HG head "has" the team's poison (810.10d); the board stores it on every head.
@@ -382,119 +389,39 @@ def counters_after(board: Board, chosen: BoolArray, recipients: IntArray) -> Int
 
 
 # ---------------------------------------------------------------------------- state-based actions
-class ObjectArrays(Protocol):
-    """The per-object arrays the state-based actions read: a :class:`Board`, or a stack of boards.
-
-    A stack (:class:`solver.stack.Stack`) is the disjoint union of many boards, one row per
-    object of any of them, so the same code settles one board or ten thousand at once.
-    """
-
-    @property
-    def n_objects(self) -> int: ...
-    @property
-    def kinds(self) -> tuple[str, ...]: ...
-    @property
-    def counts(self) -> IntArray: ...
-    @property
-    def toughness(self) -> IntArray: ...
-    @property
-    def damage(self) -> IntArray: ...
-    @property
-    def chapters(self) -> IntArray: ...
-    @property
-    def phased_out(self) -> BoolArray: ...
-    @property
-    def thr_object(self) -> IntArray: ...
-    @property
-    def thr_kind(self) -> IntArray: ...
-    @property
-    def thr_at(self) -> IntArray: ...
-    @property
-    def sba_masks(self) -> SbaMasks: ...
-    def kind_column(self, kind: str) -> int: ...
-
-
-def settle(board: ObjectArrays, counts: IntArray, *, consume: bool = False) -> Settled:
-    """The state-based actions for every object at once, run to a fixpoint (704.3).
+def settle(board: Board, counts: IntArray, *, consume: bool = False) -> Settled:
+    """The state-based actions for every object at once, run to a fixpoint (704.3), and their game events.
 
     ``counts`` may be one board's counts or any hypothetical counts of the same shape, with
     any leading axes: the objective settles "every object chosen c times" for every c in one
     call, shaped ``(c, objects, kinds)``, to tabulate each object's fate.  Every array of the
-    result has the leading axes of ``counts`` (thresholds last instead of objects).
-    ``consume=True`` lets the result take over ``counts`` (a temporary the caller never reads
-    again) instead of copying it: on a stack of boards that copy is a large share of the work.
+    result has the leading axes of ``counts`` (thresholds last instead of objects; ``events``
+    the leading axes alone, ``lost`` players last).  The rules are the compiled core's
+    (:func:`solver.kernels.settle_layout`, the board a batch of one).  ``consume=True`` lets
+    the result take over ``counts`` (a temporary the caller never reads again) instead of
+    copying it.
     """
-    masks = board.sba_masks
-    counts = counts if consume else counts.copy()
-    lead = counts.shape[:-1]
-    zeros = np.zeros(lead, dtype=np.int64)
-
-    plus, minus = board.kind_column("+1/+1"), board.kind_column("-1/-1")
-    annihilated = zeros
-    if plus >= 0 and minus >= 0:  # 704.5q
-        annihilated = np.where(masks.present, np.minimum(counts[..., plus], counts[..., minus]), 0)
-        counts[..., plus] -= annihilated
-        counts[..., minus] -= annihilated
-
-    toughness = board.toughness
-    for col, delta in _toughness_terms(board.kinds):  # 122.1a, the few kinds that change toughness
-        column = counts[..., col]
-        if delta == 1:
-            toughness = toughness + column
-        elif delta == -1:
-            toughness = toughness - column
-        else:
-            toughness = toughness + delta * column
-    zero_toughness = masks.creature & (toughness <= 0)  # 704.5f: indestructible doesn't help
-    # 704.5g.  A shield counter does not help: 122.1c replaces damage and destruction "as the
-    # result of an effect", and dying to lethal damage already marked is a state-based action.
-    lethal = masks.destructible & (toughness > 0) & (board.damage >= toughness)
-    dies = np.zeros(lead, dtype=bool) | zero_toughness | lethal  # with the leading axes of ``counts``
-    for kind, holders, any_held in (
-        ("loyalty", masks.planeswalker, masks.any_planeswalker),
-        ("defense", masks.battle, masks.any_battle),
-    ):
-        if any_held:  # 704.5i, 704.5v/w
-            col = board.kind_column(kind)
-            dies |= holders & ((counts[..., col] if col >= 0 else zeros) <= 0)
-
-    chapters_before = chapters_after = zeros
-    sacrificed = np.zeros(lead, dtype=bool)
-    if masks.any_saga:
-        lore = board.kind_column("lore")
-        lore_before = board.counts[:, lore] if lore >= 0 else zeros
-        lore_after = counts[..., lore] if lore >= 0 else zeros
-        chapters_before = zeros + np.where(masks.saga, np.minimum(lore_before, board.chapters), 0)
-        chapters_after = np.where(masks.saga, np.minimum(lore_after, board.chapters), 0)
-        sacrificed = masks.saga & (lore_after >= board.chapters)  # 714.4, after the chapter ability resolves
-
-    counts[dies] = 0  # 122.2: counters cease to exist when the object leaves
-    alive = ~(dies | board.phased_out)
-    at_now = counts[..., board.thr_object, board.thr_kind]
-    at_start = board.counts[board.thr_object, board.thr_kind]
-    reached = alive[..., board.thr_object] & (at_now >= board.thr_at)
-    crossed = reached & (at_start < board.thr_at)
+    layout = layout_of(board)
+    lead = counts.shape[:-2]
+    n, k = board.n_objects, len(board.kinds)
+    own = counts.dtype == np.int64 and counts.flags.c_contiguous and counts.flags.writeable
+    m = int(np.prod(lead, dtype=np.int64))
+    flat = (counts if consume and own else np.array(counts, dtype=np.int64, order="C")).reshape(m, n, k)
+    out = settle_layout(layout, flat)
+    lost = ((out.lost[:, :1] >> layout.seat[: board.n_players]) & 1).astype(bool)
+    n_thr = len(board.thr_object)
     return Settled(
-        counts=counts,
-        annihilated=annihilated,
-        dies=dies,
-        chapters_before=chapters_before,
-        chapters_after=chapters_after,
-        sacrificed=sacrificed,
-        thr_reached=reached,
-        thr_crossed=crossed,
+        counts=flat.reshape(*lead, n, k),
+        annihilated=out.annihilated.reshape(*lead, n),
+        dies=out.dies.reshape(*lead, n),
+        chapters_before=out.chapters_before.reshape(*lead, n),
+        chapters_after=out.chapters_after.reshape(*lead, n),
+        sacrificed=out.sacrificed.reshape(*lead, n),
+        thr_reached=out.thr_reached.reshape(*lead, n_thr),
+        thr_crossed=out.thr_crossed.reshape(*lead, n_thr),
+        events=out.events.reshape(lead),
+        lost=lost.reshape(*lead, board.n_players),
     )
-
-
-@lru_cache(maxsize=1024)
-def _toughness_terms(kinds: tuple[str, ...]) -> tuple[tuple[int, int], ...]:
-    """The columns of ``kinds`` whose counters change toughness, with the toughness one adds (122.1a).
-
-    Most kinds add none, so settling adds up these few columns of :func:`~solver.board.pt_table`
-    rather than multiplying every count by a mostly zero table; a board's (or a stack's)
-    kinds tuple is worked out once.
-    """
-    return tuple((col, int(delta)) for col, delta in enumerate(pt_table(kinds)[:, 1].tolist()) if delta)
 
 
 def seats(board: Board) -> IntArray:
@@ -519,7 +446,7 @@ def n_seats(board: Board) -> int:
 
 @dataclass(frozen=True)
 class EventLayout:
-    """Where the game events of :func:`row_events` come from, for one board or a stack of boards.
+    """Where the game events of :func:`row_events` come from, for one board.
 
     ``player_rows`` are the players' rows, ``player_bit`` each one's seat bit, ``life_lost``
     whether its life is 0 or less (704.5a/704.6a), ``poison_loses`` whether ten poison
@@ -669,7 +596,7 @@ _THRESHOLD_SHIFT: dict[str | float, int] = {"win": 1, "lose": 2}
 
 
 def events_of(layout: EventLayout, settled: Settled) -> IntArray:
-    """:func:`row_events` from a layout: one board's rows, or a stack's, with any leading axes."""
+    """:func:`row_events` from a layout: one board's rows, with any leading axes."""
     counts = settled.counts
     events: IntArray = np.zeros(counts.shape[:-1], dtype=np.int64)
     lost = layout.life_lost
@@ -682,23 +609,12 @@ def events_of(layout: EventLayout, settled: Settled) -> IntArray:
     return events
 
 
-#: Up to this many values, ``ufunc.at`` indexes the rows directly; beyond, flat positions are quicker.
-_SMALL_AT = 256
-
-
 def accumulate_at_rows(ufunc: np.ufunc, out: np.ndarray, rows: IntArray, values: np.ndarray) -> None:
     """``ufunc.at(out, (..., rows), values)``: ``values[..., j]`` into ``out[..., rows[j]]``, any leading axes.
 
-    Rows may repeat (several thresholds on one object).  On one board's few values the direct
-    form is quickest; on a stack's many, ``ufunc.at`` over flat positions is several times quicker.
+    Rows may repeat (several thresholds on one object).
     """
-    if values.size <= _SMALL_AT:
-        ufunc.at(out, (..., rows), values)  # type: ignore[arg-type]  # numpy's stubs omit tuple indices
-        return
-    flat = out.reshape(-1)
-    width = int(out.shape[-1])
-    at = (np.arange(len(flat) // width) * width)[:, None] + rows[None, :]
-    ufunc.at(flat, at.ravel(), values.ravel())
+    ufunc.at(out, (..., rows), values)  # type: ignore[arg-type]  # numpy's stubs omit tuple indices
 
 
 def row_events(board: Board, settled: Settled) -> IntArray:
@@ -769,26 +685,12 @@ def seat_rules_of(variant: Variant, team: tuple[int, ...]) -> SeatRules:
     return rules
 
 
-#: Below this many values ``ufunc.at`` is as quick as sorting out segments (one board's rows).
-_SMALL_SEGMENTS = 256
-
-
 def segment_reduce(ufunc: np.ufunc, out: IntArray, segment: IntArray, values: IntArray) -> None:
-    """``ufunc.at(out, segment, values)`` for a ``segment`` sorted ascending, as one board's or a stack's rows are.
-
-    On a stack ``ufunc.at`` is several times slower than one ``reduceat`` over the runs of
-    equal segments; on a few values it is quicker, so it stays.  One board (one segment) is
-    one plain reduce, quicker than either (the ufuncs used are exact integer ones).
-    """
+    """``ufunc.at(out, segment, values)``; one segment (one board) is one plain reduce, quicker (integer ufuncs)."""
     if len(out) == 1:  # one board: every value goes to the one segment
         out[0] = ufunc.reduce(values, initial=out[0])
         return
-    if len(values) < _SMALL_SEGMENTS:
-        ufunc.at(out, segment, values)
-        return
-    starts = np.flatnonzero(np.concatenate(([True], segment[1:] != segment[:-1])))
-    where = segment[starts]
-    out[where] = ufunc(out[where], ufunc.reduceat(values, starts))
+    ufunc.at(out, segment, values)
 
 
 def lost_seats_of(rules: SeatRules, events: IntArray) -> IntArray:
@@ -846,14 +748,8 @@ def team_poison(board: Board, counts: IntArray) -> IntArray:
 
 
 def event_mask(board: Board, settled: Settled) -> int:
-    """Every game event of a settled resolution, as a bitmask (see :func:`row_events`)."""
-    shared = board.variant is Variant.TWO_HEADED_GIANT  # only 2HG teams share poison (810.10)
-    return combine_events(board, row_events(board, settled), team_poison(board, settled.counts) if shared else _NONE)
-
-
-#: No team's shared poison: what :func:`combine_events` is given outside 2HG, where it reads none.
-_NONE: IntArray = np.zeros(0, dtype=np.int64)
-_NONE.flags.writeable = False
+    """Every game event of a settled resolution, as a bitmask (see :func:`row_events`): the settle's own."""
+    return int(settled.events)
 
 
 def combine_events(board: Board, rows: IntArray, poison: IntArray) -> int:
@@ -865,12 +761,8 @@ def combine_events(board: Board, rows: IntArray, poison: IntArray) -> int:
 
 
 def losers(board: Board, settled: Settled) -> BoolArray:
-    """Players who lose; in Two-Headed Giant a player losing makes the team lose (810.8a)."""
-    lost = lost_seats(board, event_mask(board, settled))
-    if not lost:
-        return np.zeros(board.n_players, dtype=bool)
-    out: BoolArray = (np.right_shift(np.int64(lost), seats(board)) & 1).astype(bool)
-    return out
+    """Players who lose (104.2a); in Two-Headed Giant a player losing makes the team lose (810.8a): the settle's own."""
+    return settled.lost
 
 
 # ---------------------------------------------------------------------------- the whole resolution

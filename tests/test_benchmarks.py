@@ -141,7 +141,8 @@ def test_batch_benchmark_runs_against_a_baseline_checkout(tmp_path: Path) -> Non
 
 
 def test_batch_benchmark_splits_decide_many_into_its_stages(tmp_path: Path) -> None:
-    """The default run's last table: stacking, tables and choice per board, which make up the whole call.
+    """The stage split: the layout, the compiled decision and the rest per board, which make up the whole call;
+    then ``score_many`` and ``settle_many`` per board with the layout's share.
 
     No timing is compared (a busy machine can stall any one sample): the JSON must hold every
     stage, one sample per repeat, and the derived figures must be those of the measured ones.
@@ -152,15 +153,20 @@ def test_batch_benchmark_splits_decide_many_into_its_stages(tmp_path: Path) -> N
         *("--boards", "40", "--repeats", "1", "--loop-sample", "4", "--solve-runs", "2", "--json", str(out)),
     )
     assert "## Where `decide_many`'s time goes, per board" in printed
-    assert "| whole `decide_many` " in printed and "with stacking free:" in printed
-    stages = json.loads(out.read_text())["stages"]
+    assert "| whole `decide_many` " in printed and "with the layout free:" in printed
+    assert "| `score_many` (each board's best choice) " in printed and "| `settle_many` (" in printed
+    data = json.loads(out.read_text())
+    stages = data["stages"]
     per_board = stages["per_board_s"]
-    assert stages["boards"] == 40 and set(per_board) == {"stacking", "tables", "choice", "whole"}
+    assert stages["boards"] == 40 and set(per_board) == {"layout", "decision", "rest", "whole"}
     assert {len(times) for times in stages["samples_s"].values()} == {1}
-    assert min(per_board["stacking"], per_board["choice"], per_board["whole"]) > 0
-    stacking, choice, whole = per_board["stacking"], per_board["choice"], per_board["whole"]
-    assert per_board["tables"] == pytest.approx(whole - stacking - choice)
-    assert stages["rate_without_stacking"] == pytest.approx(1 / (whole - stacking))
+    assert min(per_board["layout"], per_board["decision"], per_board["whole"]) > 0
+    layout, decision, whole = per_board["layout"], per_board["decision"], per_board["whole"]
+    assert per_board["rest"] == pytest.approx(whole - layout - decision)
+    assert stages["rate_without_layout"] == pytest.approx(1 / (whole - layout))
+    calls = data["given"]
+    assert calls["boards"] == 40 and set(calls["per_board_s"]) == {"score_many", "settle_many", "layout"}
+    assert min(calls["per_board_s"].values()) > 0 and data["unit"]["median_s"] > 0
 
 
 @pytest.mark.parametrize(

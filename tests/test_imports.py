@@ -27,8 +27,8 @@ PACKAGES = ("solver", "env")
 LAYERS = (
     ("terms", "errors", "status", "kinds", "limits", "files", "terminal", "budget", "jsoncodec", "render"),
     ("cards", "catalogue", "board", "choices", "formats", "policy", "decision"),
-    ("effects", "rules", "stack", "boardjson", "validation", "inputs", "schema"),
-    ("objective", "fast", "limited", "kernels", "cpsat", "brute", "explain", "solve", "batch", "svg"),
+    ("effects", "kernels", "rules", "boardjson", "validation", "inputs", "schema"),
+    ("objective", "fast", "limited", "cpsat", "brute", "explain", "solve", "batch", "svg"),
     ("cli", "protocol", "analysis", "core", "__main__", "examples", ""),
 )
 _LAYER_OF = {name: i for i, names in enumerate(LAYERS) for name in names}
@@ -54,7 +54,6 @@ PIPELINE = {
     "solver.effects",
     "solver.rules",
     "solver.objective",
-    "solver.stack",
     "solver.batch",
     "solver.cpsat",
     "solver.brute",

@@ -5,27 +5,50 @@ Every function here is a numba ``@njit(cache=True)`` loop over plain arrays in o
 
 * :mod:`solver.kernels.sba`: the state-based actions of one object (704.5, 714.4, 122.2);
 * :mod:`solver.kernels.value`: material in integer milli-points, lost seats (104.2a), game scores;
+* :mod:`solver.kernels.settle`: the state-based actions of whole boards and their game events
+  (704.5a, 704.5c, 704.6b, thresholds), for a batch in one call;
 * :mod:`solver.kernels.exact`: per-row tables, units, 2HG team options (701.34b, 810.10), the
-  dynamic programme over coupled units and the canonical tie-break, for a whole batch in one call.
+  dynamic programme over coupled units and the canonical tie-break, for a whole batch in one call;
+* :mod:`solver.kernels.resolve`: the value of given choices (701.34a/b, then the state-based
+  actions, material and game score), for a batch and any number of alternatives in one call.
 
-:func:`decide` is the Python entry: boards in, the decided arrays out; :func:`tabulate` gives one
-board's per-row tables (what CP-SAT, explanations and brute force read through
-:class:`solver.objective.Objective`).
+The Python entries: :func:`decide` (boards in, the decided arrays out), :func:`tabulate` (one
+board's per-row tables, what CP-SAT, explanations and brute force read through
+:class:`solver.objective.Objective`), :func:`settle_layout` (given counters settled),
+:func:`score_layout` (given choices valued) and :func:`value_settled` (resolutions already
+settled, valued).
 """
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
 from ..board import Board, BoolArray, IntArray
-from ..policy import Policy
+from ..policy import DEFAULT_POLICY, Policy
 from .exact import MAX_FREE_SEATS, RESULT_CODES, TOO_MANY_SEATS, decide_batch, tabulate_rows
 from .layout import Layout, stack
+from .resolve import score_batch, value_settled_batch
+from .settle import settle_batch
 
-__all__ = ["Decided", "Layout", "decide", "decide_layout", "stack", "tabulate"]
+__all__ = [
+    "Decided",
+    "Layout",
+    "Scored",
+    "SettledLayout",
+    "decide",
+    "decide_layout",
+    "layout_of",
+    "score_layout",
+    "settle_layout",
+    "stack",
+    "tabulate",
+    "value_settled",
+]
 
 
 @dataclass(frozen=True)
@@ -71,6 +94,34 @@ def decide_layout(layout: Layout, sense: int = 1) -> Decided:
     return Decided(values, chosen, recipients, events, tuple(RESULT_CODES[c] for c in results.tolist()), spans)
 
 
+#: Each board's own layout (a batch of one) by the board's id, with the policy it was built for, while the
+#: board lives (a board compares by value, so it is no dictionary key; a weak reference drops the entry).
+_LAYOUTS: dict[int, tuple[weakref.ref[Board], Policy, Layout]] = {}
+
+
+def layout_of(board: Board, policy: Policy | None = None) -> Layout:
+    """``stack([board], policy)``, kept while the board lives: a board's own layout, its columns the board's.
+
+    With no policy, any layout of the board will do (the state-based actions read none of the
+    policy's tables); one is built with :data:`~solver.policy.DEFAULT_POLICY` if there is none.
+    """
+    key = id(board)
+    kept = _LAYOUTS.get(key)
+    if kept is not None and kept[0]() is board and (policy is None or kept[1] is policy):
+        return kept[2]
+    chosen = DEFAULT_POLICY if policy is None else policy
+    layout = stack([board], chosen)
+    _LAYOUTS[key] = (weakref.ref(board, partial(_forget, key)), chosen, layout)
+    return layout
+
+
+def _forget(key: int, gone: weakref.ref[Board]) -> None:
+    """Drop a board's layout when the board goes (unless another board of the same id has taken its place)."""
+    kept = _LAYOUTS.get(key)
+    if kept is not None and kept[0] is gone:
+        del _LAYOUTS[key]
+
+
 def decide(boards: Sequence[Board], policy: Policy, sense: int = 1) -> tuple[Layout, Decided]:
     """The boards stacked in one layout and decided in one compiled call."""
     layout = stack(boards, policy)
@@ -92,3 +143,136 @@ def tabulate(layout: Layout, b: int = 0) -> tuple[IntArray, IntArray]:
         L.thr_amount, L.thr_seat, L.tough_delta, L.presence, L.special, L.saga_chapter,
     )  # fmt: skip
     return material, events
+
+
+@dataclass(frozen=True)
+class SettledLayout:
+    """What :func:`settle_layout` finds for each copy ``c`` of a layout's counters.
+
+    Per row: ``counts[c]`` after the state-based actions, ``annihilated[c]`` (pairs of +1/+1 and
+    -1/-1 counters removed, 704.5q), ``dies[c]``, ``chapters_before[c]`` / ``chapters_after[c]``
+    (714.2b), ``sacrificed[c]`` (714.4); per threshold ``thr_reached[c]`` / ``thr_crossed[c]``;
+    per board ``events[c]`` (its game events, :mod:`solver.kernels.settle`) and ``lost[c]`` (the
+    bitmask of its seats that lose, 104.2a, 810.8a).
+    """
+
+    counts: IntArray
+    annihilated: IntArray
+    dies: BoolArray
+    chapters_before: IntArray
+    chapters_after: IntArray
+    sacrificed: BoolArray
+    thr_reached: BoolArray
+    thr_crossed: BoolArray
+    events: IntArray
+    lost: IntArray
+
+
+def settle_layout(layout: Layout, counts: IntArray) -> SettledLayout:
+    """The state-based actions of every board of ``layout`` for each copy ``counts[c]`` (copies x rows x kinds).
+
+    ``counts`` is in the layout's columns and is settled in place (pass a copy to keep it);
+    the counters before the resolution are the layout's own.
+    """
+    L = layout
+    m, n = counts.shape[0], counts.shape[1]
+    n_thr, n_boards = len(L.thr_row), len(L.n_players)
+    out = SettledLayout(
+        counts=counts,
+        annihilated=np.zeros((m, n), dtype=np.int64),
+        dies=np.zeros((m, n), dtype=np.bool_),
+        chapters_before=np.zeros((m, n), dtype=np.int64),
+        chapters_after=np.zeros((m, n), dtype=np.int64),
+        sacrificed=np.zeros((m, n), dtype=np.bool_),
+        thr_reached=np.zeros((m, n_thr), dtype=np.bool_),
+        thr_crossed=np.zeros((m, n_thr), dtype=np.bool_),
+        events=np.zeros((m, n_boards), dtype=np.int64),
+        lost=np.zeros((m, n_boards), dtype=np.int64),
+    )
+    settle_batch(
+        L.obj_off, L.thr_off, L.team_off, L.n_players, L.shared, L.poison_loses, L.counts, L.flags, L.toughness,
+        L.damage, L.chapters, L.life, L.seat, L.team, L.thr_row, L.thr_kind, L.thr_at, L.thr_code, L.thr_seat,
+        L.team_threshold, L.tough_delta, L.special, counts, out.annihilated, out.dies, out.chapters_before,
+        out.chapters_after, out.sacrificed, out.thr_reached, out.thr_crossed, out.events, out.lost,
+    )  # fmt: skip
+    return out
+
+
+@dataclass(frozen=True)
+class Scored:
+    """What :func:`score_layout` finds per alternative ``a`` and board ``b`` of a layout.
+
+    ``values[a, b]`` in milli-points relative to choosing nothing; ``material[a, b]`` the
+    material after it (game results left out); ``events[a, b]`` its game events;
+    ``scores[a, b]`` the policy's game score; ``results[a][b]`` the game result in words.
+    Per board: ``baseline[b]``, the value of choosing nothing (not relative), and ``spans[b]``
+    the material span the game weight was raised above (-1 where no game result scored).
+    """
+
+    values: IntArray
+    material: IntArray
+    events: IntArray
+    scores: np.ndarray
+    results: tuple[tuple[str, ...], ...]
+    baseline: IntArray
+    spans: IntArray
+
+
+def _spans(layout: Layout, spans: IntArray | None) -> IntArray:
+    n_boards = len(layout.n_players)
+    if spans is None:
+        return np.full(n_boards, -1, dtype=np.int64)
+    if len(spans) != n_boards:
+        raise ValueError(f"{len(spans)} spans for {n_boards} boards")
+    return np.array(spans, dtype=np.int64)
+
+
+def score_layout(layout: Layout, times: IntArray, recipients: IntArray, spans: IntArray | None = None) -> Scored:
+    """Every alternative ``a`` scored on every board of ``layout``, in one compiled call.
+
+    ``times[a, row]``: the rounds layout row ``row`` is chosen in (701.34a); ``recipients[a, r,
+    team_off[b] + t]``: the board row of the head getting 2HG team ``t``'s poison counter in
+    round ``r`` (701.34b), else -1.  ``spans``: each board's material span if known (as
+    :attr:`Decided.spans`); else it is worked out where a game result scores.
+    """
+    L = layout
+    n_alt, n_boards = times.shape[0], len(L.n_players)
+    values = np.zeros((n_alt, n_boards), dtype=np.int64)
+    material = np.zeros((n_alt, n_boards), dtype=np.int64)
+    events = np.zeros((n_alt, n_boards), dtype=np.int64)
+    scores = np.zeros((n_alt, n_boards), dtype=np.float64)
+    results = np.zeros((n_alt, n_boards), dtype=np.int64)
+    baseline = np.zeros(n_boards, dtype=np.int64)
+    known = _spans(L, spans)
+    score_batch(
+        L.obj_off, L.thr_off, L.team_off, L.n_players, L.rounds, L.proliferator, L.shared, L.poison_loses,
+        L.n_opponents, L.elimination, L.gap, L.counts, L.gain, L.weights, L.flags, L.toughness, L.damage,
+        L.chapters, L.life, L.worth, L.side, L.seat, L.team, L.head_gain, L.thr_row, L.thr_kind, L.thr_at,
+        L.thr_code, L.thr_amount, L.thr_seat, L.team_threshold, L.team_weight, L.tough_delta, L.presence,
+        L.special, L.policy_scores, L.saga_chapter, times, recipients, known, values, material, events, scores,
+        results, baseline,
+    )  # fmt: skip
+    words = tuple(tuple(RESULT_CODES[c] for c in row) for row in results.tolist())
+    return Scored(values, material, events, scores, words, baseline, known)
+
+
+def value_settled(layout: Layout, settled: SettledLayout, spans: IntArray | None = None) -> tuple[IntArray, IntArray]:
+    """The value of resolutions already settled (``settled``'s first copy, one per board of ``layout``).
+
+    Returns each board's value relative to choosing nothing and the value of choosing nothing
+    (not relative), in milli-points, as :func:`score_layout` scores them.
+    """
+    L = layout
+    n_boards = len(L.n_players)
+    values = np.zeros(n_boards, dtype=np.int64)
+    baseline = np.zeros(n_boards, dtype=np.int64)
+    value_settled_batch(
+        L.obj_off, L.thr_off, L.team_off, L.n_players, L.rounds, L.proliferator, L.shared, L.poison_loses,
+        L.n_opponents, L.elimination, L.gap, L.counts, L.gain, L.weights, L.flags, L.toughness, L.damage,
+        L.chapters, L.life, L.worth, L.side, L.seat, L.team, L.head_gain, L.thr_row, L.thr_kind, L.thr_at,
+        L.thr_code, L.thr_amount, L.thr_seat, L.team_threshold, L.team_weight, L.tough_delta, L.presence,
+        L.special, L.policy_scores, L.saga_chapter, settled.counts[0], settled.dies[0], settled.sacrificed[0],
+        settled.chapters_before[0], settled.chapters_after[0], settled.thr_crossed[0], settled.events[0],
+        _spans(L, spans), values, baseline,
+    )  # fmt: skip
+    return values, baseline

@@ -14,9 +14,9 @@ import numpy as np
 from numba import njit, types
 from numba.typed import Dict
 
-from .layout import F_PHASED_OUT, F_PLAYER, THR_POINTS, THR_WIN
-from .sba import settle_row
-from .value import game_milli, game_score, lost_seats_104_2a, material_row, popcount, rivals_of
+from .layout import F_PHASED_OUT, F_PLAYER
+from .settle import board_seating, settle_board
+from .value import ends_game_104_3, game_milli, game_score, lost_seats_104_2a, rivals_of, rows_material
 
 __all__ = [
     "MAX_FREE_SEATS",
@@ -45,9 +45,7 @@ _DEAD = -(1 << 60)
 def _ends_game(events: int, n_seats: int, rivals: np.ndarray, our_seat: int, opponents: int, n_opponents: int) -> bool:
     """Whether these events end the game for the proliferator: it loses (104.3, 810.8), or every opponent does
     (a win, 104.2a, or a draw with it, 104.4a); eliminations in a free-for-all don't."""
-    lost = lost_seats_104_2a(events, n_seats, rivals)
-    lost_opponents = popcount(lost & opponents)
-    return bool((lost >> our_seat) & 1) or (lost_opponents == n_opponents and lost_opponents > 0)
+    return ends_game_104_3(lost_seats_104_2a(events, n_seats, rivals), our_seat, opponents, n_opponents)
 
 
 @njit(cache=True)
@@ -113,46 +111,41 @@ def tabulate_rows(
     special: np.ndarray,
     saga_chapter: int,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Material (milli-points, signed for the proliferator) and loss events of every row chosen in c rounds."""
+    """Material (milli-points, signed for the proliferator) and loss events of every row chosen in c rounds.
+
+    Each c settles the board's rows as :func:`solver.kernels.settle.settle_board` does (a row's
+    own events: a player's losses, a threshold object's win or loss; a 2HG team's shared poison
+    is its team unit's, not a row's) and values them by :func:`solver.kernels.value.rows_material`.
+    """
     n = hi - lo
     n_kinds = counts.shape[1]
-    poison = special[5]
+    players = 0
+    while players < n and flags[lo + players] & F_PLAYER:
+        players += 1
     material = np.zeros((rounds + 1, n), dtype=np.int64)
     events = np.zeros((rounds + 1, n), dtype=np.int64)
     now = np.empty((n, n_kinds), dtype=np.int64)
+    annihilated = np.zeros(n, dtype=np.int64)
     dies = np.zeros(n, dtype=np.bool_)
+    before = np.zeros(n, dtype=np.int64)
+    after = np.zeros(n, dtype=np.int64)
+    sacrificed = np.zeros(n, dtype=np.bool_)
+    reached = np.zeros(t_hi - t_lo, dtype=np.bool_)
+    crossed = np.zeros(t_hi - t_lo, dtype=np.bool_)
     raw = np.zeros(n, dtype=np.int64)
     for c in range(rounds + 1):
         for i in range(n):
-            row = lo + i
             for k in range(n_kinds):
-                now[i, k] = counts[row, k] + c * gain[row, k]
-            d, sacrificed, before, after = settle_row(
-                now[i], counts[row], flags[row], toughness[row], damage[row], chapters[row], tough_delta, special
-            )
-            dies[i] = d
-            raw[i] = material_row(
-                now[i], weights[row], presence, worth[row], d or sacrificed, after - before, saga_chapter
-            )
-            e = 0
-            if flags[row] & F_PLAYER:  # 704.5a, 704.5c (not with shared poison: 704.6b)
-                lost = life[row] <= 0
-                if poison_loses and poison >= 0 and now[i, poison] >= threshold[team_base + team[row]]:
-                    lost = True
-                if lost:
-                    e = np.int64(1) << seat[row]
-            events[c, i] = e
-        for j in range(t_lo, t_hi):  # thresholds (122.7 state triggers)
-            i = thr_row[j] - lo
-            alive = not dies[i] and not flags[thr_row[j]] & F_PHASED_OUT
-            reached = alive and now[i, thr_kind[j]] >= thr_at[j]
-            code = thr_code[j]
-            if code == THR_POINTS:
-                if reached and counts[thr_row[j], thr_kind[j]] < thr_at[j]:
-                    raw[i] += thr_amount[j]
-            elif reached:
-                shift = 1 if code == THR_WIN else 2
-                events[c, i] |= np.int64(1) << (thr_seat[j] + shift * n_seats)
+                now[i, k] = counts[lo + i, k] + c * gain[lo + i, k]
+        settle_board(
+            lo, hi, t_lo, t_hi, team_base, 0, players, n_seats, False, poison_loses, lo, t_lo, now, counts, flags,
+            toughness, damage, chapters, life, seat, team, thr_row, thr_kind, thr_at, thr_code, thr_seat, threshold,
+            tough_delta, special, annihilated, dies, before, after, sacrificed, reached, crossed, events[c],
+        )  # fmt: skip
+        rows_material(
+            lo, hi, t_lo, t_hi, lo, t_lo, now, dies, sacrificed, before, after, crossed, weights, presence, worth,
+            thr_row, thr_code, thr_amount, saga_chapter, raw,
+        )  # fmt: skip
         for i in range(n):
             material[c, i] = side[lo + i] * raw[i]
     return material, events
@@ -431,16 +424,8 @@ def decide_batch(
         n_teams = team_off[b + 1] - tb
         is_shared = shared[b] == 1
         # seats, rivals, the proliferator's seat and its opponents
-        n_seats = 0
-        for i in range(players):
-            n_seats = max(n_seats, seat[lo + i] + 1)
+        n_seats, our_seat, opponents = board_seating(lo, players, proliferator[b], seat, team)
         rivals = rivals_of(seat[lo : lo + players], team[lo : lo + players], n_seats)
-        our_seat = seat[lo + proliferator[b]]
-        our_team = team[lo + proliferator[b]]
-        opponents = 0
-        for i in range(players):
-            if team[lo + i] != our_team:
-                opponents |= np.int64(1) << seat[lo + i]
         material, events = tabulate_rows(
             lo, hi, thr_off[b], thr_off[b + 1], R, n_seats, poison_loses[b] == 1, team_threshold, tb,
             counts, gain, weights, flags, toughness, damage, chapters, life, worth, side, seat, team,

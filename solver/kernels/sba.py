@@ -22,13 +22,17 @@ from .layout import (
 )
 
 __all__ = [
+    "alive_122_2",
     "annihilate_704_5q",
     "battle_defense_704_5v",
     "lethal_damage_704_5g",
     "planeswalker_loyalty_704_5i",
+    "player_loses_704_5a_704_5c",
     "saga_chapters_714_2b",
     "saga_sacrifice_714_4",
+    "settle_object",
     "settle_row",
+    "team_poison_704_6b",
     "toughness_122_1a",
     "zero_toughness_704_5f",
 ]
@@ -102,7 +106,7 @@ def saga_sacrifice_714_4(flags: int, lore: int, chapters: int) -> bool:
 
 
 @njit(cache=True)
-def settle_row(
+def settle_object(
     counts: np.ndarray,
     start: np.ndarray,
     flags: int,
@@ -111,16 +115,17 @@ def settle_row(
     chapters: int,
     tough_delta: np.ndarray,
     special: np.ndarray,
-) -> tuple[bool, bool, int, int]:
+) -> tuple[int, bool, bool, int, int]:
     """Every state-based action of one object whose counters are ``counts`` (modified in place).
 
     ``start`` is the object's counters before the resolution (for the chapters already
     reached); ``special`` the layout's special columns (see :data:`solver.kernels.layout.SPECIAL`).
-    Returns whether it dies, whether it is sacrificed (714.4), and its chapters before and after.
-    Counters of an object that dies cease to exist (122.2).
+    Returns the pairs of +1/+1 and -1/-1 counters annihilated (704.5q), whether it dies,
+    whether it is sacrificed (714.4), and its chapters before and after.  Counters of an
+    object that dies cease to exist (122.2).
     """
     plus, minus, loyalty, defense, lore = special[0], special[1], special[2], special[3], special[4]
-    annihilate_704_5q(counts, flags, plus, minus)
+    annihilated = annihilate_704_5q(counts, flags, plus, minus)
     t = toughness_122_1a(counts, toughness, tough_delta)
     dies = zero_toughness_704_5f(flags, t) or lethal_damage_704_5g(flags, t, damage)
     dies = dies or planeswalker_loyalty_704_5i(counts, flags, loyalty) or battle_defense_704_5v(counts, flags, defense)
@@ -134,7 +139,38 @@ def settle_row(
         sacrificed = saga_sacrifice_714_4(flags, lore_after, chapters)
     if dies:
         counts[:] = 0
+    return annihilated, dies, sacrificed, before, after
+
+
+@njit(cache=True)
+def settle_row(
+    counts: np.ndarray,
+    start: np.ndarray,
+    flags: int,
+    toughness: int,
+    damage: int,
+    chapters: int,
+    tough_delta: np.ndarray,
+    special: np.ndarray,
+) -> tuple[bool, bool, int, int]:
+    """:func:`settle_object` but the pairs annihilated: whether it dies, is sacrificed, its chapters then and now."""
+    _, dies, sacrificed, before, after = settle_object(
+        counts, start, flags, toughness, damage, chapters, tough_delta, special
+    )
     return dies, sacrificed, before, after
+
+
+@njit(cache=True)
+def player_loses_704_5a_704_5c(life: int, poison: int, poison_counts: bool, threshold: int) -> bool:
+    """704.5a: a player with 0 or less life loses; 704.5c: so does one with ``threshold`` (ten) or more poison
+    counters, where a player's own poison counts (``poison_counts``; in 2HG the team's does, 704.6b)."""
+    return life <= 0 or (poison_counts and poison >= threshold)
+
+
+@njit(cache=True)
+def team_poison_704_6b(poison: int, threshold: int) -> bool:
+    """704.6b: a 2HG team with ``threshold`` (fifteen, 810.11: five more per head beyond two) or more poison loses."""
+    return poison >= threshold
 
 
 @njit(cache=True)

@@ -11,13 +11,17 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .layout import THR_POINTS
+
 __all__ = [
+    "ends_game_104_3",
     "game_milli",
     "game_score",
     "lost_seats_104_2a",
     "material_row",
     "popcount",
     "rivals_of",
+    "rows_material",
 ]
 
 
@@ -58,6 +62,44 @@ def material_row(
 
 
 @njit(cache=True)
+def rows_material(
+    lo: int,
+    hi: int,
+    t_lo: int,
+    t_hi: int,
+    base: int,
+    thr_base: int,
+    now: np.ndarray,
+    dies: np.ndarray,
+    sacrificed: np.ndarray,
+    before: np.ndarray,
+    after: np.ndarray,
+    crossed: np.ndarray,
+    weights: np.ndarray,
+    presence: np.ndarray,
+    worth: np.ndarray,
+    thr_row: np.ndarray,
+    thr_code: np.ndarray,
+    thr_amount: np.ndarray,
+    saga_chapter: int,
+    raw: np.ndarray,
+) -> None:
+    """Each settled row's worth before its side's sign (:func:`material_row`) and its numeric thresholds crossed.
+
+    ``now``, the per-row arrays and ``raw`` (written) are indexed by ``row - base``, ``crossed``
+    by ``threshold - thr_base``; the layout's tables by layout row.
+    """
+    for row in range(lo, hi):
+        i = row - base
+        raw[i] = material_row(
+            now[i], weights[row], presence, worth[row], dies[i] or sacrificed[i], after[i] - before[i], saga_chapter
+        )
+    for j in range(t_lo, t_hi):
+        if thr_code[j] == THR_POINTS and crossed[j - thr_base]:
+            raw[thr_row[j] - base] += thr_amount[j]
+
+
+@njit(cache=True)
 def rivals_of(seat: np.ndarray, team: np.ndarray, n_seats: int) -> np.ndarray:
     """Per seat, the bitmask of the seats on another team (those that lose when it wins, 104.2a)."""
     out = np.zeros(max(n_seats, 1), dtype=np.int64)
@@ -86,6 +128,14 @@ def lost_seats_104_2a(events: int, n_seats: int, rivals: np.ndarray) -> int:
         wins >>= 1
         s += 1
     return int(lost)
+
+
+@njit(cache=True)
+def ends_game_104_3(lost: int, our_seat: int, opponents: int, n_opponents: int) -> bool:
+    """Whether the seats ``lost`` end the game for the proliferator: it loses (104.3, 810.8), or every opponent
+    does (a win, 104.2a, or a draw with it, 104.4a); eliminations in a free-for-all don't."""
+    lost_opponents = popcount(lost & opponents)
+    return bool((lost >> our_seat) & 1) or (lost_opponents == n_opponents and lost_opponents > 0)
 
 
 @njit(cache=True)

@@ -72,7 +72,7 @@ def load() -> None:
     times over (a constrained ``solve`` with ``time_limit=0.05``, tests/test_cpsat_loading.py).
     So the library's import pays them, deciding one small 2HG board whose objective reaches
     every entry point a decision calls (the optimum, the row tables, the unit split, the team
-    options).  With no cache yet (an install not warmed), this compiles them: a minute, once.
+    options, the value of a given choice).  With no cache yet (an install not warmed), this compiles them: a minute, once.
     """
     global loaded_in
     from ..boardjson import load_board
@@ -81,30 +81,39 @@ def load() -> None:
 
     start = time.perf_counter()
     objective = Objective(load_board(WARM_BOARDS[1]), DEFAULT_POLICY)
-    objective.best()
+    best = objective.best()
     _ = objective.units
+    objective.score_matrix(best.chosen, best.recipients)
     loaded_in = time.perf_counter() - start
 
 
 def warm() -> float:
-    """Decide :data:`WARM_BOARDS` (both senses) and tabulate their units; the seconds it took (compiling, or
-    loading the cache).
+    """Decide :data:`WARM_BOARDS` (both senses), tabulate their units, score and settle their choices; the
+    seconds it took (compiling the kernels, or loading them from the cache).
 
-    The units are what CP-SAT, the pick-limit programme and explanations read
-    (:attr:`solver.objective.Objective.units`: the core's row tables, unit split and 2HG team
-    options, each a compiled function of its own).
+    That is every compiled entry: the decision (:func:`~solver.kernels.decide`), the units CP-SAT,
+    the pick-limit programme and explanations read (:attr:`solver.objective.Objective.units`: the
+    core's row tables, unit split and 2HG team options), the state-based actions
+    (:func:`~solver.kernels.settle_layout`) and the value of given choices
+    (:func:`~solver.kernels.score_layout`, :func:`~solver.kernels.value_settled`).
     """
+    import numpy as np
+
     from ..boardjson import load_board
     from ..objective import Objective
     from ..policy import DEFAULT_POLICY
-    from . import decide
+    from . import decide, score_layout, settle_layout, value_settled
 
     boards = [load_board(b) for b in WARM_BOARDS]
     start = time.perf_counter()
-    decide(boards, DEFAULT_POLICY, 1)
+    layout, best = decide(boards, DEFAULT_POLICY, 1)
     decide(boards, DEFAULT_POLICY, -1)
     for board in boards:
         _ = Objective(board, DEFAULT_POLICY).units
+    times = best.chosen.sum(axis=0, dtype=np.int64)[None]
+    scored = score_layout(layout, times, best.recipients[None])
+    settled = settle_layout(layout, layout.counts.copy()[None])
+    value_settled(layout, settled, scored.spans)
     return time.perf_counter() - start
 
 
