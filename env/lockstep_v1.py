@@ -25,7 +25,7 @@ from .decide import Plan
 from .kernels import game as K
 from .kernels.engine import Engine
 from .kernels.gains import UNTABLED
-from .kernels.state import G_OVER, G_PSAC, G_PSEAT, G_PSRC, G_PTARGET, G_TRUNC
+from .kernels.state import G_OVER, G_PROUND, G_PSAC, G_PSEAT, G_PSRC, G_PTARGET, G_STEPS, G_TRUNC
 from .kernels.tables import SOURCES
 from .lockstep import Info, Obs, given_board
 from .opportunities import Opportunity
@@ -123,8 +123,12 @@ class EpisodeV1:
     def __init__(self, core: LockstepV1, g: int) -> None:
         self.core, self.g = core, g
         self.game = _GameView(core, g)
-        self.steps = 0
         self.last = np.zeros(core.slots, dtype=np.int8)
+
+    @property
+    def steps(self) -> int:
+        """The agent's steps in this episode (counted by the compiled step)."""
+        return int(self.core.engine.arrays.game[self.g, G_STEPS])
 
     @property
     def actor(self) -> str:
@@ -163,6 +167,7 @@ class LockstepV1:
         self.decision_key = np.zeros(n, dtype=np.int64)
         self._one_hot = np.zeros(3, dtype=np.float32)
         self._one_hot[int(self.engine.tables.ints[28])] = 1.0  # I_VARIANT
+        self._opportunities: dict[int, tuple[int, dict[str, Any]]] = {}
 
     def episode(self, i: int) -> EpisodeV1:
         ep = self.episodes[i]
@@ -212,36 +217,47 @@ class LockstepV1:
     ) -> tuple[Obs, npt.NDArray[np.float64], npt.NDArray[np.bool_], npt.NDArray[np.bool_], list[Info]]:
         """One agent step in each game of ``indices``; ``actions`` are checked (:func:`env.actions.check_actions`)."""
         agent = self.agent
-        idx = np.array(indices, dtype=np.int64)
+        idx = np.asarray(indices, dtype=np.int64)
         for g in idx.tolist():
-            self.episode(g).steps += 1
+            self.episode(g)  # RuntimeError before any reset
         acts = np.ascontiguousarray(actions.reshape(len(idx), -1), dtype=np.int64)
         out_f, out_i = self.engine.step(idx, acts)
-        out_f, out_i = out_f.copy(), out_i.copy()
         k = len(idx)
         rewards = out_f[:, 0].copy()
         terminated = np.zeros(k, dtype=np.bool_)
         truncated = np.zeros(k, dtype=np.bool_)
-        terms: list[dict[str, float]] = [{"illegal": float(x)} for x in out_f[:, 0].tolist()]
-        done = out_i[:, 1].astype(bool)
-        game = self.engine.arrays.game
+        illegal_terms = out_f[:, 0].tolist()
+        terms: list[dict[str, float]] = [{"illegal": x} for x in illegal_terms]
+        done = out_i[:, 1] != 0
         extras: dict[int, Info] = {}
-        for j in np.flatnonzero(done).tolist():
-            g = int(idx[j])
-            t = terms[j]
-            if agent.reward_mode != "terminal" or agent.oracle_in_info:
-                t["delta"] = float(out_f[j, 1])
-            if agent.reward_mode == "regret" or agent.oracle_in_info:
-                t["regret"] = float(out_f[j, 2])
-            result = int(out_i[j, 3])
-            terminated[j] = result != 0 or agent.bandit
-            truncated[j] = bool(game[g, G_TRUNC]) and not terminated[j]
-            t["terminal"] = _TERMINAL.get(result, 0.0)
-            rewards[j] += t["delta" if agent.reward_mode == "delta" else agent.reward_mode]
-            self.over[g] = bool(out_i[j, 2] != K.AGENT)
-            self.decision_key[g] += 1
-            if result:
-                extras[j] = {"game_result": _RESULTS[result]}
+        finished = np.flatnonzero(done)
+        if len(finished):
+            game = self.engine.arrays.game
+            games = idx[finished]
+            results = out_i[finished, 3]
+            end = results != 0
+            if agent.bandit:
+                end[:] = True
+            terminated[finished] = end
+            truncated[finished] = (game[games, G_TRUNC] != 0) & ~end
+            self.over[games] = out_i[finished, 2] != K.AGENT
+            self.decision_key[games] += 1
+            value = agent.reward_mode != "terminal" or agent.oracle_in_info
+            regret = agent.reward_mode == "regret" or agent.oracle_in_info
+            key = "delta" if agent.reward_mode == "delta" else agent.reward_mode
+            for j, delta, regret_v, result in zip(
+                finished.tolist(), out_f[finished, 1].tolist(), out_f[finished, 2].tolist(), results.tolist(),
+                strict=True,
+            ):  # fmt: skip
+                t = terms[j]
+                if value:
+                    t["delta"] = delta
+                if regret:
+                    t["regret"] = regret_v
+                t["terminal"] = _TERMINAL.get(result, 0.0)
+                rewards[j] += t[key]
+                if result:
+                    extras[j] = {"game_result": _RESULTS[result]}
         obs, infos = self._observe(idx, out_i[:, 0], terms, done.tolist())
         for j, extra in extras.items():
             infos[j].update(extra)
@@ -249,91 +265,77 @@ class LockstepV1:
 
     # ------------------------------------------------------------------ masks and observations
     def _masks(self, idx: npt.NDArray[np.int64]) -> npt.NDArray[np.int8]:
-        V, a, slots = self.engine.views, self.engine.arrays, self.slots
-        k = len(idx)
-        if self.agent.action_mode == "subset":
-            mask = np.zeros((k, self.agent.n_bits), dtype=np.int8)
-            mask[:, :slots] = V[6][idx]
-            mask[:, slots:] = V[8][idx][:, : self.agent.extra]
-        else:
-            mask = np.zeros((k, slots + 1), dtype=np.int8)
-            mask[:, :slots] = V[6][idx] & (1 - a.picked[idx])
-            mask[:, slots] = 1
-        over = self.over[idx]
-        if over.any():
-            mask[over] = 0
-            if self.agent.action_mode == "sequential":
-                mask[over, slots] = 1
-        return mask
+        return self._arrays(idx)["action_mask"]
 
     def mask(self, ep: EpisodeV1) -> npt.NDArray[np.int8]:
         """The action mask (int8, 1 = allowed) of ``ep``'s current step; all zero (bar DONE) once it is over."""
         out: npt.NDArray[np.int8] = self._masks(np.array([ep.g], dtype=np.int64))[0]
         return out
 
+    def _arrays(self, idx: npt.NDArray[np.int64]) -> Obs:
+        """The observations of the games ``idx``: new arrays, filled by one compiled call (:func:`K.observe`)."""
+        k = len(idx)
+        obs: Obs = {key: np.empty((k, *shape), dtype=dtype) for key, (shape, dtype) in self._layout.items()}
+        K.observe(
+            self.engine.S, self.engine.views, idx, self.over[idx], self.config.horizon,
+            self.agent.action_mode == "sequential", self._one_hot, tuple(obs.values()),
+        )  # fmt: skip
+        return obs
+
+    @cached_property
+    def _layout(self) -> dict[str, tuple[tuple[int, ...], Any]]:
+        """Each observation key's per-game shape and dtype, in :func:`K.observe`'s order."""
+        s, V = self.slots, self.engine.views
+        return {
+            "counters": (V[1].shape[1:], V[1].dtype),
+            "kind": ((s,), V[2].dtype),
+            "relation": ((s,), V[3].dtype),
+            "stats": (V[4].shape[1:], V[4].dtype),
+            "present": ((s,), V[5].dtype),
+            "eligible": ((s,), V[6].dtype),
+            "times": ((s,), np.dtype(np.int8)),
+            "picked": ((s,), np.dtype(np.int8)),
+            "action_mask": ((self.agent.n_bits,), np.dtype(np.int8)),
+            "globals": ((N_GLOBALS,), np.dtype(np.float32)),
+        }
+
     def _observe(
         self, idx: npt.NDArray[np.int64], illegal: npt.NDArray[np.int64], terms: list[dict[str, float]],
         decision_done: list[bool],
     ) -> tuple[Obs, list[Info]]:  # fmt: skip
         """Observations (fresh arrays) and per-game infos of the games ``idx``."""
-        a, V = self.engine.arrays, self.engine.views
-        k, slots = len(idx), self.slots
-        masks = self._masks(idx)
-        rounds_done = a.game[idx, 17]  # G_PROUND
-        rounds = np.maximum(a.game[idx, 16], 1)  # G_PROUNDS
-        over = self.over[idx]
-        v_slot = V[0][idx]
-        times = np.zeros((k, slots), dtype=np.int8)
-        if rounds_done.any():
-            chosen = a.chosen[idx]  # (k, R, slots) by state slot
-            per_slot = np.zeros((k, a.slots), dtype=np.int64)
-            for r in range(int(rounds_done.max())):
-                per_slot += chosen[:, r, :] * (r < rounds_done)[:, None]
-            filled = v_slot >= 0
-            times[filled] = np.take_along_axis(per_slot, np.where(filled, v_slot, 0), axis=1)[filled]
-        picked = a.picked[idx].copy()
-        round_f = np.where(over, 0, rounds_done).astype(np.float32)
-        rounds_f = np.where(over, 1, rounds).astype(np.float32)
-        times[over] = 0
-        picked[over] = 0
-        glob = np.zeros((k, N_GLOBALS), dtype=np.float32)
-        glob[:, 0] = round_f / rounds_f
-        glob[:, 1] = np.minimum(rounds_f / 4.0, 1.0)
-        steps = np.array([self.episode(int(g)).steps for g in idx.tolist()], dtype=np.float32)
-        glob[:, 2] = np.minimum(np.maximum(steps / self.config.horizon, 0.0), 1.0)
-        glob[:, 3:6] = self._one_hot
-        glob[:, 6:] = V[9][idx]
-        obs: Obs = {
-            "counters": V[1][idx],
-            "kind": V[2][idx],
-            "relation": V[3][idx],
-            "stats": V[4][idx],
-            "present": V[5][idx],
-            "eligible": V[6][idx],
-            "times": times,
-            "picked": picked,
-            "action_mask": masks,
-            "globals": glob,
-        }
+        obs = self._arrays(idx)
+        masks = obs["action_mask"]
+        slots = self.slots
+        over = self.over[idx].tolist()
+        rounds_done = self.engine.arrays.game[idx, G_PROUND].tolist()
         infos: list[Info] = []
-        for j, g in enumerate(idx.tolist()):
+        for j, (g, n_illegal) in enumerate(zip(idx.tolist(), illegal.tolist(), strict=True)):
             info: Info = {
-                "illegal_bits": int(illegal[j]),
-                "reward_terms": dict(terms[j]),
+                "illegal_bits": n_illegal,
+                "reward_terms": terms[j],
                 "decision_done": decision_done[j],
                 "action_mask": masks[j].copy(),
             }
             if over[j]:
                 info["action_mask"][slots:] = 0
             else:
-                info["opportunity"] = self.opportunity(g).to_info()
-                info["round"] = int(rounds_done[j])
+                info["opportunity"] = self._opportunity_info(g)
+                info["round"] = rounds_done[j]
                 if self.agent.oracle_in_info:
                     plan = self.episode(g).pending().optimum
                     info["oracle_action"] = self.action_for(self.episode(g), plan.chosen, plan.recipients)
                     info["oracle_value"] = plan.value / MILLI
             infos.append(info)
         return obs, infos
+
+    def _opportunity_info(self, g: int) -> dict[str, Any]:
+        """``info["opportunity"]`` of game ``g``'s decision (made once per decision, a new dict per call)."""
+        key = int(self.decision_key[g])
+        cached = self._opportunities.get(g)
+        if cached is None or cached[0] != key:
+            cached = self._opportunities[g] = (key, self.opportunity(g).to_info())
+        return dict(cached[1])
 
     def opportunity(self, g: int) -> Opportunity:
         """The source of game ``g``'s pending decision, as v0 reports it."""

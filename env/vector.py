@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -29,6 +29,9 @@ from .events import EventParams
 from .game import PendingDecision, plan_all
 from .lockstep import Info, Lockstep, Obs
 from .spaces import maskable, observation_space
+
+if TYPE_CHECKING:
+    from .lockstep_v1 import LockstepV1
 
 __all__ = ["ProliferateVectorEnv", "ProliferateVectorEnvV1"]
 
@@ -299,6 +302,18 @@ class ProliferateVectorEnvV1(ProliferateVectorEnv):
     def oracle_actions(self) -> npt.NDArray[np.int64]:
         """The optimal action of every sub-env now."""
         return self.policy_actions(lambda board, decision: (decision.optimum.chosen, decision.optimum.recipients))
+
+    def current_masks(self) -> npt.NDArray[np.int8]:
+        """Every sub-env's action mask (int8, 1 = allowed), as in ``obs["action_mask"]`` (one compiled call)."""
+        core = cast("LockstepV1", self._core)
+        for i in self._all:
+            core.episode(i)  # RuntimeError before any reset
+        return core._masks(np.arange(self.num_envs, dtype=np.int64))
+
+    def action_masks(self) -> BoolArray:
+        """Every sub-env's mask in sb3-contrib's layout: ``(num_envs, 2 * n_bits)`` or ``(num_envs, n_bits)``."""
+        masks = self.current_masks()
+        return np.stack([maskable(m, self.agent.action_mode) for m in masks])
 
 
 def batch_infos(infos: Sequence[Info]) -> dict[str, Any]:
