@@ -12,6 +12,7 @@ what a single env reset with ``seed + i`` plays, and a game's play depends on no
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
@@ -50,6 +51,131 @@ def unmodelled(board: Board) -> None:
     for perm in board.permanents:
         if getattr(perm, "no_counters", False):
             raise ValueError(f"options['board'].permanents: {perm.id!r} has no_counters, not modelled by v1 yet")
+
+
+_TERMINAL_OF = np.array([0.0, 1.0, -1.0, 0.0])  # by result code: undecided, win, loss, draw
+
+
+@dataclass
+class Terms:
+    """The reward terms of a step's games, as arrays (``info["reward_terms"]``)."""
+
+    illegal: npt.NDArray[np.float64]
+    finished: npt.NDArray[np.bool_]
+    terminal: npt.NDArray[np.float64]
+    has_delta: npt.NDArray[np.bool_]
+    delta: npt.NDArray[np.float64]
+    has_regret: npt.NDArray[np.bool_]
+    regret: npt.NDArray[np.float64]
+
+    @classmethod
+    def of(cls, k: int) -> Terms:
+        zeros, no = np.zeros(k, dtype=np.float64), np.zeros(k, dtype=np.bool_)
+        return cls(zeros, no, zeros.copy(), no.copy(), zeros.copy(), no.copy(), zeros.copy())
+
+    def columns(self) -> list[tuple[str, list[Any], list[bool] | None]]:
+        """(key, values, present or None for all) in the order a game's dict has them."""
+        return [
+            ("illegal", self.illegal.tolist(), None),
+            ("delta", self.delta.tolist(), self.has_delta.tolist()),
+            ("regret", self.regret.tolist(), self.has_regret.tolist()),
+            ("terminal", self.terminal.tolist(), self.finished.tolist()),
+        ]
+
+
+@dataclass
+class Columns:
+    """The infos of a group of games, kept by key: :meth:`infos` gives one dict per game (the single env's),
+    :meth:`write` puts them into a vector env's batched infos as Gymnasium's ``VectorEnv._add_info`` would
+    (tested against it), without making a dict per game."""
+
+    illegal_bits: list[int]
+    terms: Terms | None
+    decision_done: list[bool]
+    masks: npt.NDArray[np.int8]
+    opportunity: list[dict[str, Any] | None]
+    round: list[int]
+    result: list[int]
+    oracle: list[tuple[Any, float] | None] | None = None
+
+    def infos(self) -> list[Info]:
+        terms = self.terms.columns() if self.terms is not None else []
+        out: list[Info] = []
+        for j, bits in enumerate(self.illegal_bits):
+            reward_terms = {key: values[j] for key, values, present in terms if present is None or present[j]}
+            info: Info = {
+                "illegal_bits": bits,
+                "reward_terms": reward_terms,
+                "decision_done": self.decision_done[j],
+                "action_mask": self.masks[j].copy(),
+            }
+            opportunity = self.opportunity[j]
+            if opportunity is not None:
+                info["opportunity"] = dict(opportunity)
+                info["round"] = self.round[j]
+                oracle = self.oracle[j] if self.oracle is not None else None
+                if oracle is not None:
+                    info["oracle_action"], info["oracle_value"] = oracle
+            if self.result[j]:
+                info["game_result"] = _RESULTS[self.result[j]]
+            out.append(info)
+        return out
+
+    def write(self, batched: dict[str, Any], at: list[int], n: int) -> None:
+        """Put these games' infos at sub-envs ``at`` of ``batched`` (a vector env of ``n``)."""
+        if self.oracle is not None:  # the oracle's actions: the per-game path
+            from .vector import _add_info
+
+            for i, info in zip(at, self.infos(), strict=True):
+                _add_info(batched, info, i, n)
+            return
+        everyone = np.asarray(at, dtype=np.int64)
+        _put(batched, "illegal_bits", everyone, self.illegal_bits, n)
+        terms = batched.get("reward_terms", {})
+        for key, values, present in self.terms.columns() if self.terms is not None else []:
+            where = everyone if present is None else everyone[np.asarray(present, dtype=np.bool_)]
+            if len(where):
+                chosen = values if present is None else [v for v, p in zip(values, present, strict=True) if p]
+                _put(terms, key, where, chosen, n)
+        _put(batched, "reward_terms", everyone, terms, n)
+        _put(batched, "decision_done", everyone, self.decision_done, n)
+        _put(batched, "action_mask", everyone, self.masks, n)
+        live = np.asarray([o is not None for o in self.opportunity], dtype=np.bool_)
+        if live.any():
+            where = everyone[live]
+            opportunities = [o for o in self.opportunity if o is not None]
+            nested = batched.get("opportunity", {})
+            for key in opportunities[0]:
+                _put(nested, key, where, [o[key] for o in opportunities], n)
+            _put(batched, "opportunity", where, nested, n)
+            _put(batched, "round", where, [r for r, ok in zip(self.round, live.tolist(), strict=True) if ok], n)
+        ended = np.asarray(self.result, dtype=np.int64) != 0
+        if ended.any():
+            _put(batched, "game_result", everyone[ended], [_RESULTS[r] for r in self.result if r], n)
+
+
+def _put(batched: dict[str, Any], key: str, where: npt.NDArray[np.int64], values: Any, n: int) -> None:
+    """``batched[key][where] = values`` and its ``_key`` mask, the array made as ``_add_info`` makes it (typed by
+    the first value; a dict value is a nested dict, kept as it is)."""
+    if isinstance(values, dict):
+        batched[key] = values
+    else:
+        array = batched.get(key)
+        if array is None:
+            from .vector import _info_array
+
+            array = _info_array(values[0], n)
+        if array.dtype == object:
+            for i, v in zip(where.tolist(), values, strict=True):
+                array[i] = v
+        else:
+            array[where] = values
+        batched[key] = array
+    mask = batched.get(f"_{key}")
+    if mask is None:
+        mask = np.zeros(n, dtype=np.bool_)
+    mask[where] = True
+    batched[f"_{key}"] = mask
 
 
 class PendingV1:
@@ -177,9 +303,11 @@ class LockstepV1:
 
     # ------------------------------------------------------------------ reset and step
     def reset(
-        self, indices: Sequence[int], rngs: Sequence[np.random.Generator], options: dict[str, Any] | None
-    ) -> tuple[Obs, list[Info]]:
-        """Start a new episode in each game of ``indices``, its stream seeded by one draw from its generator."""
+        self, indices: Sequence[int], rngs: Sequence[np.random.Generator], options: dict[str, Any] | None,
+        *, batched: bool = False,
+    ) -> tuple[Obs, list[Info]]:  # fmt: skip
+        """Start a new episode in each game of ``indices``, its stream seeded by one draw from its generator
+        (``batched``: the infos as :class:`Columns`)."""
         given = (options or {}).get("board")
         board = self._given_board(given) if given is not None else None
         seeds = [int(rng.integers(0, 2**63)) for rng in rngs]
@@ -193,7 +321,8 @@ class LockstepV1:
             self.decision_key[g] += 1
         k = len(idx)
         zero = np.zeros(k, dtype=np.int64)
-        return self._observe(np.array(idx, dtype=np.int64), zero, [{} for _ in idx], [False] * k)
+        obs, columns = self._observe(np.array(idx, dtype=np.int64), zero, None, np.zeros(k, dtype=np.bool_), zero)
+        return obs, columns.infos() if not batched else columns  # type: ignore[return-value]
 
     def _given_board(self, given: Any) -> Board:
         config = self.config
@@ -213,9 +342,12 @@ class LockstepV1:
         return board
 
     def step(
-        self, indices: Sequence[int], actions: npt.NDArray[np.int64]
+        self, indices: Sequence[int], actions: npt.NDArray[np.int64], *, batched: bool = False
     ) -> tuple[Obs, npt.NDArray[np.float64], npt.NDArray[np.bool_], npt.NDArray[np.bool_], list[Info]]:
-        """One agent step in each game of ``indices``; ``actions`` are checked (:func:`env.actions.check_actions`)."""
+        """One agent step in each game of ``indices``; ``actions`` are checked (:func:`env.actions.check_actions`).
+
+        With ``batched`` the infos come as :class:`Columns` (for :meth:`Columns.write`) instead of one dict per game.
+        """
         agent = self.agent
         idx = np.asarray(indices, dtype=np.int64)
         for g in idx.tolist():
@@ -226,42 +358,36 @@ class LockstepV1:
         rewards = out_f[:, 0].copy()
         terminated = np.zeros(k, dtype=np.bool_)
         truncated = np.zeros(k, dtype=np.bool_)
-        illegal_terms = out_f[:, 0].tolist()
-        terms: list[dict[str, float]] = [{"illegal": x} for x in illegal_terms]
         done = out_i[:, 1] != 0
-        extras: dict[int, Info] = {}
+        terms = Terms.of(k)
+        terms.illegal[:] = out_f[:, 0]
+        results = np.zeros(k, dtype=np.int64)
         finished = np.flatnonzero(done)
         if len(finished):
             game = self.engine.arrays.game
             games = idx[finished]
-            results = out_i[finished, 3]
-            end = results != 0
+            results[finished] = out_i[finished, 3]
+            end = results[finished] != 0
             if agent.bandit:
                 end[:] = True
             terminated[finished] = end
             truncated[finished] = (game[games, G_TRUNC] != 0) & ~end
             self.over[games] = out_i[finished, 2] != K.AGENT
             self.decision_key[games] += 1
-            value = agent.reward_mode != "terminal" or agent.oracle_in_info
-            regret = agent.reward_mode == "regret" or agent.oracle_in_info
-            key = "delta" if agent.reward_mode == "delta" else agent.reward_mode
-            for j, delta, regret_v, result in zip(
-                finished.tolist(), out_f[finished, 1].tolist(), out_f[finished, 2].tolist(), results.tolist(),
-                strict=True,
-            ):  # fmt: skip
-                t = terms[j]
-                if value:
-                    t["delta"] = delta
-                if regret:
-                    t["regret"] = regret_v
-                t["terminal"] = _TERMINAL.get(result, 0.0)
-                rewards[j] += t[key]
-                if result:
-                    extras[j] = {"game_result": _RESULTS[result]}
-        obs, infos = self._observe(idx, out_i[:, 0], terms, done.tolist())
-        for j, extra in extras.items():
-            infos[j].update(extra)
-        return obs, rewards, terminated, truncated, infos
+            terms.finished[finished] = True
+            terms.terminal[finished] = _TERMINAL_OF[results[finished]]
+            if agent.reward_mode != "terminal" or agent.oracle_in_info:
+                terms.has_delta[finished] = True
+                terms.delta[finished] = out_f[finished, 1]
+            if agent.reward_mode == "regret" or agent.oracle_in_info:
+                terms.has_regret[finished] = True
+                terms.regret[finished] = out_f[finished, 2]
+            paid = {"delta": terms.delta, "regret": terms.regret, "terminal": terms.terminal}[
+                "delta" if agent.reward_mode == "delta" else agent.reward_mode
+            ]
+            rewards[finished] += paid[finished]
+        obs, columns = self._observe(idx, out_i[:, 0], terms, done, results)
+        return obs, rewards, terminated, truncated, columns.infos() if not batched else columns  # type: ignore[return-value]
 
     # ------------------------------------------------------------------ masks and observations
     def _masks(self, idx: npt.NDArray[np.int64]) -> npt.NDArray[np.int8]:
@@ -300,42 +426,39 @@ class LockstepV1:
         }
 
     def _observe(
-        self, idx: npt.NDArray[np.int64], illegal: npt.NDArray[np.int64], terms: list[dict[str, float]],
-        decision_done: list[bool],
-    ) -> tuple[Obs, list[Info]]:  # fmt: skip
-        """Observations (fresh arrays) and per-game infos of the games ``idx``."""
+        self, idx: npt.NDArray[np.int64], illegal: npt.NDArray[np.int64], terms: Terms | None,
+        decision_done: npt.NDArray[np.bool_], results: npt.NDArray[np.int64],
+    ) -> tuple[Obs, Columns]:  # fmt: skip
+        """Observations (fresh arrays) and the infos of the games ``idx`` (``terms`` None: a reset's, no terms)."""
         obs = self._arrays(idx)
-        masks = obs["action_mask"]
-        slots = self.slots
-        over = self.over[idx].tolist()
-        rounds_done = self.engine.arrays.game[idx, G_PROUND].tolist()
-        infos: list[Info] = []
-        for j, (g, n_illegal) in enumerate(zip(idx.tolist(), illegal.tolist(), strict=True)):
-            info: Info = {
-                "illegal_bits": n_illegal,
-                "reward_terms": terms[j],
-                "decision_done": decision_done[j],
-                "action_mask": masks[j].copy(),
-            }
-            if over[j]:
-                info["action_mask"][slots:] = 0
-            else:
-                info["opportunity"] = self._opportunity_info(g)
-                info["round"] = rounds_done[j]
-                if self.agent.oracle_in_info:
-                    plan = self.episode(g).pending().optimum
-                    info["oracle_action"] = self.action_for(self.episode(g), plan.chosen, plan.recipients)
-                    info["oracle_value"] = plan.value / MILLI
-            infos.append(info)
-        return obs, infos
+        over = self.over[idx]
+        masks = obs["action_mask"].copy()
+        if over.any():
+            masks[np.ix_(over, np.arange(self.slots, masks.shape[1]))] = 0
+        live = (~over).tolist()
+        opportunities = [self._opportunities_of(g) if ok else None for g, ok in zip(idx.tolist(), live, strict=True)]
+        columns = Columns(
+            illegal.tolist(), terms, decision_done.tolist(), masks, opportunities,
+            self.engine.arrays.game[idx, G_PROUND].tolist(), results.tolist(),
+        )  # fmt: skip
+        if self.agent.oracle_in_info:
+            columns.oracle = []
+            for g, ok in zip(idx.tolist(), live, strict=True):
+                if not ok:
+                    columns.oracle.append(None)
+                    continue
+                plan = self.episode(g).pending().optimum
+                action = self.action_for(self.episode(g), plan.chosen, plan.recipients)
+                columns.oracle.append((action, plan.value / MILLI))
+        return obs, columns
 
-    def _opportunity_info(self, g: int) -> dict[str, Any]:
-        """``info["opportunity"]`` of game ``g``'s decision (made once per decision, a new dict per call)."""
+    def _opportunities_of(self, g: int) -> dict[str, Any]:
+        """``info["opportunity"]`` of game ``g``'s decision, made once per decision (not to be changed: copy it)."""
         key = int(self.decision_key[g])
         cached = self._opportunities.get(g)
         if cached is None or cached[0] != key:
             cached = self._opportunities[g] = (key, self.opportunity(g).to_info())
-        return dict(cached[1])
+        return cached[1]
 
     def opportunity(self, g: int) -> Opportunity:
         """The source of game ``g``'s pending decision, as v0 reports it."""

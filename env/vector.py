@@ -31,7 +31,7 @@ from .lockstep import Info, Lockstep, Obs
 from .spaces import maskable, observation_space
 
 if TYPE_CHECKING:
-    from .lockstep_v1 import LockstepV1
+    from .lockstep_v1 import Columns, LockstepV1
 
 __all__ = ["ProliferateVectorEnv", "ProliferateVectorEnvV1"]
 
@@ -302,6 +302,39 @@ class ProliferateVectorEnvV1(ProliferateVectorEnv):
     def oracle_actions(self) -> npt.NDArray[np.int64]:
         """The optimal action of every sub-env now."""
         return self.policy_actions(lambda board, decision: (decision.optimum.chosen, decision.optimum.recipients))
+
+    def step(self, actions: Any) -> tuple[Obs, npt.NDArray[np.float64], BoolArray, BoolArray, dict[str, Any]]:
+        """:meth:`step_each`'s step with the infos batched straight from the games' arrays (:class:`Columns`),
+        as :func:`batch_infos` would batch the per-game dicts (same-step autoreset: through those dicts)."""
+        if self.metadata["autoreset_mode"] is not AutoresetMode.NEXT_STEP:
+            return super().step(actions)
+        if self._rngs is None:
+            raise RuntimeError("call reset() before step()")
+        core = cast("LockstepV1", self._core)
+        checked = check_actions(actions, self.agent.action_mode, self.agent.n_bits, self.num_envs)
+        n = self.num_envs
+        restart = np.flatnonzero(self._needs_reset).tolist()
+        moving = np.flatnonzero(~self._needs_reset).tolist()
+        rewards = np.zeros(n, dtype=np.float64)
+        terminated = np.zeros(n, dtype=np.bool_)
+        truncated = np.zeros(n, dtype=np.bool_)
+        infos: dict[str, Any] = {}
+        parts: list[tuple[list[int], Obs]] = []
+        if moving:
+            obs_m, rew_m, term_m, trunc_m, columns = core.step(moving, checked[moving], batched=True)
+            self._elapsed[moving] += 1
+            rewards[moving], terminated[moving], truncated[moving] = rew_m, term_m, trunc_m
+            if self.max_episode_steps is not None:
+                truncated[moving] |= self._elapsed[moving] >= self.max_episode_steps
+            cast("Columns", columns).write(infos, moving, n)
+            parts.append((moving, obs_m))
+        if restart:
+            obs_r, fresh = core.reset(restart, [self._rngs[i] for i in restart], None, batched=True)
+            self._elapsed[restart] = 0
+            cast("Columns", fresh).write(infos, restart, n)
+            parts.append((restart, obs_r))
+        self._needs_reset = terminated | truncated
+        return _merge(parts, n), rewards, terminated, truncated, infos
 
     def current_masks(self) -> npt.NDArray[np.int8]:
         """Every sub-env's action mask (int8, 1 = allowed), as in ``obs["action_mask"]`` (one compiled call)."""

@@ -127,6 +127,32 @@ def test_numbas_threads_give_the_results_of_one_thread(variant: str) -> None:
             engine.reset(over.tolist(), (over + 1000).tolist())
 
 
+@pytest.mark.parametrize(
+    ("env_id", "mode", "oracle_in_info"),
+    [("proliferate/Duel-v1", "subset", False), ("proliferate/TwoHeadedGiant-v1", "sequential", False),
+     ("proliferate/FreeForAll-v1", "subset", True), ("proliferate/Bandit-v1", "subset", False)],
+)  # fmt: skip
+def test_the_vector_envs_batched_infos_are_gymnasiums_batching_of_the_per_game_infos(
+    env_id: str, mode: str, oracle_in_info: bool
+) -> None:
+    """The v1 vector env batches its infos from the games' arrays (Columns.write); they equal what Gymnasium's
+    VectorEnv._add_info makes of the per-game dicts (env.vector.batch_infos), autoresets included."""
+    kwargs: dict[str, Any] = {"action_mode": mode, "oracle_in_info": oracle_in_info, "opponent": "random"}
+    fast, slow = (gym.make_vec(env_id, num_envs=5, **kwargs) for _ in range(2))
+    obs, info = fast.reset(seed=3)
+    obs_s, info_s = slow.reset(seed=3)
+    assert data_equivalence(info, info_s)
+    rng = np.random.default_rng(2)
+    for _ in range(30):
+        actions = _actions(obs["action_mask"], mode, rng, noise=0.1)
+        obs, reward, terminated, truncated, info = fast.step(actions)
+        obs_s, reward_s, terminated_s, truncated_s, infos = slow.unwrapped.step_each(actions)  # type: ignore[attr-defined]
+        assert data_equivalence(info, env.vector.batch_infos(infos))
+        assert data_equivalence((obs, reward, terminated, truncated), (obs_s, reward_s, terminated_s, truncated_s))
+    fast.close()
+    slow.close()
+
+
 def test_a_game_plays_the_same_whatever_its_neighbours_do() -> None:
     """A game's stream is its own: alone, or among others that reset and play differently."""
     kwargs: dict[str, Any] = {"opponent": "random"}
