@@ -294,6 +294,9 @@ class ProliferateVectorEnvV1(ProliferateVectorEnv):
     - v0: the first version (retired).
     """
 
+    #: From this many sub-envs the infos are batched by key (:class:`Columns`); fewer cost less as per-game dicts.
+    columns_from = 16
+
     def _make_core(self, n: int) -> Lockstep:
         from .lockstep_v1 import LockstepV1
 
@@ -306,7 +309,7 @@ class ProliferateVectorEnvV1(ProliferateVectorEnv):
     def step(self, actions: Any) -> tuple[Obs, npt.NDArray[np.float64], BoolArray, BoolArray, dict[str, Any]]:
         """:meth:`step_each`'s step with the infos batched straight from the games' arrays (:class:`Columns`),
         as :func:`batch_infos` would batch the per-game dicts (same-step autoreset: through those dicts)."""
-        if self.metadata["autoreset_mode"] is not AutoresetMode.NEXT_STEP:
+        if self.metadata["autoreset_mode"] is not AutoresetMode.NEXT_STEP or self.num_envs < self.columns_from:
             return super().step(actions)
         if self._rngs is None:
             raise RuntimeError("call reset() before step()")
