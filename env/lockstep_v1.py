@@ -23,6 +23,7 @@ from solver.core import MILLI, Board
 
 from .config import AgentConfig, EnvConfig
 from .decide import Plan
+from .infos import add_info, info_array
 from .kernels import game as K
 from .kernels.engine import Engine
 from .kernels.gains import UNTABLED
@@ -124,10 +125,8 @@ class Columns:
     def write(self, batched: dict[str, Any], at: list[int], n: int) -> None:
         """Put these games' infos at sub-envs ``at`` of ``batched`` (a vector env of ``n``)."""
         if self.oracle is not None:  # the oracle's actions: the per-game path
-            from .vector import _add_info
-
             for i, info in zip(at, self.infos(), strict=True):
-                _add_info(batched, info, i, n)
+                add_info(batched, info, i, n)
             return
         everyone = np.asarray(at, dtype=np.int64)
         _put(batched, "illegal_bits", everyone, self.illegal_bits, n)
@@ -162,9 +161,7 @@ def _put(batched: dict[str, Any], key: str, where: npt.NDArray[np.int64], values
     else:
         array = batched.get(key)
         if array is None:
-            from .vector import _info_array
-
-            array = _info_array(values[0], n)
+            array = info_array(values[0], n)
         if array.dtype == object:
             for i, v in zip(where.tolist(), values, strict=True):
                 array[i] = v

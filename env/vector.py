@@ -27,13 +27,14 @@ from .config import ActionMode, AgentConfig, EnvConfig, Opponent, RewardMode, wh
 from .core import action_space
 from .events import EventParams
 from .game import PendingDecision, plan_all
+from .infos import batch_infos
 from .lockstep import Info, Lockstep, Obs
 from .spaces import maskable, observation_space
 
 if TYPE_CHECKING:
     from .lockstep_v1 import Columns, LockstepV1
 
-__all__ = ["ProliferateVectorEnv", "ProliferateVectorEnvV1"]
+__all__ = ["ProliferateVectorEnv", "ProliferateVectorEnvV1", "batch_infos"]
 
 Step = tuple[Obs, npt.NDArray[np.float64], npt.NDArray[np.bool_], npt.NDArray[np.bool_], list[Info]]
 
@@ -350,54 +351,6 @@ class ProliferateVectorEnvV1(ProliferateVectorEnv):
         """Every sub-env's mask in sb3-contrib's layout: ``(num_envs, 2 * n_bits)`` or ``(num_envs, n_bits)``."""
         masks = self.current_masks()
         return np.stack([maskable(m, self.agent.action_mode) for m in masks])
-
-
-def batch_infos(infos: Sequence[Info]) -> dict[str, Any]:
-    """Per-sub-env infos batched as :meth:`gymnasium.vector.VectorEnv._add_info` batches them (:func:`_add_info`)."""
-    out: dict[str, Any] = {}
-    for i, info in enumerate(infos):
-        _add_info(out, info, i, len(infos))
-    return out
-
-
-def _add_info(batched: dict[str, Any], info: Info, i: int, n: int) -> dict[str, Any]:
-    """Add sub-env ``i``'s ``info`` to ``batched``: Gymnasium's ``VectorEnv._add_info``, key for key.
-
-    The same arrays (typed by the first value a key gets), the same ``_key`` masks and the
-    same key order; only the mask of a key is made once, where Gymnasium makes a new zero
-    array on every call (most of its cost with 256 sub-envs).  ``tests/test_env_vector.py``
-    checks it against Gymnasium's.
-    """
-    for key, value in info.items():
-        array: Any
-        if key == "final_obs":
-            array = batched.get("final_obs")
-            if array is None:
-                array = np.full(n, fill_value=None, dtype=object)
-            array[i] = value
-        elif isinstance(value, dict):
-            array = _add_info(batched.get(key, {}), value, i, n)
-        else:
-            array = batched.get(key)  # the values batched are arrays, never None
-            if array is None:
-                array = _info_array(value, n)
-            array[i] = value
-        mask_key = f"_{key}"
-        mask = batched.get(mask_key)
-        if mask is None:
-            mask = np.zeros(n, dtype=np.bool_)
-        mask[i] = True
-        batched[key], batched[mask_key] = array, mask
-    return batched
-
-
-def _info_array(value: Any, n: int) -> npt.NDArray[Any]:
-    """The array Gymnasium batches a key's values in, by the first value: typed numbers, stacked arrays, objects."""
-    if type(value) in (int, float, bool) or issubclass(type(value), np.number):
-        return np.zeros(n, dtype=type(value))
-    if isinstance(value, np.ndarray):
-        return np.zeros((n, *value.shape), dtype=value.dtype)
-    return np.full(n, fill_value=None, dtype=object)
 
 
 def _merge(parts: list[tuple[list[int], Obs]], n: int) -> Obs:
