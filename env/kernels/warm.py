@@ -31,6 +31,7 @@ def _noop(board: Any, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]
 def warm() -> float:
     """Step every variant's games through every compiled entry point; the seconds it took."""
     from ..config import AgentConfig, EnvConfig
+    from ..lockstep_v1 import LockstepV1
     from ..scenarios import sample_scenario
     from . import game as K
     from .engine import Engine
@@ -52,6 +53,10 @@ def warm() -> float:
         board = sample_scenario(config.variant, np.random.default_rng(0), max_permanents=config.start_permanents)
         engine = Engine(config, AgentConfig.build(config), 1, threads=False)
         engine.reset([0], [0], board.board)
+        agent = AgentConfig.build(config)
+        core = LockstepV1(config, agent, 1)  # the observations' kernel
+        core.reset([0], [np.random.default_rng(0)], None)
+        core.step([0], np.zeros((1, agent.n_bits), dtype=np.int64))
     return time.perf_counter() - start
 
 
