@@ -11,6 +11,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev,rl,plot,bench,rllib]'
 	$(BIN)/python -m solver.kernels.warm
+	$(BIN)/python -m env.kernels.warm
 	touch $(STAMP)
 
 demo: $(STAMP)

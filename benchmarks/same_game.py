@@ -9,6 +9,13 @@ or makes a player lose (a lethal), and for the bandit the mean reward.  v1's tra
 differ from v0's seed for seed (another random stream), so the comparison is statistical:
 :func:`compare` puts two runs side by side with the z-score of each difference.
 
+Every game of a run has its own seed (:func:`cell_seeds`: one block of seeds per decider and
+deck), so the games of a group are independent and the standard errors are those of
+independent samples.  (Reusing one block of seeds in every cell made the deciders' and the
+decks' games share their starts, which the standard errors did not account for.)  That v1
+plays v0's rules draw for draw is tested directly: ``tests/test_env_v1.py`` runs v0's Python
+game model on v1's random stream and gets v1's games.
+
 Run it in a checkout of each version (v0: the last commit that has it) and compare with
 ``python -m benchmarks.same_game --compare v0.json v1.json``.
 """
@@ -57,8 +64,22 @@ def features(board: Board) -> tuple[bool, bool, bool]:
     return threshold, bool(settled.dies.any()), bool(losers(board, settled).any())
 
 
-def play(env_id: str, archetype: str, seed: int, decider: str) -> dict[str, Any]:
-    made = gym.make(env_id, archetypes=(archetype,), max_episode_steps=MAX_STEPS)
+def cell_seeds(first: int, per: int, cell: int) -> range:
+    """The seeds of cell ``cell`` (a decider and a deck): ``per`` of them, no two cells sharing one."""
+    start = first + cell * per
+    return range(start, start + per)
+
+
+def make(env_id: str, archetype: str) -> gym.Env[Any, Any]:
+    """The env one deck's games are played in (reset with each game's seed)."""
+    return gym.make(env_id, archetypes=(archetype,), max_episode_steps=MAX_STEPS)
+
+
+def play(env_id: str, archetype: str, seed: int, decider: str, made: gym.Env[Any, Any] | None = None) -> dict[str, Any]:
+    """One game with ``decider`` in seat ``p0``, in ``made`` (an env of ``env_id`` and ``archetype``) or a new one."""
+    own = made is None
+    if made is None:
+        made = make(env_id, archetype)
     core = made.unwrapped
     decide = DECIDERS[decider]
     rng = np.random.default_rng(seed + 7919)
@@ -84,7 +105,8 @@ def play(env_id: str, archetype: str, seed: int, decider: str) -> dict[str, Any]
                 break
         if done:
             break
-    made.close()
+    if own:
+        made.close()
     return {
         "archetype": archetype, "decider": decider, "result": str(info.get("game_result", "unfinished")),
         "decisions": decisions, "objects": objects, "steps": steps, "threshold": thr, "death": death,
@@ -163,17 +185,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"\n{n} comparisons, {far} with |z| > 3 (about {n * 0.0027:.1f} expected by chance)")
         return 0
     per = max(1, args.games // (len(DECIDERS) * len(ARCHETYPES)))
-    result: dict[str, Any] = {"version": args.version, "games_per_cell": per, "ids": {}, "elapsed_s": {}}
+    result: dict[str, Any] = {"version": args.version, "games_per_cell": {}, "ids": {}, "elapsed_s": {}}
+    if args.out and args.out.exists():  # another run's ids of the same version are kept
+        kept = json.loads(args.out.read_text())
+        if kept.get("version") == args.version and isinstance(kept.get("games_per_cell"), dict):
+            result = kept
     for name in args.ids:
         env_id = f"proliferate/{name}-{args.version}"
         start = time.perf_counter()
-        games = [
-            play(env_id, archetype, seed, decider)
-            for archetype in ARCHETYPES
-            for decider in DECIDERS
-            for seed in range(args.seed, args.seed + per)
-        ]
+        games: list[dict[str, Any]] = []
+        for a, archetype in enumerate(ARCHETYPES):
+            made = make(env_id, archetype)
+            for d, decider in enumerate(DECIDERS):
+                cell = a * len(DECIDERS) + d
+                games.extend(play(env_id, archetype, seed, decider, made) for seed in cell_seeds(args.seed, per, cell))
+            made.close()
         result["ids"][name] = summarise(games)
+        result["games_per_cell"][name] = per
         result["elapsed_s"][name] = time.perf_counter() - start
         print(f"{env_id}: {len(games)} games in {time.perf_counter() - start:.0f} s", file=sys.stderr)
         if args.out:

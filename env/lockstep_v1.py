@@ -12,6 +12,7 @@ what a single env reset with ``seed + i`` plays, and a game's play depends on no
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
@@ -22,10 +23,11 @@ from solver.core import MILLI, Board
 
 from .config import AgentConfig, EnvConfig
 from .decide import Plan
+from .infos import add_info, info_array
 from .kernels import game as K
 from .kernels.engine import Engine
 from .kernels.gains import UNTABLED
-from .kernels.state import G_OVER, G_PSAC, G_PSEAT, G_PSRC, G_PTARGET, G_TRUNC
+from .kernels.state import G_OVER, G_PROUND, G_PSAC, G_PSEAT, G_PSRC, G_PTARGET, G_STEPS, G_TRUNC
 from .kernels.tables import SOURCES
 from .lockstep import Info, Obs, given_board
 from .opportunities import Opportunity
@@ -50,6 +52,127 @@ def unmodelled(board: Board) -> None:
     for perm in board.permanents:
         if getattr(perm, "no_counters", False):
             raise ValueError(f"options['board'].permanents: {perm.id!r} has no_counters, not modelled by v1 yet")
+
+
+_TERMINAL_OF = np.array([0.0, 1.0, -1.0, 0.0])  # by result code: undecided, win, loss, draw
+
+
+@dataclass
+class Terms:
+    """The reward terms of a step's games, as arrays (``info["reward_terms"]``)."""
+
+    illegal: npt.NDArray[np.float64]
+    finished: npt.NDArray[np.bool_]
+    terminal: npt.NDArray[np.float64]
+    has_delta: npt.NDArray[np.bool_]
+    delta: npt.NDArray[np.float64]
+    has_regret: npt.NDArray[np.bool_]
+    regret: npt.NDArray[np.float64]
+
+    @classmethod
+    def of(cls, k: int) -> Terms:
+        zeros, no = np.zeros(k, dtype=np.float64), np.zeros(k, dtype=np.bool_)
+        return cls(zeros, no, zeros.copy(), no.copy(), zeros.copy(), no.copy(), zeros.copy())
+
+    def columns(self) -> list[tuple[str, list[Any], list[bool] | None]]:
+        """(key, values, present or None for all) in the order a game's dict has them."""
+        return [
+            ("illegal", self.illegal.tolist(), None),
+            ("delta", self.delta.tolist(), self.has_delta.tolist()),
+            ("regret", self.regret.tolist(), self.has_regret.tolist()),
+            ("terminal", self.terminal.tolist(), self.finished.tolist()),
+        ]
+
+
+@dataclass
+class Columns:
+    """The infos of a group of games, kept by key: :meth:`infos` gives one dict per game (the single env's),
+    :meth:`write` puts them into a vector env's batched infos as Gymnasium's ``VectorEnv._add_info`` would
+    (tested against it), without making a dict per game."""
+
+    illegal_bits: list[int]
+    terms: Terms | None
+    decision_done: list[bool]
+    masks: npt.NDArray[np.int8]
+    opportunity: list[dict[str, Any] | None]
+    round: list[int]
+    result: list[int]
+    oracle: list[tuple[Any, float] | None] | None = None
+
+    def infos(self) -> list[Info]:
+        terms = self.terms.columns() if self.terms is not None else []
+        out: list[Info] = []
+        for j, bits in enumerate(self.illegal_bits):
+            reward_terms = {key: values[j] for key, values, present in terms if present is None or present[j]}
+            info: Info = {
+                "illegal_bits": bits,
+                "reward_terms": reward_terms,
+                "decision_done": self.decision_done[j],
+                "action_mask": self.masks[j].copy(),
+            }
+            opportunity = self.opportunity[j]
+            if opportunity is not None:
+                info["opportunity"] = dict(opportunity)
+                info["round"] = self.round[j]
+                oracle = self.oracle[j] if self.oracle is not None else None
+                if oracle is not None:
+                    info["oracle_action"], info["oracle_value"] = oracle
+            if self.result[j]:
+                info["game_result"] = _RESULTS[self.result[j]]
+            out.append(info)
+        return out
+
+    def write(self, batched: dict[str, Any], at: list[int], n: int) -> None:
+        """Put these games' infos at sub-envs ``at`` of ``batched`` (a vector env of ``n``)."""
+        if self.oracle is not None:  # the oracle's actions: the per-game path
+            for i, info in zip(at, self.infos(), strict=True):
+                add_info(batched, info, i, n)
+            return
+        everyone = np.asarray(at, dtype=np.int64)
+        _put(batched, "illegal_bits", everyone, self.illegal_bits, n)
+        terms = batched.get("reward_terms", {})
+        for key, values, present in self.terms.columns() if self.terms is not None else []:
+            where = everyone if present is None else everyone[np.asarray(present, dtype=np.bool_)]
+            if len(where):
+                chosen = values if present is None else [v for v, p in zip(values, present, strict=True) if p]
+                _put(terms, key, where, chosen, n)
+        _put(batched, "reward_terms", everyone, terms, n)
+        _put(batched, "decision_done", everyone, self.decision_done, n)
+        _put(batched, "action_mask", everyone, self.masks, n)
+        live = np.asarray([o is not None for o in self.opportunity], dtype=np.bool_)
+        if live.any():
+            where = everyone[live]
+            opportunities = [o for o in self.opportunity if o is not None]
+            nested = batched.get("opportunity", {})
+            for key in opportunities[0]:
+                _put(nested, key, where, [o[key] for o in opportunities], n)
+            _put(batched, "opportunity", where, nested, n)
+            _put(batched, "round", where, [r for r, ok in zip(self.round, live.tolist(), strict=True) if ok], n)
+        ended = np.asarray(self.result, dtype=np.int64) != 0
+        if ended.any():
+            _put(batched, "game_result", everyone[ended], [_RESULTS[r] for r in self.result if r], n)
+
+
+def _put(batched: dict[str, Any], key: str, where: npt.NDArray[np.int64], values: Any, n: int) -> None:
+    """``batched[key][where] = values`` and its ``_key`` mask, the array made as ``_add_info`` makes it (typed by
+    the first value; a dict value is a nested dict, kept as it is)."""
+    if isinstance(values, dict):
+        batched[key] = values
+    else:
+        array = batched.get(key)
+        if array is None:
+            array = info_array(values[0], n)
+        if array.dtype == object:
+            for i, v in zip(where.tolist(), values, strict=True):
+                array[i] = v
+        else:
+            array[where] = values
+        batched[key] = array
+    mask = batched.get(f"_{key}")
+    if mask is None:
+        mask = np.zeros(n, dtype=np.bool_)
+    mask[where] = True
+    batched[f"_{key}"] = mask
 
 
 class PendingV1:
@@ -123,8 +246,12 @@ class EpisodeV1:
     def __init__(self, core: LockstepV1, g: int) -> None:
         self.core, self.g = core, g
         self.game = _GameView(core, g)
-        self.steps = 0
         self.last = np.zeros(core.slots, dtype=np.int8)
+
+    @property
+    def steps(self) -> int:
+        """The agent's steps in this episode (counted by the compiled step)."""
+        return int(self.core.engine.arrays.game[self.g, G_STEPS])
 
     @property
     def actor(self) -> str:
@@ -163,6 +290,7 @@ class LockstepV1:
         self.decision_key = np.zeros(n, dtype=np.int64)
         self._one_hot = np.zeros(3, dtype=np.float32)
         self._one_hot[int(self.engine.tables.ints[28])] = 1.0  # I_VARIANT
+        self._opportunities: dict[int, tuple[int, dict[str, Any]]] = {}
 
     def episode(self, i: int) -> EpisodeV1:
         ep = self.episodes[i]
@@ -172,9 +300,11 @@ class LockstepV1:
 
     # ------------------------------------------------------------------ reset and step
     def reset(
-        self, indices: Sequence[int], rngs: Sequence[np.random.Generator], options: dict[str, Any] | None
-    ) -> tuple[Obs, list[Info]]:
-        """Start a new episode in each game of ``indices``, its stream seeded by one draw from its generator."""
+        self, indices: Sequence[int], rngs: Sequence[np.random.Generator], options: dict[str, Any] | None,
+        *, batched: bool = False,
+    ) -> tuple[Obs, list[Info]]:  # fmt: skip
+        """Start a new episode in each game of ``indices``, its stream seeded by one draw from its generator
+        (``batched``: the infos as :class:`Columns`)."""
         given = (options or {}).get("board")
         board = self._given_board(given) if given is not None else None
         seeds = [int(rng.integers(0, 2**63)) for rng in rngs]
@@ -188,7 +318,8 @@ class LockstepV1:
             self.decision_key[g] += 1
         k = len(idx)
         zero = np.zeros(k, dtype=np.int64)
-        return self._observe(np.array(idx, dtype=np.int64), zero, [{} for _ in idx], [False] * k)
+        obs, columns = self._observe(np.array(idx, dtype=np.int64), zero, None, np.zeros(k, dtype=np.bool_), zero)
+        return obs, columns.infos() if not batched else columns  # type: ignore[return-value]
 
     def _given_board(self, given: Any) -> Board:
         config = self.config
@@ -208,132 +339,123 @@ class LockstepV1:
         return board
 
     def step(
-        self, indices: Sequence[int], actions: npt.NDArray[np.int64]
+        self, indices: Sequence[int], actions: npt.NDArray[np.int64], *, batched: bool = False
     ) -> tuple[Obs, npt.NDArray[np.float64], npt.NDArray[np.bool_], npt.NDArray[np.bool_], list[Info]]:
-        """One agent step in each game of ``indices``; ``actions`` are checked (:func:`env.actions.check_actions`)."""
+        """One agent step in each game of ``indices``; ``actions`` are checked (:func:`env.actions.check_actions`).
+
+        With ``batched`` the infos come as :class:`Columns` (for :meth:`Columns.write`) instead of one dict per game.
+        """
         agent = self.agent
-        idx = np.array(indices, dtype=np.int64)
+        idx = np.asarray(indices, dtype=np.int64)
         for g in idx.tolist():
-            self.episode(g).steps += 1
+            self.episode(g)  # RuntimeError before any reset
         acts = np.ascontiguousarray(actions.reshape(len(idx), -1), dtype=np.int64)
         out_f, out_i = self.engine.step(idx, acts)
-        out_f, out_i = out_f.copy(), out_i.copy()
         k = len(idx)
         rewards = out_f[:, 0].copy()
         terminated = np.zeros(k, dtype=np.bool_)
         truncated = np.zeros(k, dtype=np.bool_)
-        terms: list[dict[str, float]] = [{"illegal": float(x)} for x in out_f[:, 0].tolist()]
-        done = out_i[:, 1].astype(bool)
-        game = self.engine.arrays.game
-        extras: dict[int, Info] = {}
-        for j in np.flatnonzero(done).tolist():
-            g = int(idx[j])
-            t = terms[j]
+        done = out_i[:, 1] != 0
+        terms = Terms.of(k)
+        terms.illegal[:] = out_f[:, 0]
+        results = np.zeros(k, dtype=np.int64)
+        finished = np.flatnonzero(done)
+        if len(finished):
+            game = self.engine.arrays.game
+            games = idx[finished]
+            results[finished] = out_i[finished, 3]
+            end = results[finished] != 0
+            if agent.bandit:
+                end[:] = True
+            terminated[finished] = end
+            truncated[finished] = (game[games, G_TRUNC] != 0) & ~end
+            self.over[games] = out_i[finished, 2] != K.AGENT
+            self.decision_key[games] += 1
+            terms.finished[finished] = True
+            terms.terminal[finished] = _TERMINAL_OF[results[finished]]
             if agent.reward_mode != "terminal" or agent.oracle_in_info:
-                t["delta"] = float(out_f[j, 1])
+                terms.has_delta[finished] = True
+                terms.delta[finished] = out_f[finished, 1]
             if agent.reward_mode == "regret" or agent.oracle_in_info:
-                t["regret"] = float(out_f[j, 2])
-            result = int(out_i[j, 3])
-            terminated[j] = result != 0 or agent.bandit
-            truncated[j] = bool(game[g, G_TRUNC]) and not terminated[j]
-            t["terminal"] = _TERMINAL.get(result, 0.0)
-            rewards[j] += t["delta" if agent.reward_mode == "delta" else agent.reward_mode]
-            self.over[g] = bool(out_i[j, 2] != K.AGENT)
-            self.decision_key[g] += 1
-            if result:
-                extras[j] = {"game_result": _RESULTS[result]}
-        obs, infos = self._observe(idx, out_i[:, 0], terms, done.tolist())
-        for j, extra in extras.items():
-            infos[j].update(extra)
-        return obs, rewards, terminated, truncated, infos
+                terms.has_regret[finished] = True
+                terms.regret[finished] = out_f[finished, 2]
+            paid = {"delta": terms.delta, "regret": terms.regret, "terminal": terms.terminal}[
+                "delta" if agent.reward_mode == "delta" else agent.reward_mode
+            ]
+            rewards[finished] += paid[finished]
+        obs, columns = self._observe(idx, out_i[:, 0], terms, done, results)
+        return obs, rewards, terminated, truncated, columns.infos() if not batched else columns  # type: ignore[return-value]
 
     # ------------------------------------------------------------------ masks and observations
     def _masks(self, idx: npt.NDArray[np.int64]) -> npt.NDArray[np.int8]:
-        V, a, slots = self.engine.views, self.engine.arrays, self.slots
-        k = len(idx)
-        if self.agent.action_mode == "subset":
-            mask = np.zeros((k, self.agent.n_bits), dtype=np.int8)
-            mask[:, :slots] = V[6][idx]
-            mask[:, slots:] = V[8][idx][:, : self.agent.extra]
-        else:
-            mask = np.zeros((k, slots + 1), dtype=np.int8)
-            mask[:, :slots] = V[6][idx] & (1 - a.picked[idx])
-            mask[:, slots] = 1
-        over = self.over[idx]
-        if over.any():
-            mask[over] = 0
-            if self.agent.action_mode == "sequential":
-                mask[over, slots] = 1
-        return mask
+        return self._arrays(idx)["action_mask"]
 
     def mask(self, ep: EpisodeV1) -> npt.NDArray[np.int8]:
         """The action mask (int8, 1 = allowed) of ``ep``'s current step; all zero (bar DONE) once it is over."""
         out: npt.NDArray[np.int8] = self._masks(np.array([ep.g], dtype=np.int64))[0]
         return out
 
-    def _observe(
-        self, idx: npt.NDArray[np.int64], illegal: npt.NDArray[np.int64], terms: list[dict[str, float]],
-        decision_done: list[bool],
-    ) -> tuple[Obs, list[Info]]:  # fmt: skip
-        """Observations (fresh arrays) and per-game infos of the games ``idx``."""
-        a, V = self.engine.arrays, self.engine.views
-        k, slots = len(idx), self.slots
-        masks = self._masks(idx)
-        rounds_done = a.game[idx, 17]  # G_PROUND
-        rounds = np.maximum(a.game[idx, 16], 1)  # G_PROUNDS
-        over = self.over[idx]
-        v_slot = V[0][idx]
-        times = np.zeros((k, slots), dtype=np.int8)
-        if rounds_done.any():
-            chosen = a.chosen[idx]  # (k, R, slots) by state slot
-            per_slot = np.zeros((k, a.slots), dtype=np.int64)
-            for r in range(int(rounds_done.max())):
-                per_slot += chosen[:, r, :] * (r < rounds_done)[:, None]
-            filled = v_slot >= 0
-            times[filled] = np.take_along_axis(per_slot, np.where(filled, v_slot, 0), axis=1)[filled]
-        picked = a.picked[idx].copy()
-        round_f = np.where(over, 0, rounds_done).astype(np.float32)
-        rounds_f = np.where(over, 1, rounds).astype(np.float32)
-        times[over] = 0
-        picked[over] = 0
-        glob = np.zeros((k, N_GLOBALS), dtype=np.float32)
-        glob[:, 0] = round_f / rounds_f
-        glob[:, 1] = np.minimum(rounds_f / 4.0, 1.0)
-        steps = np.array([self.episode(int(g)).steps for g in idx.tolist()], dtype=np.float32)
-        glob[:, 2] = np.minimum(np.maximum(steps / self.config.horizon, 0.0), 1.0)
-        glob[:, 3:6] = self._one_hot
-        glob[:, 6:] = V[9][idx]
-        obs: Obs = {
-            "counters": V[1][idx],
-            "kind": V[2][idx],
-            "relation": V[3][idx],
-            "stats": V[4][idx],
-            "present": V[5][idx],
-            "eligible": V[6][idx],
-            "times": times,
-            "picked": picked,
-            "action_mask": masks,
-            "globals": glob,
+    def _arrays(self, idx: npt.NDArray[np.int64]) -> Obs:
+        """The observations of the games ``idx``: new arrays, filled by one compiled call (:func:`K.observe`)."""
+        k = len(idx)
+        obs: Obs = {key: np.empty((k, *shape), dtype=dtype) for key, (shape, dtype) in self._layout.items()}
+        K.observe(
+            self.engine.S, self.engine.views, idx, self.over[idx], self.config.horizon,
+            self.agent.action_mode == "sequential", self._one_hot, tuple(obs.values()),
+        )  # fmt: skip
+        return obs
+
+    @cached_property
+    def _layout(self) -> dict[str, tuple[tuple[int, ...], Any]]:
+        """Each observation key's per-game shape and dtype, in :func:`K.observe`'s order."""
+        s, V = self.slots, self.engine.views
+        return {
+            "counters": (V[1].shape[1:], V[1].dtype),
+            "kind": ((s,), V[2].dtype),
+            "relation": ((s,), V[3].dtype),
+            "stats": (V[4].shape[1:], V[4].dtype),
+            "present": ((s,), V[5].dtype),
+            "eligible": ((s,), V[6].dtype),
+            "times": ((s,), np.dtype(np.int8)),
+            "picked": ((s,), np.dtype(np.int8)),
+            "action_mask": ((self.agent.n_bits,), np.dtype(np.int8)),
+            "globals": ((N_GLOBALS,), np.dtype(np.float32)),
         }
-        infos: list[Info] = []
-        for j, g in enumerate(idx.tolist()):
-            info: Info = {
-                "illegal_bits": int(illegal[j]),
-                "reward_terms": dict(terms[j]),
-                "decision_done": decision_done[j],
-                "action_mask": masks[j].copy(),
-            }
-            if over[j]:
-                info["action_mask"][slots:] = 0
-            else:
-                info["opportunity"] = self.opportunity(g).to_info()
-                info["round"] = int(rounds_done[j])
-                if self.agent.oracle_in_info:
-                    plan = self.episode(g).pending().optimum
-                    info["oracle_action"] = self.action_for(self.episode(g), plan.chosen, plan.recipients)
-                    info["oracle_value"] = plan.value / MILLI
-            infos.append(info)
-        return obs, infos
+
+    def _observe(
+        self, idx: npt.NDArray[np.int64], illegal: npt.NDArray[np.int64], terms: Terms | None,
+        decision_done: npt.NDArray[np.bool_], results: npt.NDArray[np.int64],
+    ) -> tuple[Obs, Columns]:  # fmt: skip
+        """Observations (fresh arrays) and the infos of the games ``idx`` (``terms`` None: a reset's, no terms)."""
+        obs = self._arrays(idx)
+        over = self.over[idx]
+        masks = obs["action_mask"].copy()
+        if over.any():
+            masks[np.ix_(over, np.arange(self.slots, masks.shape[1]))] = 0
+        live = (~over).tolist()
+        opportunities = [self._opportunities_of(g) if ok else None for g, ok in zip(idx.tolist(), live, strict=True)]
+        columns = Columns(
+            illegal.tolist(), terms, decision_done.tolist(), masks, opportunities,
+            self.engine.arrays.game[idx, G_PROUND].tolist(), results.tolist(),
+        )  # fmt: skip
+        if self.agent.oracle_in_info:
+            columns.oracle = []
+            for g, ok in zip(idx.tolist(), live, strict=True):
+                if not ok:
+                    columns.oracle.append(None)
+                    continue
+                plan = self.episode(g).pending().optimum
+                action = self.action_for(self.episode(g), plan.chosen, plan.recipients)
+                columns.oracle.append((action, plan.value / MILLI))
+        return obs, columns
+
+    def _opportunities_of(self, g: int) -> dict[str, Any]:
+        """``info["opportunity"]`` of game ``g``'s decision, made once per decision (not to be changed: copy it)."""
+        key = int(self.decision_key[g])
+        cached = self._opportunities.get(g)
+        if cached is None or cached[0] != key:
+            cached = self._opportunities[g] = (key, self.opportunity(g).to_info())
+        return cached[1]
 
     def opportunity(self, g: int) -> Opportunity:
         """The source of game ``g``'s pending decision, as v0 reports it."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -27,10 +27,14 @@ from .config import ActionMode, AgentConfig, EnvConfig, Opponent, RewardMode, wh
 from .core import action_space
 from .events import EventParams
 from .game import PendingDecision, plan_all
+from .infos import batch_infos
 from .lockstep import Info, Lockstep, Obs
 from .spaces import maskable, observation_space
 
-__all__ = ["ProliferateVectorEnv", "ProliferateVectorEnvV1"]
+if TYPE_CHECKING:
+    from .lockstep_v1 import Columns, LockstepV1
+
+__all__ = ["ProliferateVectorEnv", "ProliferateVectorEnvV1", "batch_infos"]
 
 Step = tuple[Obs, npt.NDArray[np.float64], npt.NDArray[np.bool_], npt.NDArray[np.bool_], list[Info]]
 
@@ -291,6 +295,9 @@ class ProliferateVectorEnvV1(ProliferateVectorEnv):
     - v0: the first version (retired).
     """
 
+    #: From this many sub-envs the infos are batched by key (:class:`Columns`); fewer cost less as per-game dicts.
+    columns_from = 16
+
     def _make_core(self, n: int) -> Lockstep:
         from .lockstep_v1 import LockstepV1
 
@@ -300,53 +307,50 @@ class ProliferateVectorEnvV1(ProliferateVectorEnv):
         """The optimal action of every sub-env now."""
         return self.policy_actions(lambda board, decision: (decision.optimum.chosen, decision.optimum.recipients))
 
+    def step(self, actions: Any) -> tuple[Obs, npt.NDArray[np.float64], BoolArray, BoolArray, dict[str, Any]]:
+        """:meth:`step_each`'s step with the infos batched straight from the games' arrays (:class:`Columns`),
+        as :func:`batch_infos` would batch the per-game dicts (same-step autoreset: through those dicts)."""
+        if self.metadata["autoreset_mode"] is not AutoresetMode.NEXT_STEP or self.num_envs < self.columns_from:
+            return super().step(actions)
+        if self._rngs is None:
+            raise RuntimeError("call reset() before step()")
+        core = cast("LockstepV1", self._core)
+        checked = check_actions(actions, self.agent.action_mode, self.agent.n_bits, self.num_envs)
+        n = self.num_envs
+        restart = np.flatnonzero(self._needs_reset).tolist()
+        moving = np.flatnonzero(~self._needs_reset).tolist()
+        rewards = np.zeros(n, dtype=np.float64)
+        terminated = np.zeros(n, dtype=np.bool_)
+        truncated = np.zeros(n, dtype=np.bool_)
+        infos: dict[str, Any] = {}
+        parts: list[tuple[list[int], Obs]] = []
+        if moving:
+            obs_m, rew_m, term_m, trunc_m, columns = core.step(moving, checked[moving], batched=True)
+            self._elapsed[moving] += 1
+            rewards[moving], terminated[moving], truncated[moving] = rew_m, term_m, trunc_m
+            if self.max_episode_steps is not None:
+                truncated[moving] |= self._elapsed[moving] >= self.max_episode_steps
+            cast("Columns", columns).write(infos, moving, n)
+            parts.append((moving, obs_m))
+        if restart:
+            obs_r, fresh = core.reset(restart, [self._rngs[i] for i in restart], None, batched=True)
+            self._elapsed[restart] = 0
+            cast("Columns", fresh).write(infos, restart, n)
+            parts.append((restart, obs_r))
+        self._needs_reset = terminated | truncated
+        return _merge(parts, n), rewards, terminated, truncated, infos
 
-def batch_infos(infos: Sequence[Info]) -> dict[str, Any]:
-    """Per-sub-env infos batched as :meth:`gymnasium.vector.VectorEnv._add_info` batches them (:func:`_add_info`)."""
-    out: dict[str, Any] = {}
-    for i, info in enumerate(infos):
-        _add_info(out, info, i, len(infos))
-    return out
+    def current_masks(self) -> npt.NDArray[np.int8]:
+        """Every sub-env's action mask (int8, 1 = allowed), as in ``obs["action_mask"]`` (one compiled call)."""
+        core = cast("LockstepV1", self._core)
+        for i in self._all:
+            core.episode(i)  # RuntimeError before any reset
+        return core._masks(np.arange(self.num_envs, dtype=np.int64))
 
-
-def _add_info(batched: dict[str, Any], info: Info, i: int, n: int) -> dict[str, Any]:
-    """Add sub-env ``i``'s ``info`` to ``batched``: Gymnasium's ``VectorEnv._add_info``, key for key.
-
-    The same arrays (typed by the first value a key gets), the same ``_key`` masks and the
-    same key order; only the mask of a key is made once, where Gymnasium makes a new zero
-    array on every call (most of its cost with 256 sub-envs).  ``tests/test_env_vector.py``
-    checks it against Gymnasium's.
-    """
-    for key, value in info.items():
-        array: Any
-        if key == "final_obs":
-            array = batched.get("final_obs")
-            if array is None:
-                array = np.full(n, fill_value=None, dtype=object)
-            array[i] = value
-        elif isinstance(value, dict):
-            array = _add_info(batched.get(key, {}), value, i, n)
-        else:
-            array = batched.get(key)  # the values batched are arrays, never None
-            if array is None:
-                array = _info_array(value, n)
-            array[i] = value
-        mask_key = f"_{key}"
-        mask = batched.get(mask_key)
-        if mask is None:
-            mask = np.zeros(n, dtype=np.bool_)
-        mask[i] = True
-        batched[key], batched[mask_key] = array, mask
-    return batched
-
-
-def _info_array(value: Any, n: int) -> npt.NDArray[Any]:
-    """The array Gymnasium batches a key's values in, by the first value: typed numbers, stacked arrays, objects."""
-    if type(value) in (int, float, bool) or issubclass(type(value), np.number):
-        return np.zeros(n, dtype=type(value))
-    if isinstance(value, np.ndarray):
-        return np.zeros((n, *value.shape), dtype=value.dtype)
-    return np.full(n, fill_value=None, dtype=object)
+    def action_masks(self) -> BoolArray:
+        """Every sub-env's mask in sb3-contrib's layout: ``(num_envs, 2 * n_bits)`` or ``(num_envs, n_bits)``."""
+        masks = self.current_masks()
+        return np.stack([maskable(m, self.agent.action_mode) for m in masks])
 
 
 def _merge(parts: list[tuple[list[int], Obs]], n: int) -> Obs:

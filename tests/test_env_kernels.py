@@ -144,3 +144,14 @@ def test_the_scope_table_covers_every_card_of_the_registry() -> None:
     static = EFFECT_NAMES.index("Hardened Scales")
     assert TABLE.n_scopes[static].tolist() == [[1] * 3] * 3
     assert TABLE.factor[EFFECT_NAMES.index("Tekuthal, Inquiry Dominus")] == 2
+
+
+def test_the_warm_entry_compiles_every_kernel_the_envs_call_from_python() -> None:
+    """``python -m env.kernels.warm`` (the Makefile's install step) reaches each compiled entry point of the v1 envs,
+    so numba's cache holds them all after it."""
+    from env.kernels import game as K
+    from env.kernels.warm import warm
+
+    assert warm() >= 0.0
+    entries = (K.reset_games, K.step_games, K.step_games_parallel, K.observe, K.oracle_choice, K.resume_one)
+    assert all(kernel.signatures for kernel in entries)

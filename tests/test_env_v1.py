@@ -26,7 +26,10 @@ from env.config import AgentConfig, EnvConfig
 from env.core import ProliferateEnvV1
 from env.kernels import game as K
 from env.kernels.engine import Engine
-from env.policies import rule_choice
+from env.kernels.rng import StreamGenerator
+from env.lockstep import Lockstep
+from env.lockstep_v1 import LockstepV1
+from env.policies import oracle_choice, random_choice, rule_choice
 from env.scenarios import sample_scenario, start_life
 from env.spaces import View
 from solver.core import Variant
@@ -124,6 +127,33 @@ def test_numbas_threads_give_the_results_of_one_thread(variant: str) -> None:
             engine.reset(over.tolist(), (over + 1000).tolist())
 
 
+@pytest.mark.parametrize(
+    ("env_id", "mode", "oracle_in_info"),
+    [("proliferate/Duel-v1", "subset", False), ("proliferate/TwoHeadedGiant-v1", "sequential", False),
+     ("proliferate/FreeForAll-v1", "subset", True), ("proliferate/Bandit-v1", "subset", False)],
+)  # fmt: skip
+def test_the_vector_envs_batched_infos_are_gymnasiums_batching_of_the_per_game_infos(
+    env_id: str, mode: str, oracle_in_info: bool
+) -> None:
+    """The v1 vector env batches its infos from the games' arrays (Columns.write); they equal what Gymnasium's
+    VectorEnv._add_info makes of the per-game dicts (env.vector.batch_infos), autoresets included."""
+    kwargs: dict[str, Any] = {"action_mode": mode, "oracle_in_info": oracle_in_info, "opponent": "random"}
+    fast, slow = (gym.make_vec(env_id, num_envs=5, **kwargs) for _ in range(2))
+    fast.unwrapped.columns_from = 1  # type: ignore[attr-defined]  # by key from one sub-env on
+    obs, info = fast.reset(seed=3)
+    obs_s, info_s = slow.reset(seed=3)
+    assert data_equivalence(info, info_s)
+    rng = np.random.default_rng(2)
+    for _ in range(30):
+        actions = _actions(obs["action_mask"], mode, rng, noise=0.1)
+        obs, reward, terminated, truncated, info = fast.step(actions)
+        obs_s, reward_s, terminated_s, truncated_s, infos = slow.unwrapped.step_each(actions)  # type: ignore[attr-defined]
+        assert data_equivalence(info, env.vector.batch_infos(infos))
+        assert data_equivalence((obs, reward, terminated, truncated), (obs_s, reward_s, terminated_s, truncated_s))
+    fast.close()
+    slow.close()
+
+
 def test_a_game_plays_the_same_whatever_its_neighbours_do() -> None:
     """A game's stream is its own: alone, or among others that reset and play differently."""
     kwargs: dict[str, Any] = {"opponent": "random"}
@@ -163,6 +193,66 @@ def test_a_python_opponent_plays_through_the_slower_path_as_the_compiled_one() -
             assert (ra, ta, ua) == (rb, tb, ub)
             if ta or ua:
                 break
+
+
+def _state(board: solver.Board) -> tuple[Any, ...]:
+    """What a game's rules act on: the players, the permanents in board order, the effects, who proliferates.
+
+    Object ids are left out: v0 names a new permanent by its turn, v1 by how many entered (the ids are labels).
+    """
+    players = [(p.id, p.life, sorted(p.counters.items())) for p in board.players]
+    permanents = [
+        (q.name, q.controller, sorted(q.counters.items()), q.protector, q.damage, q.phased_out)
+        for q in board.permanents
+    ]
+    effects = sorted((e.card, e.controller, e.level) for e in board.effects)
+    return players, permanents, effects, board.proliferator_id, board.rounds
+
+
+class _Seed:
+    """A generator whose one draw is ``seed``: LockstepV1 seeds a game's stream with one draw of its generator."""
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+
+    def integers(self, low: int, high: int) -> int:
+        return self.seed
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("opponent", ["rule", "random", "oracle"])
+def test_v1_plays_v0s_rules_draw_for_draw(variant: str, opponent: str) -> None:
+    """v0's Python game model (env.game, env.events, env.opportunities, env.scenarios, env.policies) drawing from a
+    game's SplitMix64 stream plays the game v1 plays for that seed: at every agent decision the same board (life,
+    counters, permanents in order, effects, rounds) from the same source, the same reward and the same end, and
+    both have made the same draws.  So v1's compiled turns, events, opportunities, scripted seats, state-based
+    actions (704.3, 704.5) and results are v0's rule for rule; a statistical difference between the versions'
+    same-game runs is sampling."""
+    config = EnvConfig.build(variant)
+    agent = AgentConfig.build(config, opponent=opponent)
+    deciders = (rule_choice, random_choice, oracle_choice)
+    pick = np.random.default_rng(11)
+    for seed in range(5):
+        stream = StreamGenerator(seed)
+        v0, v1 = Lockstep(config, agent, 1), LockstepV1(config, agent, 1)
+        v0.reset([0], [stream], None)  # type: ignore[list-item]  # Generator's random() and integers() only
+        v1.reset([0], [_Seed(seed)], None)  # type: ignore[list-item]
+        for step in range(200):
+            ep0, ep1 = v0.episode(0), v1.episode(0)
+            d0, d1 = ep0.pending(), ep1.pending()
+            assert _state(d0.board) == _state(d1.board), (seed, step)
+            assert d0.opportunity.source == d1.opportunity.source and d0.round == d1.round
+            decide = deciders[int(pick.integers(len(deciders)))]
+            chosen, recipients = decide(d0.board, np.random.default_rng(seed * 1000 + step))
+            action = np.asarray(v0.action_for(ep0, chosen, recipients), dtype=np.int64).reshape(1, -1)
+            assert np.array_equal(action, np.asarray(v1.action_for(ep1, chosen, recipients)).reshape(1, -1))
+            _, r0, t0, u0, i0 = v0.step([0], action)
+            _, r1, t1, u1, i1 = v1.step([0], action)
+            assert r0[0] == pytest.approx(r1[0], abs=1e-9) and (t0[0], u0[0]) == (t1[0], u1[0]), (seed, step)
+            assert i0[0].get("game_result") == i1[0].get("game_result")
+            if t0[0] or u0[0]:
+                break
+        assert int(stream.state[0]) == int(v1.engine.arrays.rng[0])  # the same draws, in the same number
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -247,3 +337,14 @@ def test_4096_games_fit_in_the_memory_target() -> None:
     config = EnvConfig.build("duel")
     engine = Engine(config, AgentConfig.build(config), 4096)
     assert engine.nbytes < 100 * 2**20
+
+
+def test_the_same_game_benchmark_plays_every_game_on_its_own_seed() -> None:
+    """benchmarks.same_game's games are independent (one block of seeds per decider and deck), so each group's
+    standard error is that of an independent sample; one block reused in every cell made the cells share starts."""
+    from benchmarks.same_game import DECIDERS, cell_seeds
+    from env.scenarios import ARCHETYPES
+
+    cells = len(DECIDERS) * len(ARCHETYPES)
+    seeds = [s for cell in range(cells) for s in cell_seeds(5, 40, cell)]
+    assert len(seeds) == len(set(seeds)) == cells * 40

@@ -60,6 +60,8 @@ class Engine:
         )
         self.out_f = np.zeros((n, 4), dtype=np.float64)
         self.out_i = np.zeros((n, 4), dtype=np.int64)
+        self._seat_ids = tuple(f"p{i}" for i in range(config.n_seats))
+        self._team_names = tuple("ABCD"[t] for t in sorted(set(self.teams.tolist())))
 
     def _build_tables(self) -> None:
         self.tables: Tables = build_tables(
@@ -72,11 +74,12 @@ class Engine:
         )
         self.arrays._widen()
         self.T = self.tables.as_tuple()
+        self._state()
 
-    @property
-    def S(self) -> tuple[np.ndarray, ...]:
+    def _state(self) -> None:
+        """Gather the state arrays into :attr:`S` (again after :meth:`GameArrays.load` may have widened them)."""
         a = self.arrays
-        return tuple(getattr(a, name) for name in K.STATE_ORDER)
+        self.S: tuple[np.ndarray, ...] = tuple(getattr(a, name) for name in K.STATE_ORDER)
 
     @property
     def nbytes(self) -> int:
@@ -92,14 +95,14 @@ class Engine:
                 a.load(g, board)
             if (len(a.catalogue.cards), len(a.catalogue.kinds)) != known:
                 self._build_tables()
+            self._state()
         status = np.zeros(len(indices), dtype=np.int64)
-        S, T, V = self.S, self.T, self.views
-        for j, (g, seed) in enumerate(zip(indices, seeds, strict=True)):
-            a.rng[g] = seeded_state(seed)
-            if board is None:
-                a.seat_ids[g] = tuple(f"p{i}" for i in range(a.seats))
-                a.team_names[g] = tuple("ABCD"[t] for t in sorted(set(self.teams.tolist())))
-            status[j] = K.reset_one(S, T, V, g, self.pool, self.teams, board is not None)
+        if board is None:
+            for g in indices:
+                a.seat_ids[g], a.team_names[g] = self._seat_ids, self._team_names
+        states = np.array([seeded_state(seed) for seed in seeds], dtype=np.uint64)
+        games = np.asarray(indices, dtype=np.int64)
+        K.reset_games(self.S, self.T, self.views, games, states, self.pool, self.teams, board is not None, status)
         self._python_decisions(indices, status)
         return status
 

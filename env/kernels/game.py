@@ -1617,3 +1617,66 @@ def reset_one(S: tuple, T: tuple, V: tuple, g: int, pool: np.ndarray, teams: np.
     if status == AGENT:
         build_view(S, T, g, V)
     return status
+
+
+@njit(cache=True)
+def reset_games(S: tuple, T: tuple, V: tuple, games: np.ndarray, states: np.ndarray, pool: np.ndarray,  # type: ignore[type-arg]
+                teams: np.ndarray, given: bool, status: np.ndarray) -> None:  # fmt: skip
+    """:func:`reset_one` for every game of ``games``, game ``games[j]``'s stream starting at ``states[j]``; the
+    statuses into ``status`` (one compiled call for all the games a step resets)."""
+    rng = S[11]
+    for j in range(len(games)):
+        rng[games[j]] = states[j]
+        status[j] = reset_one(S, T, V, games[j], pool, teams, given)
+
+
+@njit(cache=True)
+def observe(S: tuple, V: tuple, games: np.ndarray, over: np.ndarray, horizon: int, sequential: bool,  # type: ignore[type-arg]
+            one_hot: np.ndarray, out: tuple) -> None:  # type: ignore[type-arg]  # fmt: skip
+    """The observations of ``games`` (row ``j`` is ``games[j]``) into the arrays of ``out``: counters, kind, relation,
+    stats, present, eligible (the decision's views), times (rounds of this decision choosing each slot), picked,
+    action_mask and globals (round, rounds, agent steps / ``horizon``, the variant, the seats' globals).  A game
+    that is ``over`` shows its last view with nothing allowed (bar DONE in sequential mode)."""
+    game_all, chosen_all, picked_all = S[4], S[7], S[9]
+    o_counters, o_kind, o_rel, o_stats, o_present, o_eligible, o_times, o_picked, o_mask, o_glob = (
+        out[0], out[1], out[2], out[3], out[4], out[5], out[6], out[7], out[8], out[9])  # fmt: skip
+    slots = V[0].shape[1]
+    extra = o_mask.shape[1] - slots
+    for j in range(len(games)):
+        g = games[j]
+        game, v_slot, v_eligible, v_open = game_all[g], V[0][g], V[6][g], V[8][g]
+        o_counters[j] = V[1][g]
+        o_kind[j] = V[2][g]
+        o_rel[j] = V[3][g]
+        o_stats[j] = V[4][g]
+        o_present[j] = V[5][g]
+        o_eligible[j] = v_eligible
+        done = over[j]
+        rounds_done = 0 if done else game[G_PROUND]
+        rounds = 1 if done else max(game[G_PROUNDS], 1)
+        for o in range(slots):
+            t = 0
+            s = v_slot[o]
+            if s >= 0:
+                for r in range(rounds_done):
+                    t += chosen_all[g, r, s]
+            o_times[j, o] = t
+            o_picked[j, o] = 0 if done else picked_all[g, o]
+            if done:
+                o_mask[j, o] = 0
+            elif sequential:
+                o_mask[j, o] = v_eligible[o] & (1 - picked_all[g, o])
+            else:
+                o_mask[j, o] = v_eligible[o]
+        for t in range(extra):
+            if sequential:
+                o_mask[j, slots + t] = 1
+            else:
+                o_mask[j, slots + t] = 0 if done else v_open[t]
+        o_glob[j, 0] = np.float32(rounds_done) / np.float32(rounds)
+        o_glob[j, 1] = min(np.float32(rounds) / np.float32(4.0), np.float32(1.0))
+        o_glob[j, 2] = min(max(np.float32(game[18]) / np.float32(horizon), np.float32(0.0)), np.float32(1.0))  # G_STEPS
+        for k in range(3):
+            o_glob[j, 3 + k] = one_hot[k]
+        for k in range(o_glob.shape[1] - 6):
+            o_glob[j, 6 + k] = V[9][g][k]
