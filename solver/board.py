@@ -21,11 +21,12 @@ import numpy.typing as npt
 
 from .cards import CARDS
 from .kinds import pt_delta
-from .terms import CARD_TYPE_NAMES, CardType, TeamPoison, Variant
+from .terms import CARD_TYPE_NAMES, VARIANTS, CardType, TeamPoison, Variant
 
 __all__ = [
     "CARD_TYPE_NAMES",
     "Board",
+    "BoardLayout",
     "CardType",
     "Effect",
     "Permanent",
@@ -93,6 +94,178 @@ class SbaMasks:
             if isinstance(mask, np.ndarray):
                 mask.flags.writeable = False
         return masks
+
+
+# ---------------------------------------------------------------------- the kernels' layout of one board
+#: Per-row flag bits of the kernels' layout (:mod:`solver.kernels.layout`).
+F_PLAYER = 1
+F_PRESENT = 2  # a permanent that is phased in
+F_CREATURE = 4
+F_DESTRUCTIBLE = 8  # a creature without indestructible
+F_PLANESWALKER = 16
+F_BATTLE = 32
+F_SAGA = 64
+F_PHASED_OUT = 128
+
+#: Threshold effects as codes: a number of points, a win or a loss for the controller.
+THR_POINTS, THR_WIN, THR_LOSE = 0, 1, 2
+
+#: How a row's worth is found once a policy is given: none (players and most permanents), a
+#: creature's (the policy's base + (power + toughness) / 2), a Saga's, or the row's own ``value``.
+WORTH_NONE, WORTH_CREATURE, WORTH_SAGA, WORTH_VALUE = 0, 1, 2, 3
+
+#: The rows of :attr:`BoardLayout.ints`, one int64 per object each.
+ROW_FIELDS = (
+    "flags",  # F_* bits
+    "seat",  # a player's seat (its team's in Two-Headed Giant, 810.8a), -1 for a permanent
+    "team",  # a player's team, -1 for a permanent
+    "life",  # a player's life, 1 for a permanent
+    "side",  # +1 if the object's counters count for the proliferator's team, else -1
+    "toughness",
+    "damage",
+    "chapters",
+    "worth_code",  # WORTH_*
+    "pt_sum",  # power + toughness
+    "shared_head",  # 1 on a player row whose team shares its poison (810.10) on a board with poison
+)
+R_FLAGS, R_SEAT, R_TEAM, R_LIFE, R_SIDE, R_TOUGHNESS, R_DAMAGE, R_CHAPTERS, R_WORTH, R_PT_SUM, R_SHARED_HEAD = range(
+    len(ROW_FIELDS)
+)
+#: The rows of :attr:`BoardLayout.thresholds`, one int64 per threshold each.
+THRESHOLD_FIELDS = ("row", "kind", "at", "code", "amount", "seat")  # amount in milli-points; the controller's seat
+#: The rows of :attr:`BoardLayout.teams`, one int64 per team each.
+TEAM_FIELDS = ("threshold", "sign")  # poison that makes the team lose; +1 for the proliferator's team, else -1
+#: The entries of :attr:`BoardLayout.numbers`.
+NUMBER_FIELDS = (
+    "n_objects",
+    "n_players",
+    "rounds",
+    "proliferator",
+    "shared",  # 1 where a team's poison is shared (810.10) and the board has poison
+    "poison_loses",  # 1 where a player's own poison counts (704.5c)
+    "n_opponents",  # seats other than the proliferator's
+    "n_thresholds",
+    "n_teams",
+    "n_kinds",
+    "n_values",  # counter-value overrides
+)
+(N_OBJECTS, N_PLAYERS, N_ROUNDS, N_PROLIFERATOR, N_SHARED, N_POISON_LOSES, N_OPPONENTS, N_THRESHOLDS, N_TEAMS,
+ N_KINDS, N_VALUES) = range(len(NUMBER_FIELDS))  # fmt: skip
+
+
+def _type_flags() -> IntArray:
+    """The flags of a phased-in permanent by its type bits (creature, planeswalker, battle), read-only."""
+    bits = np.arange(1 << len(CardType), dtype=np.int64)
+    out = np.full(len(bits), F_PRESENT, dtype=np.int64)
+    out |= np.where(bits & int(CardType.CREATURE), F_CREATURE | F_DESTRUCTIBLE, 0)
+    out |= np.where(bits & int(CardType.PLANESWALKER), F_PLANESWALKER, 0)
+    out |= np.where(bits & int(CardType.BATTLE), F_BATTLE, 0)
+    out.flags.writeable = False
+    return out
+
+
+_TYPE_FLAGS = _type_flags()
+
+
+@dataclass(frozen=True, eq=False)
+class BoardLayout:
+    """One board's policy-free arrays in the kernels' layout (:mod:`solver.kernels.layout`), read-only.
+
+    A board is a batch of one: :func:`solver.kernels.layout.join` concatenates these, and the
+    policy's tables (weights, worths, game scores) are applied over the joined batch.  Rows,
+    columns and seats are the board's own (local); the counters and the gains are the board's
+    ``counts`` and :func:`solver.effects.gain`.  Built once per board (vectorised, no per-object
+    Python) and kept by the boards :meth:`Board.with_counts` derives.
+    """
+
+    #: ``(len(ROW_FIELDS), n_objects)``: one row per field of :data:`ROW_FIELDS`.
+    ints: IntArray
+    #: ``(len(THRESHOLD_FIELDS), n_thresholds)``.
+    thresholds: IntArray
+    #: ``(len(TEAM_FIELDS), n_teams)``.
+    teams: IntArray
+    #: ``(len(NUMBER_FIELDS),)``.
+    numbers: IntArray
+
+
+def _ints(board: Board) -> IntArray:
+    """The rows of :data:`ROW_FIELDS` but ``life`` and ``side`` (which other boards derived from it change)."""
+    n, players = board.n_objects, board.n_players
+    rules = VARIANTS[board.variant]
+    ints = np.empty((len(ROW_FIELDS), n), dtype=np.int64)
+    perm = slice(players, n)
+    flags = ints[R_FLAGS]
+    chapters = board.chapters
+    np.take(_TYPE_FLAGS, board.types, out=flags)  # 704.5f-g creatures, 704.5i planeswalkers, 704.8 battles
+    flags |= np.where(chapters > 0, F_SAGA, 0)  # 714.4
+    flags &= np.where(board.indestructible, ~F_DESTRUCTIBLE, -1)  # 702.12b
+    np.copyto(flags, F_PHASED_OUT, where=board.phased_out)  # 702.26b: treated as though it doesn't exist
+    flags[:players] = F_PLAYER
+    ints[R_SEAT, perm] = -1
+    ints[R_SEAT, :players] = board.team if rules.seats_are_teams else np.arange(players)
+    ints[R_TEAM, perm] = -1
+    ints[R_TEAM, :players] = board.team
+    ints[R_TOUGHNESS] = board.toughness
+    ints[R_DAMAGE] = board.damage
+    ints[R_CHAPTERS] = chapters
+    worth = ints[R_WORTH]
+    np.copyto(worth, np.where(chapters > 0, WORTH_SAGA, WORTH_NONE))
+    np.copyto(worth, WORTH_CREATURE, where=(board.types & int(CardType.CREATURE)) != 0)
+    np.copyto(worth, WORTH_VALUE, where=~np.isnan(board.value))
+    worth[:players] = WORTH_NONE
+    np.add(board.power, board.toughness, out=ints[R_PT_SUM])
+    ints[R_SHARED_HEAD, perm] = 0
+    ints[R_SHARED_HEAD, :players] = rules.shared_poison and board.kind_column("poison") >= 0
+    return ints
+
+
+def _with_sides(ints: IntArray, board: Board) -> IntArray:
+    """``ints`` with the board's lives and sides filled in (read-only)."""
+    ints[R_LIFE, board.n_players :] = 1
+    ints[R_LIFE, : board.n_players] = board.life
+    np.copyto(ints[R_SIDE], np.where(board.is_ally, 1, -1))
+    ints.flags.writeable = False
+    return ints
+
+
+def _layout_of(board: Board) -> BoardLayout:
+    """A board's :class:`BoardLayout` (see there)."""
+    rules = VARIANTS[board.variant]
+    players, n_teams = board.n_players, board.n_teams
+    ints = _with_sides(_ints(board), board)
+    seats = ints[R_SEAT, :players]
+    team = board.team
+    ours = int(team[board.proliferator])
+    seat_list = seats.tolist()
+    n_opponents = len({s for s, t in zip(seat_list, team.tolist(), strict=True) if t != ours})
+    teams = np.empty((len(TEAM_FIELDS), n_teams), dtype=np.int64)
+    extra = rules.extra_head_poison if rules.shared_poison else 0
+    teams[0] = rules.poison_threshold + extra * np.maximum(board.team_size - 2, 0)  # 704.5c, 810.11
+    teams[1] = -1
+    teams[1, ours] = 1
+    teams.flags.writeable = False
+    n_thr = len(board.thr_object)
+    if n_thr:
+        effects = board.thr_effect
+        codes = [THR_WIN if e == "win" else THR_LOSE if e == "lose" else THR_POINTS for e in effects]
+        amounts = np.array([0.0 if isinstance(e, str) else float(e) for e in effects], dtype=np.float64)
+        thresholds = np.array(
+            [board.thr_object, board.thr_kind, board.thr_at, codes, np.zeros(n_thr, dtype=np.int64),
+             seats[board.controller[board.thr_object]]],
+            dtype=np.int64,
+        )  # fmt: skip
+        thresholds[4] = np.rint(amounts * 1000.0)  # milli-points
+    else:
+        thresholds = np.zeros((len(THRESHOLD_FIELDS), 0), dtype=np.int64)
+    thresholds.flags.writeable = False
+    shared = bool(ints[R_SHARED_HEAD, :1].any()) if players else False
+    numbers = np.array(
+        [board.n_objects, players, board.rounds, board.proliferator, shared, not rules.shared_poison, n_opponents,
+         n_thr, n_teams, len(board.kinds), len(board.cv_object)],
+        dtype=np.int64,
+    )  # fmt: skip
+    numbers.flags.writeable = False
+    return BoardLayout(ints, thresholds, teams, numbers)
 
 
 def shared_poison_threshold(team_size: IntArray) -> IntArray:
@@ -327,7 +500,14 @@ class Board:
         life = np.array(life, dtype=np.int64)
         if life.shape != self.life.shape:
             raise ValueError(f"life must have shape {self.life.shape}, not {life.shape}")
-        return self._derived(_OBJECT_CACHES | {GAIN, "rounds", "is_ally"}, life=life)
+        board = self._derived(_OBJECT_CACHES | {GAIN, "rounds", "is_ally"}, life=life)
+        parent: BoardLayout | None = self.__dict__.get("layout")
+        if parent is not None:  # the parent's arrays, its life row changed
+            ints = parent.ints.copy()
+            ints[R_LIFE, : self.n_players] = life
+            ints.flags.writeable = False
+            board.__dict__["layout"] = BoardLayout(ints, parent.thresholds, parent.teams, parent.numbers)
+        return board
 
     def with_effects(self, effects: Sequence[Effect]) -> Board:
         """The same board with other replacement effects in play."""
@@ -472,6 +652,11 @@ class Board:
     def kind_column(self, kind: str) -> int:
         """Column of a canonical kind, or -1 if no object on this board has it."""
         return self._columns.get(kind, -1)
+
+    @cached_property
+    def layout(self) -> BoardLayout:
+        """The board's policy-free arrays in the kernels' layout (:class:`BoardLayout`), built with the board."""
+        return _layout_of(self)
 
     @cached_property
     def sba_masks(self) -> SbaMasks:
@@ -709,7 +894,7 @@ _OBJECT_CACHES = frozenset(
     {"index", "_columns", "_type_masks", "sba_masks", "object_team", "owner_side", "team_size", "_poison_threshold"}
 )
 #: What :meth:`Board.with_counts` keeps: :func:`solver.effects.gain` too while each object keeps the same kinds.
-_KEEP_WITH_COUNTS = _OBJECT_CACHES | {"rounds", "is_ally"}
+_KEEP_WITH_COUNTS = _OBJECT_CACHES | {"rounds", "is_ally", "layout"}
 #: What :meth:`Board.with_permanent` and :meth:`Board.without` keep: nothing, the objects change.
 _KEEP_NOTHING: frozenset[str] = frozenset()
 _KEEP_WITH_KINDS = _KEEP_WITH_COUNTS | {GAIN}
@@ -1043,4 +1228,5 @@ def assemble(
         head_poison=head_poison,
     )
     board.__post_init__()
+    board.__dict__["layout"] = _layout_of(board)
     return board

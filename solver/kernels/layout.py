@@ -9,16 +9,62 @@ the kernels never ask which variant a board is, only what its table says.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 
 from .. import effects
-from ..board import Board, CardType, IntArray
+from ..board import (
+    F_BATTLE,
+    F_CREATURE,
+    F_DESTRUCTIBLE,
+    F_PHASED_OUT,
+    F_PLANESWALKER,
+    F_PLAYER,
+    F_PRESENT,
+    F_SAGA,
+    N_KINDS,
+    N_OBJECTS,
+    N_OPPONENTS,
+    N_PLAYERS,
+    N_POISON_LOSES,
+    N_PROLIFERATOR,
+    N_ROUNDS,
+    N_SHARED,
+    N_TEAMS,
+    N_THRESHOLDS,
+    N_VALUES,
+    NUMBER_FIELDS,
+    R_CHAPTERS,
+    R_DAMAGE,
+    R_FLAGS,
+    R_LIFE,
+    R_PT_SUM,
+    R_SEAT,
+    R_SHARED_HEAD,
+    R_SIDE,
+    R_TEAM,
+    R_TOUGHNESS,
+    R_WORTH,
+    ROW_FIELDS,
+    TEAM_FIELDS,
+    THR_LOSE,
+    THR_POINTS,
+    THR_WIN,
+    THRESHOLD_FIELDS,
+    WORTH_CREATURE,
+    WORTH_SAGA,
+    WORTH_VALUE,
+    Board,
+    FloatArray,
+    IntArray,
+    pt_table,
+)
 from ..catalogue import default_spec
 from ..policy import Policy
-from ..terms import Variant
+from ..terms import VARIANTS, VariantRules
 
 __all__ = [
     "F_BATTLE",
@@ -30,51 +76,20 @@ __all__ = [
     "F_PRESENT",
     "F_SAGA",
     "SPECIAL",
+    "THR_LOSE",
+    "THR_POINTS",
+    "THR_WIN",
     "VARIANTS",
+    "Joined",
     "Layout",
     "VariantRules",
+    "join",
     "stack",
+    "with_policy",
 ]
-
-#: Per-row flag bits.
-F_PLAYER = 1
-F_PRESENT = 2  # a permanent that is phased in
-F_CREATURE = 4
-F_DESTRUCTIBLE = 8  # a creature without indestructible
-F_PLANESWALKER = 16
-F_BATTLE = 32
-F_SAGA = 64
-F_PHASED_OUT = 128
 
 #: The kinds the rules name, in the order of :attr:`Layout.special` (-1 where the batch has none).
 SPECIAL = ("+1/+1", "-1/-1", "loyalty", "defense", "lore", "poison")
-
-#: Threshold effects as codes: a number of points, a win or a loss for the controller.
-THR_POINTS, THR_WIN, THR_LOSE = 0, 1, 2
-
-
-@dataclass(frozen=True)
-class VariantRules:
-    """What a variant changes in the rules, as data (810 for Two-Headed Giant).
-
-    ``seats_are_teams``: a team wins or loses together (810.8a), else each player is a seat;
-    ``shared_poison``: poison counters are the team's (810.10, 704.6b), else each player's
-    (704.5c); ``poison_threshold`` and ``extra_head_poison``: poison at which a seat loses, and
-    how much more per head beyond two (810.11); ``starting_life`` (103.4, 810.3).
-    """
-
-    seats_are_teams: bool
-    shared_poison: bool
-    poison_threshold: int
-    extra_head_poison: int
-    starting_life: int
-
-
-VARIANTS: dict[Variant, VariantRules] = {
-    Variant.DUEL: VariantRules(False, False, 10, 0, 20),
-    Variant.FREE_FOR_ALL: VariantRules(False, False, 10, 0, 20),
-    Variant.TWO_HEADED_GIANT: VariantRules(True, True, 15, 5, 30),
-}
 
 
 @dataclass(frozen=True)
@@ -130,170 +145,228 @@ def _milli(x: np.ndarray | float) -> np.ndarray:
     return np.rint(np.asarray(x, dtype=np.float64) * 1000.0).astype(np.int64)
 
 
-def stack(boards: Sequence[Board], policy: Policy) -> Layout:
-    """The boards in one layout (the kinds of all, in order of first appearance).
+@dataclass(frozen=True)
+class Joined:
+    """The policy-free part of a layout: the boards' :class:`~solver.board.BoardLayout` arrays joined.
 
-    Per board only its column map and a few Python numbers are worked out; every per-row
-    array is built by one numpy call over the concatenated boards.
+    Rows of every board one after another, columns over the batch's kinds (in order of first
+    appearance), each board's threshold rows and kinds moved to the batch's.  Arrays are
+    fresh (writable) and contiguous, as the kernels read them.
     """
-    from ..board import SbaMasks, pt_table
 
-    kinds: dict[str, int] = {}
-    maps = [np.array([kinds.setdefault(k, len(kinds)) for k in board.kinds], dtype=np.int64) for board in boards]
-    n_kinds = len(kinds)
-    sizes = np.array([b.n_objects for b in boards], dtype=np.int64)
-    obj_off = np.zeros(len(boards) + 1, dtype=np.int64)
+    obj_off: IntArray
+    thr_off: IntArray
+    team_off: IntArray
+    #: ``(n_boards, len(NUMBER_FIELDS))``: :data:`solver.board.NUMBER_FIELDS` per board.
+    numbers: IntArray
+    #: ``(len(ROW_FIELDS), n_rows)``: :data:`solver.board.ROW_FIELDS` per row.
+    ints: IntArray
+    value: FloatArray
+    counts: IntArray
+    gain: IntArray  # 0 in a shared-poison head's poison column (its team's counter is head_gain)
+    head_gain: IntArray
+    #: The flat cells (row x kinds + column) of each row's own board's kinds; None when every board has every kind.
+    cells: IntArray | None
+    cv_cells: IntArray  # flat cells of the counter-value overrides
+    cv_value: FloatArray
+    #: ``(len(THRESHOLD_FIELDS), n_thresholds)``, rows and kinds the batch's, seats the board's.
+    thresholds: IntArray
+    #: ``(len(TEAM_FIELDS), n_teams)``.
+    teams: IntArray
+    kinds: tuple[str, ...]
+    poison: int  # the batch's poison column, -1 if none
+
+
+def _cat(parts: list[np.ndarray], axis: int, empty: tuple[int, ...], dtype: type) -> np.ndarray:
+    out: np.ndarray = np.concatenate(parts, axis=axis) if parts else np.zeros(empty, dtype=dtype)
+    return out
+
+
+def join(boards: Sequence[Board]) -> Joined:
+    """The boards' arrays in one layout, with no per-board Python beyond the join.
+
+    Boards with the same kinds tuple join by plain concatenation; otherwise every counter cell
+    is moved to its batch column by one vectorised remap over the whole batch.
+    """
+    parts = [board.layout for board in boards]
+    n_boards = len(parts)
+    numbers = _cat([p.numbers for p in parts], 0, (0,), np.int64).reshape(n_boards, len(NUMBER_FIELDS))
+    sizes = numbers[:, N_OBJECTS]
+    obj_off = np.zeros(n_boards + 1, dtype=np.int64)
     np.cumsum(sizes, out=obj_off[1:])
+    thr_off = np.zeros(n_boards + 1, dtype=np.int64)
+    np.cumsum(numbers[:, N_THRESHOLDS], out=thr_off[1:])
+    team_off = np.zeros(n_boards + 1, dtype=np.int64)
+    np.cumsum(numbers[:, N_TEAMS], out=team_off[1:])
     n = int(obj_off[-1])
+    ints = _cat([p.ints for p in parts], 1, (len(ROW_FIELDS), 0), np.int64)
+    value = _cat([board.value for board in boards], 0, (0,), np.float64)
+    counts_parts = [board.counts for board in boards]
+    gain_parts = [effects.gain(board) for board in boards]
 
-    def cat(name: str, dtype: type) -> np.ndarray:
-        return np.concatenate([getattr(b, name) for b in boards]) if boards else np.zeros(0, dtype=dtype)
+    first = boards[0].kinds if boards else ()
+    same = all(board.kinds == first for board in boards)
+    if same:
+        kinds = first
+        n_kinds = len(kinds)
+        counts = _cat(counts_parts, 0, (0, n_kinds), np.int64)
+        gain = _cat(gain_parts, 0, (0, n_kinds), np.int64)
+        cells = None
+    else:
+        index: dict[str, int] = {}
+        colmap = np.array(
+            [index.setdefault(k, len(index)) for k in chain.from_iterable(b.kinds for b in boards)], dtype=np.int64
+        )
+        kinds = tuple(index)
+        n_kinds = len(kinds)
+        widths = numbers[:, N_KINDS]
+        kind_off = np.zeros(n_boards + 1, dtype=np.int64)
+        np.cumsum(widths, out=kind_off[1:])
+        # Every cell of every board: its board, its local row and column, and so its batch cell.
+        row_width = np.repeat(widths, sizes)
+        row_of_cell = np.repeat(np.arange(n, dtype=np.int64), row_width)
+        cell_off = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(row_width, out=cell_off[1:])
+        local_col = np.arange(len(row_of_cell), dtype=np.int64) - cell_off[row_of_cell]
+        board_of_row = np.repeat(np.arange(n_boards, dtype=np.int64), sizes)
+        cells = row_of_cell * n_kinds + colmap[kind_off[board_of_row][row_of_cell] + local_col]
+        counts = np.zeros(n * n_kinds, dtype=np.int64)
+        gain = np.zeros(n * n_kinds, dtype=np.int64)
+        if n_boards:
+            counts[cells] = np.concatenate([c.reshape(-1) for c in counts_parts])
+            gain[cells] = np.concatenate([g.reshape(-1) for g in gain_parts])
+        counts = counts.reshape(n, n_kinds)
+        gain = gain.reshape(n, n_kinds)
 
-    cells: list[IntArray] = []
-    count_parts: list[IntArray] = []
-    gain_parts: list[IntArray] = []
-    weight_parts: list[np.ndarray] = []
-    over_cells: list[IntArray] = []
-    over_values: list[np.ndarray] = []
-    head_rows: list[int] = []
-    head_gains: list[int] = []
-    zero_cells: list[int] = []
-    seat = np.full(n, -1, dtype=np.int64)
-    team = np.full(n, -1, dtype=np.int64)
-    life = np.ones(n, dtype=np.int64)
-    side_parts: list[np.ndarray] = []
-    is_player = np.zeros(n, dtype=bool)
-    per_board: list[tuple[int, ...]] = []
-    elimination, gap = [], []
-    thr_parts: list[tuple[IntArray, ...]] = []
-    thr_off = [0]
-    team_off = [0]
-    team_threshold: list[int] = []
-    team_weight: list[int] = []
-    poison_w = policy.weight("poison")
-    for b, board in enumerate(boards):
-        lo = int(obj_off[b])
-        cols = maps[b]
-        rules = VARIANTS[board.variant]
-        players = board.n_players
-        poison = board.kind_column("poison")
-        shared = rules.shared_poison and poison >= 0
-        idx = ((np.arange(lo, lo + board.n_objects, dtype=np.int64) * n_kinds)[:, None] + cols).ravel()
-        cells.append(idx)
-        count_parts.append(board.counts.ravel())
-        gain_parts.append(effects.gain(board).ravel())
-        weight_parts.append(np.tile(policy.kind_weights(board.kinds), board.n_objects))
-        if len(board.cv_object):
-            over_cells.append((board.cv_object + lo) * n_kinds + cols[board.cv_kind])
-            over_values.append(board.cv_value)
-        if shared:
-            pcol = int(cols[poison])
-            for i in range(players):
-                head_rows.append(lo + i)
-                head_gains.append(int(effects.gain(board)[i, poison]))
-                zero_cells.append((lo + i) * n_kinds + pcol)
-        player_team = board.team
-        seats = player_team if rules.seats_are_teams else np.arange(players, dtype=np.int64)
-        seat[lo : lo + players] = seats
-        team[lo : lo + players] = player_team
-        life[lo : lo + players] = board.life
-        is_player[lo : lo + players] = True
-        side_parts.append(board.is_ally)
-        seat_list, team_list = seats.tolist(), player_team.tolist()
-        ours = team_list[board.proliferator]
-        n_opp = len({s for s, t in zip(seat_list, team_list, strict=True) if t != ours})
-        elimination.append(policy.elimination_score(n_opp))
-        gap.append(policy.score_gap(n_opp))
-        per_board.append((players, board.rounds, board.proliferator, int(shared), int(not rules.shared_poison), n_opp))
-        sizes_of_team = [team_list.count(t) for t in range(board.n_teams)]
-        extra = rules.extra_head_poison if rules.shared_poison else 0
-        team_threshold.extend(rules.poison_threshold + extra * max(k - 2, 0) for k in sizes_of_team)
-        team_weight.extend(round(1000.0 * ((1.0 if t == ours else -1.0) * poison_w)) for t in range(board.n_teams))
-        team_off.append(team_off[-1] + board.n_teams)
-        nt = len(board.thr_object)
-        thr_off.append(thr_off[-1] + nt)
-        if nt:
-            code = np.array(
-                [THR_WIN if e == "win" else THR_LOSE if e == "lose" else THR_POINTS for e in board.thr_effect],
-                dtype=np.int64,
-            )
-            amount = np.array([0.0 if isinstance(e, str) else float(e) for e in board.thr_effect])
-            owner = board.controller[board.thr_object]
-            thr_parts.append(
-                (board.thr_object + lo, cols[board.thr_kind], board.thr_at, code, _milli(amount), seats[owner])
-            )
-    flat = np.concatenate(cells) if cells else np.zeros(0, dtype=np.int64)
-    counts = np.zeros(n * n_kinds, dtype=np.int64)
-    gain = np.zeros(n * n_kinds, dtype=np.int64)
-    wf = np.zeros(n * n_kinds, dtype=np.float64)
-    if boards:
-        counts[flat] = np.concatenate(count_parts)
-        gain[flat] = np.concatenate(gain_parts)
-        wf[flat] = np.concatenate(weight_parts)
-    if over_cells:
-        wf[np.concatenate(over_cells)] = np.concatenate(over_values)
-    if zero_cells:
-        wf[zero_cells] = 0.0
-        gain[zero_cells] = 0
+    def batch_column(owner: IntArray, local: IntArray) -> IntArray:
+        """The batch's column of local kind column ``local`` of board ``owner``."""
+        return local if same else colmap[kind_off[owner] + local]
+
+    with_values = np.flatnonzero(numbers[:, N_VALUES])
+    if len(with_values):
+        n_cv = numbers[with_values, N_VALUES]
+        owner = np.repeat(with_values, n_cv)
+        cv_object = np.concatenate([boards[b].cv_object for b in with_values.tolist()])
+        cv_kind = np.concatenate([boards[b].cv_kind for b in with_values.tolist()])
+        cv_value = np.concatenate([boards[b].cv_value for b in with_values.tolist()])
+        cv_cells = (cv_object + obj_off[owner]) * n_kinds + batch_column(owner, cv_kind)
+    else:
+        cv_cells = np.zeros(0, dtype=np.int64)
+        cv_value = np.zeros(0, dtype=np.float64)
+
+    thresholds = _cat([p.thresholds for p in parts], 1, (len(THRESHOLD_FIELDS), 0), np.int64)
+    if thresholds.shape[1]:
+        owner = np.repeat(np.arange(n_boards, dtype=np.int64), numbers[:, N_THRESHOLDS])
+        thresholds[0] += obj_off[owner]
+        thresholds[1] = batch_column(owner, thresholds[1])
+    teams = _cat([p.teams for p in parts], 1, (len(TEAM_FIELDS), 0), np.int64)
+
+    poison = kinds.index("poison") if "poison" in kinds else -1
     head_gain = np.zeros(n, dtype=np.int64)
-    head_gain[head_rows] = head_gains
-    types, chapters = cat("types", np.int64), cat("chapters", np.int64)
-    power, toughness = cat("power", np.int64), cat("toughness", np.int64)
-    phased = cat("phased_out", np.bool_)
-    masks = SbaMasks.build(is_player, phased, types, cat("indestructible", np.bool_), chapters)
-    flags = np.where(is_player, F_PLAYER, 0) | np.where(masks.present, F_PRESENT, 0)
-    flags |= np.where(masks.creature, F_CREATURE, 0) | np.where(masks.destructible, F_DESTRUCTIBLE, 0)
-    flags |= np.where(masks.planeswalker, F_PLANESWALKER, 0) | np.where(masks.battle, F_BATTLE, 0)
-    flags |= np.where(masks.saga, F_SAGA, 0) | np.where(phased, F_PHASED_OUT, 0)
-    value = cat("value", np.float64)
-    default = np.where(
-        (types & int(CardType.CREATURE)) != 0,
-        policy.creature_base + (power + toughness) / 2,
-        np.where(chapters > 0, policy.saga_value, 0.0),
-    )
-    worth = np.where(is_player, 0.0, np.where(np.isnan(value), default, value))
-    side = np.where(np.concatenate(side_parts), 1, -1) if boards else np.zeros(0, dtype=np.int64)
-    table = pt_table(tuple(kinds))
-    presence = np.array([default_spec(k).presence_only for k in kinds], dtype=np.int64)
-    pb = np.array(per_board, dtype=np.int64).reshape(len(boards), 6)
-    thr = [np.concatenate([p[j] for p in thr_parts]) if thr_parts else np.zeros(0, np.int64) for j in range(6)]
-    return Layout(
+    if poison >= 0:
+        heads = ints[R_SHARED_HEAD] != 0
+        if heads.any():  # 701.34b: a head's poison is what it receives as its team's recipient
+            head_gain[heads] = gain[heads, poison]
+            gain[heads, poison] = 0
+    return Joined(
         obj_off=obj_off,
-        thr_off=np.array(thr_off, dtype=np.int64),
-        team_off=np.array(team_off, dtype=np.int64),
-        n_players=np.ascontiguousarray(pb[:, 0]),
-        rounds=np.ascontiguousarray(pb[:, 1]),
-        proliferator=np.ascontiguousarray(pb[:, 2]),
-        shared=np.ascontiguousarray(pb[:, 3]),
-        poison_loses=np.ascontiguousarray(pb[:, 4]),
-        n_opponents=np.ascontiguousarray(pb[:, 5]),
-        elimination=np.array(elimination, dtype=np.float64),
-        gap=np.array(gap, dtype=np.float64),
-        counts=counts.reshape(n, n_kinds),
-        gain=gain.reshape(n, n_kinds),
-        weights=_milli(wf).reshape(n, n_kinds),
-        flags=flags.astype(np.int64),
-        toughness=toughness,
-        damage=cat("damage", np.int64),
-        chapters=chapters,
-        life=life,
-        worth=_milli(worth),
-        side=side.astype(np.int64),
-        seat=seat,
-        team=team,
+        thr_off=thr_off,
+        team_off=team_off,
+        numbers=numbers,
+        ints=ints,
+        value=value,
+        counts=counts,
+        gain=gain,
         head_gain=head_gain,
-        thr_row=thr[0].astype(np.int64),
-        thr_kind=thr[1].astype(np.int64),
-        thr_at=thr[2].astype(np.int64),
-        thr_code=thr[3].astype(np.int64),
-        thr_amount=thr[4].astype(np.int64),
-        thr_seat=thr[5].astype(np.int64),
-        team_threshold=np.array(team_threshold, dtype=np.int64),
-        team_weight=np.array(team_weight, dtype=np.int64),
-        kinds=tuple(kinds),
+        cells=cells,
+        cv_cells=cv_cells,
+        cv_value=cv_value,
+        thresholds=thresholds,
+        teams=teams,
+        kinds=kinds,
+        poison=poison,
+    )
+
+
+def _per_count(values: IntArray, score: Callable[[int], float]) -> FloatArray:
+    """``score(k)`` for each ``k`` of ``values``, called once per distinct value."""
+    distinct = np.unique(values)
+    table = np.array([score(k) for k in distinct.tolist()], dtype=np.float64)
+    out: FloatArray = table[np.searchsorted(distinct, values)] if len(values) else np.zeros(0, dtype=np.float64)
+    return out
+
+
+def with_policy(joined: Joined, policy: Policy) -> Layout:
+    """The layout of joined boards under ``policy``: its tables applied over the whole batch at once."""
+    J = joined
+    kinds = J.kinds
+    n, n_kinds = J.counts.shape
+    ints = J.ints
+    numbers = J.numbers
+    # milli-points per counter: the policy's per kind, a row's own override, none on a shared head's poison
+    wf = np.zeros(n * n_kinds, dtype=np.float64)
+    kind_w = policy.kind_weights(kinds)
+    if J.cells is None:
+        wf.reshape(n, n_kinds)[:] = kind_w
+    else:
+        wf[J.cells] = kind_w[J.cells % n_kinds] if n_kinds else 0.0
+    if len(J.cv_cells):
+        wf[J.cv_cells] = J.cv_value
+    wf = wf.reshape(n, n_kinds)
+    if J.poison >= 0:
+        wf[ints[R_SHARED_HEAD] != 0, J.poison] = 0.0
+    # a row's worth: its own value, else a creature's or a Saga's by the policy
+    code = ints[R_WORTH]
+    worth = np.where(code == WORTH_VALUE, J.value, 0.0)
+    worth = np.where(code == WORTH_CREATURE, policy.creature_base + ints[R_PT_SUM] / 2, worth)
+    worth = np.where(code == WORTH_SAGA, policy.saga_value, worth)
+    n_opponents = numbers[:, N_OPPONENTS]
+    teams = J.teams
+    thr = J.thresholds
+    table = pt_table(kinds)
+    index = {k: i for i, k in enumerate(kinds)}
+    return Layout(
+        obj_off=J.obj_off,
+        thr_off=J.thr_off,
+        team_off=J.team_off,
+        n_players=np.ascontiguousarray(numbers[:, N_PLAYERS]),
+        rounds=np.ascontiguousarray(numbers[:, N_ROUNDS]),
+        proliferator=np.ascontiguousarray(numbers[:, N_PROLIFERATOR]),
+        shared=np.ascontiguousarray(numbers[:, N_SHARED]),
+        poison_loses=np.ascontiguousarray(numbers[:, N_POISON_LOSES]),
+        n_opponents=np.ascontiguousarray(n_opponents),
+        elimination=_per_count(n_opponents, policy.elimination_score),
+        gap=_per_count(n_opponents, policy.score_gap),
+        counts=J.counts,
+        gain=J.gain,
+        weights=_milli(wf),
+        flags=ints[R_FLAGS],
+        toughness=ints[R_TOUGHNESS],
+        damage=ints[R_DAMAGE],
+        chapters=ints[R_CHAPTERS],
+        life=ints[R_LIFE],
+        worth=_milli(worth),
+        side=ints[R_SIDE],
+        seat=ints[R_SEAT],
+        team=ints[R_TEAM],
+        head_gain=J.head_gain,
+        thr_row=thr[0],
+        thr_kind=thr[1],
+        thr_at=thr[2],
+        thr_code=thr[3],
+        thr_amount=thr[4],
+        thr_seat=thr[5],
+        team_threshold=teams[0],
+        team_weight=np.rint(1000.0 * (teams[1] * policy.weight("poison"))).astype(np.int64),
+        kinds=kinds,
         tough_delta=np.ascontiguousarray(table[:, 1]),
-        presence=presence,
-        special=np.array([kinds.get(k, -1) for k in SPECIAL], dtype=np.int64),
+        presence=np.array([default_spec(k).presence_only for k in kinds], dtype=np.int64),
+        special=np.array([index.get(k, -1) for k in SPECIAL], dtype=np.int64),
         policy_scores=np.array([policy.win, policy.draw, policy.loss, policy.game_weight], dtype=np.float64),
         saga_chapter=int(_milli(policy.saga_chapter)),
     )
+
+
+def stack(boards: Sequence[Board], policy: Policy) -> Layout:
+    """The boards in one layout under ``policy``: :func:`join`, then :func:`with_policy`."""
+    return with_policy(join(boards), policy)
