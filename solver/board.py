@@ -171,28 +171,72 @@ _TYPE_FLAGS = _type_flags()
 class BoardLayout:
     """One board's policy-free arrays in the kernels' layout (:mod:`solver.kernels.layout`), read-only.
 
-    A board is a batch of one: :func:`solver.kernels.layout.join` concatenates these, and the
-    policy's tables (weights, worths, game scores) are applied over the joined batch.  Rows,
-    columns and seats are the board's own (local); the counters and the gains are the board's
-    ``counts`` and :func:`solver.effects.gain`.  Built once per board (vectorised, no per-object
-    Python) and kept by the boards :meth:`Board.with_counts` derives.
+    A board is a batch of one: :func:`solver.kernels.layout.join` concatenates the ``packed``
+    buffers of a batch's boards and unpacks them in one compiled pass, and the policy's tables
+    (weights, worths, game scores) are applied over the joined batch.  Rows, columns and seats
+    are the board's own (local); the counters and the gains are the board's ``counts`` and
+    :func:`solver.effects.gain`.  Built once per board (vectorised, no per-object Python) and
+    kept by the boards :meth:`Board.with_counts` derives.
+
+    ``packed`` holds, one after another: :data:`NUMBER_FIELDS`; the rows of :data:`ROW_FIELDS`
+    (each ``n_objects`` long); the objects' ``value`` (float64 bits); the rows of
+    :data:`THRESHOLD_FIELDS` (each ``n_thresholds`` long); the rows of :data:`TEAM_FIELDS`; the
+    counter-value overrides' rows, kind columns and values (float64 bits).  The other fields
+    are views of it.
     """
 
+    packed: IntArray
+    #: ``(len(NUMBER_FIELDS),)``.
+    numbers: IntArray
     #: ``(len(ROW_FIELDS), n_objects)``: one row per field of :data:`ROW_FIELDS`.
     ints: IntArray
     #: ``(len(THRESHOLD_FIELDS), n_thresholds)``.
     thresholds: IntArray
     #: ``(len(TEAM_FIELDS), n_teams)``.
     teams: IntArray
-    #: ``(len(NUMBER_FIELDS),)``.
-    numbers: IntArray
+
+    @classmethod
+    def of_packed(cls, packed: IntArray) -> BoardLayout:
+        """The layout of a packed buffer (made read-only), its fields views of it."""
+        packed.flags.writeable = False
+        numbers = packed[: len(NUMBER_FIELDS)]
+        n, n_thr, n_teams = (int(numbers[k]) for k in (N_OBJECTS, N_THRESHOLDS, N_TEAMS))
+        at = len(NUMBER_FIELDS)
+        ints = packed[at : at + len(ROW_FIELDS) * n].reshape(len(ROW_FIELDS), n)
+        at += (len(ROW_FIELDS) + 1) * n
+        thresholds = packed[at : at + len(THRESHOLD_FIELDS) * n_thr].reshape(len(THRESHOLD_FIELDS), n_thr)
+        at += len(THRESHOLD_FIELDS) * n_thr
+        teams = packed[at : at + len(TEAM_FIELDS) * n_teams].reshape(len(TEAM_FIELDS), n_teams)
+        return cls(packed, numbers, ints, thresholds, teams)
+
+    def with_life(self, n_players: int, life: IntArray) -> BoardLayout:
+        """The same layout with other player lives (a copy of the buffer, its life row changed)."""
+        packed = self.packed.copy()
+        start = len(NUMBER_FIELDS) + R_LIFE * int(self.numbers[N_OBJECTS])
+        packed[start : start + n_players] = life
+        return BoardLayout.of_packed(packed)
 
 
-def _ints(board: Board) -> IntArray:
-    """The rows of :data:`ROW_FIELDS` but ``life`` and ``side`` (which other boards derived from it change)."""
-    n, players = board.n_objects, board.n_players
+def _layout_of(board: Board) -> BoardLayout:
+    """A board's :class:`BoardLayout` (see there), written straight into its packed buffer."""
+    n, players, n_teams = board.n_objects, board.n_players, board.n_teams
+    n_thr, n_cv = len(board.thr_object), len(board.cv_object)
     rules = VARIANTS[board.variant]
-    ints = np.empty((len(ROW_FIELDS), n), dtype=np.int64)
+    size = len(NUMBER_FIELDS) + (len(ROW_FIELDS) + 1) * n + len(THRESHOLD_FIELDS) * n_thr
+    packed = np.empty(size + len(TEAM_FIELDS) * n_teams + 3 * n_cv, dtype=np.int64)
+    at = len(NUMBER_FIELDS)
+    ints = packed[at : at + len(ROW_FIELDS) * n].reshape(len(ROW_FIELDS), n)
+    at += len(ROW_FIELDS) * n
+    packed[at : at + n] = board.value.view(np.int64)
+    at += n
+    thresholds = packed[at : at + len(THRESHOLD_FIELDS) * n_thr].reshape(len(THRESHOLD_FIELDS), n_thr)
+    at += len(THRESHOLD_FIELDS) * n_thr
+    teams = packed[at : at + len(TEAM_FIELDS) * n_teams].reshape(len(TEAM_FIELDS), n_teams)
+    at += len(TEAM_FIELDS) * n_teams
+    packed[at : at + n_cv] = board.cv_object
+    packed[at + n_cv : at + 2 * n_cv] = board.cv_kind
+    packed[at + 2 * n_cv :] = board.cv_value.view(np.int64)
+
     perm = slice(players, n)
     flags = ints[R_FLAGS]
     chapters = board.chapters
@@ -201,10 +245,14 @@ def _ints(board: Board) -> IntArray:
     flags &= np.where(board.indestructible, ~F_DESTRUCTIBLE, -1)  # 702.12b
     np.copyto(flags, F_PHASED_OUT, where=board.phased_out)  # 702.26b: treated as though it doesn't exist
     flags[:players] = F_PLAYER
+    seats = ints[R_SEAT, :players]
+    seats[:] = board.team if rules.seats_are_teams else np.arange(players)  # 810.8a
     ints[R_SEAT, perm] = -1
-    ints[R_SEAT, :players] = board.team if rules.seats_are_teams else np.arange(players)
-    ints[R_TEAM, perm] = -1
     ints[R_TEAM, :players] = board.team
+    ints[R_TEAM, perm] = -1
+    ints[R_LIFE, :players] = board.life
+    ints[R_LIFE, perm] = 1
+    np.copyto(ints[R_SIDE], np.where(board.is_ally, 1, -1))
     ints[R_TOUGHNESS] = board.toughness
     ints[R_DAMAGE] = board.damage
     ints[R_CHAPTERS] = chapters
@@ -214,58 +262,31 @@ def _ints(board: Board) -> IntArray:
     np.copyto(worth, WORTH_VALUE, where=~np.isnan(board.value))
     worth[:players] = WORTH_NONE
     np.add(board.power, board.toughness, out=ints[R_PT_SUM])
+    shared = rules.shared_poison and board.kind_column("poison") >= 0
+    ints[R_SHARED_HEAD, :players] = shared
     ints[R_SHARED_HEAD, perm] = 0
-    ints[R_SHARED_HEAD, :players] = rules.shared_poison and board.kind_column("poison") >= 0
-    return ints
 
-
-def _with_sides(ints: IntArray, board: Board) -> IntArray:
-    """``ints`` with the board's lives and sides filled in (read-only)."""
-    ints[R_LIFE, board.n_players :] = 1
-    ints[R_LIFE, : board.n_players] = board.life
-    np.copyto(ints[R_SIDE], np.where(board.is_ally, 1, -1))
-    ints.flags.writeable = False
-    return ints
-
-
-def _layout_of(board: Board) -> BoardLayout:
-    """A board's :class:`BoardLayout` (see there)."""
-    rules = VARIANTS[board.variant]
-    players, n_teams = board.n_players, board.n_teams
-    ints = _with_sides(_ints(board), board)
-    seats = ints[R_SEAT, :players]
     team = board.team
     ours = int(team[board.proliferator])
-    seat_list = seats.tolist()
-    n_opponents = len({s for s, t in zip(seat_list, team.tolist(), strict=True) if t != ours})
-    teams = np.empty((len(TEAM_FIELDS), n_teams), dtype=np.int64)
+    n_opponents = len({s for s, t in zip(seats.tolist(), team.tolist(), strict=True) if t != ours})
     extra = rules.extra_head_poison if rules.shared_poison else 0
     teams[0] = rules.poison_threshold + extra * np.maximum(board.team_size - 2, 0)  # 704.5c, 810.11
     teams[1] = -1
     teams[1, ours] = 1
-    teams.flags.writeable = False
-    n_thr = len(board.thr_object)
     if n_thr:
         effects = board.thr_effect
-        codes = [THR_WIN if e == "win" else THR_LOSE if e == "lose" else THR_POINTS for e in effects]
+        thresholds[0] = board.thr_object
+        thresholds[1] = board.thr_kind
+        thresholds[2] = board.thr_at
+        thresholds[3] = [THR_WIN if e == "win" else THR_LOSE if e == "lose" else THR_POINTS for e in effects]
         amounts = np.array([0.0 if isinstance(e, str) else float(e) for e in effects], dtype=np.float64)
-        thresholds = np.array(
-            [board.thr_object, board.thr_kind, board.thr_at, codes, np.zeros(n_thr, dtype=np.int64),
-             seats[board.controller[board.thr_object]]],
-            dtype=np.int64,
-        )  # fmt: skip
         thresholds[4] = np.rint(amounts * 1000.0)  # milli-points
-    else:
-        thresholds = np.zeros((len(THRESHOLD_FIELDS), 0), dtype=np.int64)
-    thresholds.flags.writeable = False
-    shared = bool(ints[R_SHARED_HEAD, :1].any()) if players else False
-    numbers = np.array(
-        [board.n_objects, players, board.rounds, board.proliferator, shared, not rules.shared_poison, n_opponents,
-         n_thr, n_teams, len(board.kinds), len(board.cv_object)],
-        dtype=np.int64,
+        thresholds[5] = seats[board.controller[board.thr_object]]
+    packed[: len(NUMBER_FIELDS)] = (
+        n, players, board.rounds, board.proliferator, shared, not rules.shared_poison, n_opponents,
+        n_thr, n_teams, len(board.kinds), n_cv,
     )  # fmt: skip
-    numbers.flags.writeable = False
-    return BoardLayout(ints, thresholds, teams, numbers)
+    return BoardLayout.of_packed(packed)
 
 
 def shared_poison_threshold(team_size: IntArray) -> IntArray:
@@ -503,10 +524,7 @@ class Board:
         board = self._derived(_OBJECT_CACHES | {GAIN, "rounds", "is_ally"}, life=life)
         parent: BoardLayout | None = self.__dict__.get("layout")
         if parent is not None:  # the parent's arrays, its life row changed
-            ints = parent.ints.copy()
-            ints[R_LIFE, : self.n_players] = life
-            ints.flags.writeable = False
-            board.__dict__["layout"] = BoardLayout(ints, parent.thresholds, parent.teams, parent.numbers)
+            board.__dict__["layout"] = parent.with_life(self.n_players, life)
         return board
 
     def with_effects(self, effects: Sequence[Effect]) -> Board:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from itertools import chain
 
 import numpy as np
+from numba import njit
 
 from .. import effects
 from ..board import (
@@ -25,7 +26,6 @@ from ..board import (
     F_PLAYER,
     F_PRESENT,
     F_SAGA,
-    N_KINDS,
     N_OBJECTS,
     N_OPPONENTS,
     N_PLAYERS,
@@ -165,8 +165,9 @@ class Joined:
     counts: IntArray
     gain: IntArray  # 0 in a shared-poison head's poison column (its team's counter is head_gain)
     head_gain: IntArray
-    #: The flat cells (row x kinds + column) of each row's own board's kinds; None when every board has every kind.
-    cells: IntArray | None
+    #: Where each board's kinds are in the batch's: its rows, its kinds and their batch columns, one board after
+    #: another (see :func:`_scatter`); None when every board has the batch's kinds.
+    columns: tuple[IntArray, IntArray, IntArray] | None
     cv_cells: IntArray  # flat cells of the counter-value overrides
     cv_value: FloatArray
     #: ``(len(THRESHOLD_FIELDS), n_thresholds)``, rows and kinds the batch's, seats the board's.
@@ -177,90 +178,150 @@ class Joined:
     poison: int  # the batch's poison column, -1 if none
 
 
-def _cat(parts: list[np.ndarray], axis: int, empty: tuple[int, ...], dtype: type) -> np.ndarray:
-    out: np.ndarray = np.concatenate(parts, axis=axis) if parts else np.zeros(empty, dtype=dtype)
+@njit(cache=True)
+def _unpack(
+    buf: IntArray, starts: IntArray, colmap: IntArray, kind_off: IntArray, same: bool, n_kinds: int
+) -> tuple[IntArray, ...]:
+    """The joined arrays of the boards' packed buffers (:class:`solver.board.BoardLayout`), one after another.
+
+    ``buf`` is the buffers concatenated, ``starts[b]`` where board ``b``'s begins; board ``b``'s
+    local kind column ``j`` is the batch's ``colmap[kind_off[b] + j]`` (``j`` itself if ``same``).
+    Rows, threshold rows and kinds, and counter-value cells move to the batch's; seats stay local.
+    """
+    n_boards = len(starts)
+    nf, rf, tf, mf = len(NUMBER_FIELDS), len(ROW_FIELDS), len(THRESHOLD_FIELDS), len(TEAM_FIELDS)
+    numbers = np.empty((n_boards, nf), dtype=np.int64)
+    obj_off = np.zeros(n_boards + 1, dtype=np.int64)
+    thr_off = np.zeros(n_boards + 1, dtype=np.int64)
+    team_off = np.zeros(n_boards + 1, dtype=np.int64)
+    cv_off = np.zeros(n_boards + 1, dtype=np.int64)
+    for b in range(n_boards):
+        for k in range(nf):
+            numbers[b, k] = buf[starts[b] + k]
+        obj_off[b + 1] = obj_off[b] + numbers[b, N_OBJECTS]
+        thr_off[b + 1] = thr_off[b] + numbers[b, N_THRESHOLDS]
+        team_off[b + 1] = team_off[b] + numbers[b, N_TEAMS]
+        cv_off[b + 1] = cv_off[b] + numbers[b, N_VALUES]
+    ints = np.empty((rf, obj_off[-1]), dtype=np.int64)
+    value = np.empty(obj_off[-1], dtype=np.int64)
+    thresholds = np.empty((tf, thr_off[-1]), dtype=np.int64)
+    teams = np.empty((mf, team_off[-1]), dtype=np.int64)
+    cv_cells = np.empty(cv_off[-1], dtype=np.int64)
+    cv_value = np.empty(cv_off[-1], dtype=np.int64)
+    for b in range(n_boards):
+        n, lo = numbers[b, N_OBJECTS], obj_off[b]
+        at = starts[b] + nf
+        for r in range(rf):
+            ints[r, lo : lo + n] = buf[at : at + n]
+            at += n
+        value[lo : lo + n] = buf[at : at + n]
+        at += n
+        n_thr, t_lo = numbers[b, N_THRESHOLDS], thr_off[b]
+        for r in range(tf):
+            thresholds[r, t_lo : t_lo + n_thr] = buf[at : at + n_thr]
+            at += n_thr
+        for i in range(t_lo, t_lo + n_thr):
+            thresholds[0, i] += lo
+            if not same:
+                thresholds[1, i] = colmap[kind_off[b] + thresholds[1, i]]
+        n_teams, m_lo = numbers[b, N_TEAMS], team_off[b]
+        for r in range(mf):
+            teams[r, m_lo : m_lo + n_teams] = buf[at : at + n_teams]
+            at += n_teams
+        n_cv, c_lo = numbers[b, N_VALUES], cv_off[b]
+        for i in range(n_cv):
+            col = buf[at + n_cv + i]
+            if not same:
+                col = colmap[kind_off[b] + col]
+            cv_cells[c_lo + i] = (lo + buf[at + i]) * n_kinds + col
+            cv_value[c_lo + i] = buf[at + 2 * n_cv + i]
+    return numbers, obj_off, thr_off, team_off, ints, value, thresholds, teams, cv_cells, cv_value
+
+
+@njit(cache=True)
+def _scatter(
+    counts: IntArray, gain: IntArray, sizes: IntArray, widths: IntArray, colmap: IntArray, n_kinds: int
+) -> tuple[IntArray, IntArray]:
+    """The boards' counters and gains (raveled ``rows x own kinds`` tables, one board after another) as
+    ``rows x batch kinds`` tables: board ``b``'s column ``j`` is the batch's ``colmap[sum(widths[:b]) + j]``."""
+    n = sizes.sum()
+    out_counts = np.zeros((n, n_kinds), dtype=np.int64)
+    out_gain = np.zeros((n, n_kinds), dtype=np.int64)
+    row = 0
+    at = 0
+    kind_at = 0
+    for b in range(len(sizes)):
+        w = widths[b]
+        for _ in range(sizes[b]):
+            for j in range(w):
+                col = colmap[kind_at + j]
+                out_counts[row, col] = counts[at + j]
+                out_gain[row, col] = gain[at + j]
+            at += w
+            row += 1
+        kind_at += w
+    return out_counts, out_gain
+
+
+@njit(cache=True)
+def _own_weights(sizes: IntArray, widths: IntArray, colmap: IntArray, kind_weights: IntArray) -> IntArray:
+    """Each row's own board's kinds at their weights (``kind_weights`` per batch column), 0 elsewhere."""
+    out = np.zeros((sizes.sum(), len(kind_weights)), dtype=np.int64)
+    row = 0
+    kind_at = 0
+    for b in range(len(sizes)):
+        w = widths[b]
+        for _ in range(sizes[b]):
+            for j in range(w):
+                col = colmap[kind_at + j]
+                out[row, col] = kind_weights[col]
+            row += 1
+        kind_at += w
     return out
 
 
 def join(boards: Sequence[Board]) -> Joined:
     """The boards' arrays in one layout, with no per-board Python beyond the join.
 
-    Boards with the same kinds tuple join by plain concatenation; otherwise every counter cell
-    is moved to its batch column by one vectorised remap over the whole batch.
+    Each board's packed buffer (:class:`~solver.board.BoardLayout`) joins by one concatenation
+    and one compiled pass; boards with the same kinds tuple join their counters by plain
+    concatenation, others by one compiled remap to the batch's columns (the kinds of all, in
+    order of first appearance).
     """
-    parts = [board.layout for board in boards]
-    n_boards = len(parts)
-    numbers = _cat([p.numbers for p in parts], 0, (0,), np.int64).reshape(n_boards, len(NUMBER_FIELDS))
-    sizes = numbers[:, N_OBJECTS]
-    obj_off = np.zeros(n_boards + 1, dtype=np.int64)
-    np.cumsum(sizes, out=obj_off[1:])
-    thr_off = np.zeros(n_boards + 1, dtype=np.int64)
-    np.cumsum(numbers[:, N_THRESHOLDS], out=thr_off[1:])
-    team_off = np.zeros(n_boards + 1, dtype=np.int64)
-    np.cumsum(numbers[:, N_TEAMS], out=team_off[1:])
-    n = int(obj_off[-1])
-    ints = _cat([p.ints for p in parts], 1, (len(ROW_FIELDS), 0), np.int64)
-    value = _cat([board.value for board in boards], 0, (0,), np.float64)
+    n_boards = len(boards)
+    packed = [board.layout.packed for board in boards]
     counts_parts = [board.counts for board in boards]
     gain_parts = [effects.gain(board) for board in boards]
-
     first = boards[0].kinds if boards else ()
     same = all(board.kinds == first for board in boards)
     if same:
         kinds = first
-        n_kinds = len(kinds)
-        counts = _cat(counts_parts, 0, (0, n_kinds), np.int64)
-        gain = _cat(gain_parts, 0, (0, n_kinds), np.int64)
-        cells = None
+        colmap = kind_off = np.zeros(0, dtype=np.int64)
     else:
-        index: dict[str, int] = {}
-        colmap = np.array(
-            [index.setdefault(k, len(index)) for k in chain.from_iterable(b.kinds for b in boards)], dtype=np.int64
-        )
-        kinds = tuple(index)
-        n_kinds = len(kinds)
-        widths = numbers[:, N_KINDS]
+        of_boards = [board.kinds for board in boards]
+        flat_kinds = list(chain.from_iterable(of_boards))
+        kinds = tuple(dict.fromkeys(flat_kinds))
+        column = {k: i for i, k in enumerate(kinds)}
+        colmap = np.fromiter(map(column.__getitem__, flat_kinds), dtype=np.int64, count=len(flat_kinds))
+        widths = np.fromiter(map(len, of_boards), dtype=np.int64, count=n_boards)
         kind_off = np.zeros(n_boards + 1, dtype=np.int64)
         np.cumsum(widths, out=kind_off[1:])
-        # Every cell of every board: its board, its local row and column, and so its batch cell.
-        row_width = np.repeat(widths, sizes)
-        row_of_cell = np.repeat(np.arange(n, dtype=np.int64), row_width)
-        cell_off = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(row_width, out=cell_off[1:])
-        local_col = np.arange(len(row_of_cell), dtype=np.int64) - cell_off[row_of_cell]
-        board_of_row = np.repeat(np.arange(n_boards, dtype=np.int64), sizes)
-        cells = row_of_cell * n_kinds + colmap[kind_off[board_of_row][row_of_cell] + local_col]
-        counts = np.zeros(n * n_kinds, dtype=np.int64)
-        gain = np.zeros(n * n_kinds, dtype=np.int64)
-        if n_boards:
-            counts[cells] = np.concatenate([c.reshape(-1) for c in counts_parts])
-            gain[cells] = np.concatenate([g.reshape(-1) for g in gain_parts])
-        counts = counts.reshape(n, n_kinds)
-        gain = gain.reshape(n, n_kinds)
-
-    def batch_column(owner: IntArray, local: IntArray) -> IntArray:
-        """The batch's column of local kind column ``local`` of board ``owner``."""
-        return local if same else colmap[kind_off[owner] + local]
-
-    with_values = np.flatnonzero(numbers[:, N_VALUES])
-    if len(with_values):
-        n_cv = numbers[with_values, N_VALUES]
-        owner = np.repeat(with_values, n_cv)
-        cv_object = np.concatenate([boards[b].cv_object for b in with_values.tolist()])
-        cv_kind = np.concatenate([boards[b].cv_kind for b in with_values.tolist()])
-        cv_value = np.concatenate([boards[b].cv_value for b in with_values.tolist()])
-        cv_cells = (cv_object + obj_off[owner]) * n_kinds + batch_column(owner, cv_kind)
+    n_kinds = len(kinds)
+    starts = np.zeros(n_boards, dtype=np.int64)
+    if n_boards > 1:
+        np.cumsum(np.fromiter(map(len, packed[:-1]), dtype=np.int64, count=n_boards - 1), out=starts[1:])
+    buf = np.concatenate(packed) if packed else np.zeros(0, dtype=np.int64)
+    numbers, obj_off, thr_off, team_off, ints, value, thresholds, teams, cv_cells, cv_value = _unpack(
+        buf, starts, colmap, kind_off, same, n_kinds
+    )
+    n = int(obj_off[-1])
+    if same:
+        counts = np.concatenate(counts_parts) if boards else np.zeros((0, 0), dtype=np.int64)
+        gain = np.concatenate(gain_parts) if boards else np.zeros((0, 0), dtype=np.int64)
     else:
-        cv_cells = np.zeros(0, dtype=np.int64)
-        cv_value = np.zeros(0, dtype=np.float64)
-
-    thresholds = _cat([p.thresholds for p in parts], 1, (len(THRESHOLD_FIELDS), 0), np.int64)
-    if thresholds.shape[1]:
-        owner = np.repeat(np.arange(n_boards, dtype=np.int64), numbers[:, N_THRESHOLDS])
-        thresholds[0] += obj_off[owner]
-        thresholds[1] = batch_column(owner, thresholds[1])
-    teams = _cat([p.teams for p in parts], 1, (len(TEAM_FIELDS), 0), np.int64)
-
+        sizes = np.ascontiguousarray(numbers[:, N_OBJECTS])
+        flat_counts = np.concatenate(counts_parts, axis=None)
+        counts, gain = _scatter(flat_counts, np.concatenate(gain_parts, axis=None), sizes, widths, colmap, n_kinds)
     poison = kinds.index("poison") if "poison" in kinds else -1
     head_gain = np.zeros(n, dtype=np.int64)
     if poison >= 0:
@@ -274,13 +335,13 @@ def join(boards: Sequence[Board]) -> Joined:
         team_off=team_off,
         numbers=numbers,
         ints=ints,
-        value=value,
+        value=value.view(np.float64),
         counts=counts,
         gain=gain,
         head_gain=head_gain,
-        cells=cells,
+        columns=None if same else (sizes, widths, colmap),
         cv_cells=cv_cells,
-        cv_value=cv_value,
+        cv_value=cv_value.view(np.float64),
         thresholds=thresholds,
         teams=teams,
         kinds=kinds,
@@ -304,17 +365,16 @@ def with_policy(joined: Joined, policy: Policy) -> Layout:
     ints = J.ints
     numbers = J.numbers
     # milli-points per counter: the policy's per kind, a row's own override, none on a shared head's poison
-    wf = np.zeros(n * n_kinds, dtype=np.float64)
-    kind_w = policy.kind_weights(kinds)
-    if J.cells is None:
-        wf.reshape(n, n_kinds)[:] = kind_w
+    kind_w = _milli(policy.kind_weights(kinds))
+    if J.columns is None:
+        weights = np.empty((n, n_kinds), dtype=np.int64)
+        weights[:] = kind_w
     else:
-        wf[J.cells] = kind_w[J.cells % n_kinds] if n_kinds else 0.0
+        weights = _own_weights(*J.columns, kind_w)
     if len(J.cv_cells):
-        wf[J.cv_cells] = J.cv_value
-    wf = wf.reshape(n, n_kinds)
+        weights.reshape(-1)[J.cv_cells] = _milli(J.cv_value)
     if J.poison >= 0:
-        wf[ints[R_SHARED_HEAD] != 0, J.poison] = 0.0
+        weights[ints[R_SHARED_HEAD] != 0, J.poison] = 0
     # a row's worth: its own value, else a creature's or a Saga's by the policy
     code = ints[R_WORTH]
     worth = np.where(code == WORTH_VALUE, J.value, 0.0)
@@ -339,7 +399,7 @@ def with_policy(joined: Joined, policy: Policy) -> Layout:
         gap=_per_count(n_opponents, policy.score_gap),
         counts=J.counts,
         gain=J.gain,
-        weights=_milli(wf),
+        weights=weights,
         flags=ints[R_FLAGS],
         toughness=ints[R_TOUGHNESS],
         damage=ints[R_DAMAGE],
