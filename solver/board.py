@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from numba import njit
 
 from .cards import CARDS
 from .kinds import pt_delta
@@ -153,20 +154,6 @@ NUMBER_FIELDS = (
  N_KINDS, N_VALUES) = range(len(NUMBER_FIELDS))  # fmt: skip
 
 
-def _type_flags() -> IntArray:
-    """The flags of a phased-in permanent by its type bits (creature, planeswalker, battle), read-only."""
-    bits = np.arange(1 << len(CardType), dtype=np.int64)
-    out = np.full(len(bits), F_PRESENT, dtype=np.int64)
-    out |= np.where(bits & int(CardType.CREATURE), F_CREATURE | F_DESTRUCTIBLE, 0)
-    out |= np.where(bits & int(CardType.PLANESWALKER), F_PLANESWALKER, 0)
-    out |= np.where(bits & int(CardType.BATTLE), F_BATTLE, 0)
-    out.flags.writeable = False
-    return out
-
-
-_TYPE_FLAGS = _type_flags()
-
-
 @dataclass(frozen=True, eq=False)
 class BoardLayout:
     """One board's policy-free arrays in the kernels' layout (:mod:`solver.kernels.layout`), read-only.
@@ -217,6 +204,114 @@ class BoardLayout:
         return BoardLayout.of_packed(packed)
 
 
+_CREATURE, _PLANESWALKER, _BATTLE = int(CardType.CREATURE), int(CardType.PLANESWALKER), int(CardType.BATTLE)
+_NO_INTS = np.zeros(0, dtype=np.int64)
+
+
+@njit(cache=True)
+def _fill_layout(
+    packed: IntArray,
+    n_players: int,
+    types: IntArray,
+    chapters: IntArray,
+    indestructible: BoolArray,
+    phased_out: BoolArray,
+    value: FloatArray,
+    power: IntArray,
+    toughness: IntArray,
+    damage: IntArray,
+    controller: IntArray,
+    protector: IntArray,
+    team: IntArray,
+    life: IntArray,
+    proliferator: int,
+    n_teams: int,
+    seats_are_teams: bool,
+    shared: bool,
+    poison_threshold: int,
+    extra_head_poison: int,
+    thr_object: IntArray,
+    thr_kind: IntArray,
+    thr_at: IntArray,
+    thr_code: IntArray,
+    thr_amount: IntArray,
+    cv_object: IntArray,
+    cv_kind: IntArray,
+    cv_value: FloatArray,
+    numbers: IntArray,
+) -> None:
+    """Write a board's :class:`BoardLayout` into ``packed`` (its size already right), in one pass per part."""
+    n = len(types)
+    n_thr, n_cv = len(thr_object), len(cv_object)
+    nf, rf = len(NUMBER_FIELDS), len(ROW_FIELDS)
+    ours = team[proliferator]
+    for i in range(n):
+        player = i < n_players
+        t = types[i]
+        if player:
+            flags = F_PLAYER
+        elif phased_out[i]:
+            flags = F_PHASED_OUT  # 702.26b: treated as though it doesn't exist
+        else:
+            flags = F_PRESENT
+            if t & _CREATURE:
+                flags |= F_CREATURE  # 704.5f
+                if not indestructible[i]:
+                    flags |= F_DESTRUCTIBLE  # 704.5g, 702.12b
+            if t & _PLANESWALKER:
+                flags |= F_PLANESWALKER  # 704.5i
+            if t & _BATTLE:
+                flags |= F_BATTLE  # 704.5v
+            if chapters[i] > 0:
+                flags |= F_SAGA  # 714.4
+        if player:
+            worth = WORTH_NONE
+        elif not np.isnan(value[i]):
+            worth = WORTH_VALUE
+        elif t & _CREATURE:
+            worth = WORTH_CREATURE
+        elif chapters[i] > 0:
+            worth = WORTH_SAGA
+        else:
+            worth = WORTH_NONE
+        owner = protector[i] if protector[i] >= 0 else controller[i]  # a battle's defense counts for its protector
+        row = (flags, -1, -1, 1, 1 if team[owner] == ours else -1, toughness[i], damage[i], chapters[i], worth,
+               power[i] + toughness[i], 0)  # fmt: skip
+        for r in range(rf):
+            packed[nf + r * n + i] = row[r]
+        if player:
+            packed[nf + R_SEAT * n + i] = team[i] if seats_are_teams else i  # 810.8a
+            packed[nf + R_TEAM * n + i] = team[i]
+            packed[nf + R_LIFE * n + i] = life[i]
+            packed[nf + R_SHARED_HEAD * n + i] = shared
+    at = nf + rf * n
+    packed[at : at + n] = value.view(np.int64)
+    at += n
+    for j in range(n_thr):
+        owner = controller[thr_object[j]]
+        seat = team[owner] if seats_are_teams else owner
+        row6 = (thr_object[j], thr_kind[j], thr_at[j], thr_code[j], thr_amount[j], seat)
+        for r in range(len(THRESHOLD_FIELDS)):
+            packed[at + r * n_thr + j] = row6[r]
+    at += len(THRESHOLD_FIELDS) * n_thr
+    size = np.zeros(n_teams, dtype=np.int64)
+    for i in range(n_players):
+        size[team[i]] += 1
+    for k in range(n_teams):  # 704.5c, 810.11
+        packed[at + k] = poison_threshold + extra_head_poison * max(size[k] - 2, 0)
+        packed[at + n_teams + k] = 1 if k == ours else -1
+    at += len(TEAM_FIELDS) * n_teams
+    packed[at : at + n_cv] = cv_object
+    packed[at + n_cv : at + 2 * n_cv] = cv_kind
+    packed[at + 2 * n_cv : at + 3 * n_cv] = cv_value.view(np.int64)
+    opponent = np.zeros(n_players, dtype=np.bool_)
+    for i in range(n_players):
+        if team[i] != ours:
+            opponent[team[i] if seats_are_teams else i] = True
+    numbers[N_OPPONENTS] = opponent.sum()
+    packed[:nf] = numbers
+
+
 def _layout_of(board: Board) -> BoardLayout:
     """A board's :class:`BoardLayout` (see there), written straight into its packed buffer."""
     n, players, n_teams = board.n_objects, board.n_players, board.n_teams
@@ -224,67 +319,24 @@ def _layout_of(board: Board) -> BoardLayout:
     rules = VARIANTS[board.variant]
     size = len(NUMBER_FIELDS) + (len(ROW_FIELDS) + 1) * n + len(THRESHOLD_FIELDS) * n_thr
     packed = np.empty(size + len(TEAM_FIELDS) * n_teams + 3 * n_cv, dtype=np.int64)
-    at = len(NUMBER_FIELDS)
-    ints = packed[at : at + len(ROW_FIELDS) * n].reshape(len(ROW_FIELDS), n)
-    at += len(ROW_FIELDS) * n
-    packed[at : at + n] = board.value.view(np.int64)
-    at += n
-    thresholds = packed[at : at + len(THRESHOLD_FIELDS) * n_thr].reshape(len(THRESHOLD_FIELDS), n_thr)
-    at += len(THRESHOLD_FIELDS) * n_thr
-    teams = packed[at : at + len(TEAM_FIELDS) * n_teams].reshape(len(TEAM_FIELDS), n_teams)
-    at += len(TEAM_FIELDS) * n_teams
-    packed[at : at + n_cv] = board.cv_object
-    packed[at + n_cv : at + 2 * n_cv] = board.cv_kind
-    packed[at + 2 * n_cv :] = board.cv_value.view(np.int64)
-
-    perm = slice(players, n)
-    flags = ints[R_FLAGS]
-    chapters = board.chapters
-    np.take(_TYPE_FLAGS, board.types, out=flags)  # 704.5f-g creatures, 704.5i planeswalkers, 704.8 battles
-    flags |= np.where(chapters > 0, F_SAGA, 0)  # 714.4
-    flags &= np.where(board.indestructible, ~F_DESTRUCTIBLE, -1)  # 702.12b
-    np.copyto(flags, F_PHASED_OUT, where=board.phased_out)  # 702.26b: treated as though it doesn't exist
-    flags[:players] = F_PLAYER
-    seats = ints[R_SEAT, :players]
-    seats[:] = board.team if rules.seats_are_teams else np.arange(players)  # 810.8a
-    ints[R_SEAT, perm] = -1
-    ints[R_TEAM, :players] = board.team
-    ints[R_TEAM, perm] = -1
-    ints[R_LIFE, :players] = board.life
-    ints[R_LIFE, perm] = 1
-    np.copyto(ints[R_SIDE], np.where(board.is_ally, 1, -1))
-    ints[R_TOUGHNESS] = board.toughness
-    ints[R_DAMAGE] = board.damage
-    ints[R_CHAPTERS] = chapters
-    worth = ints[R_WORTH]
-    np.copyto(worth, np.where(chapters > 0, WORTH_SAGA, WORTH_NONE))
-    np.copyto(worth, WORTH_CREATURE, where=(board.types & int(CardType.CREATURE)) != 0)
-    np.copyto(worth, WORTH_VALUE, where=~np.isnan(board.value))
-    worth[:players] = WORTH_NONE
-    np.add(board.power, board.toughness, out=ints[R_PT_SUM])
     shared = rules.shared_poison and board.kind_column("poison") >= 0
-    ints[R_SHARED_HEAD, :players] = shared
-    ints[R_SHARED_HEAD, perm] = 0
-
-    team = board.team
-    ours = int(team[board.proliferator])
-    n_opponents = len({s for s, t in zip(seats.tolist(), team.tolist(), strict=True) if t != ours})
-    extra = rules.extra_head_poison if rules.shared_poison else 0
-    teams[0] = rules.poison_threshold + extra * np.maximum(board.team_size - 2, 0)  # 704.5c, 810.11
-    teams[1] = -1
-    teams[1, ours] = 1
+    codes = amounts = _NO_INTS
     if n_thr:
         effects = board.thr_effect
-        thresholds[0] = board.thr_object
-        thresholds[1] = board.thr_kind
-        thresholds[2] = board.thr_at
-        thresholds[3] = [THR_WIN if e == "win" else THR_LOSE if e == "lose" else THR_POINTS for e in effects]
-        amounts = np.array([0.0 if isinstance(e, str) else float(e) for e in effects], dtype=np.float64)
-        thresholds[4] = np.rint(amounts * 1000.0)  # milli-points
-        thresholds[5] = seats[board.controller[board.thr_object]]
-    packed[: len(NUMBER_FIELDS)] = (
-        n, players, board.rounds, board.proliferator, shared, not rules.shared_poison, n_opponents,
-        n_thr, n_teams, len(board.kinds), n_cv,
+        codes = np.array([THR_WIN if e == "win" else THR_LOSE if e == "lose" else THR_POINTS for e in effects])
+        points = np.array([0.0 if isinstance(e, str) else float(e) for e in effects], dtype=np.float64)
+        amounts = np.rint(points * 1000.0).astype(np.int64)  # milli-points
+    numbers = np.array(
+        [n, players, board.rounds, board.proliferator, shared, not rules.shared_poison, 0, n_thr, n_teams,
+         len(board.kinds), n_cv],
+        dtype=np.int64,
+    )  # fmt: skip
+    _fill_layout(
+        packed, players, board.types, board.chapters, board.indestructible, board.phased_out, board.value,
+        board.power, board.toughness, board.damage, board.controller, board.protector, board.team, board.life,
+        board.proliferator, n_teams, rules.seats_are_teams, shared, rules.poison_threshold,
+        rules.extra_head_poison if rules.shared_poison else 0, board.thr_object, board.thr_kind, board.thr_at, codes,
+        amounts, board.cv_object, board.cv_kind, board.cv_value, numbers,
     )  # fmt: skip
     return BoardLayout.of_packed(packed)
 
@@ -1189,7 +1241,7 @@ def assemble(
     zeros = [0] * n_players
     nothing = [()] * n_players
     # One array call per dtype (rows of it are the columns): small boards pay per call, not per object.
-    controller, type_bits, power_a, toughness_a, damage_a, chapters_a, protector_a = np.array(
+    int_rows = np.array(
         [
             [*range(n_players), *(player_index[c] for c in ctrls)],
             zeros + [bits_of[t] for t in types_c],
@@ -1201,7 +1253,7 @@ def assemble(
         ],
         dtype=np.int64,
     )
-    indestructible, phased_out, no_counters_a = np.array(
+    bool_rows = np.array(
         [
             [False] * n_players + ["indestructible" in k for k in keywords],
             [False] * n_players + list(phased),
@@ -1209,6 +1261,9 @@ def assemble(
         ],
         dtype=bool,
     )
+    int_rows.flags.writeable = bool_rows.flags.writeable = False  # and so every row of them
+    controller, type_bits, power_a, toughness_a, damage_a, chapters_a, protector_a = int_rows
+    indestructible, phased_out, no_counters_a = bool_rows
     # Filled like :meth:`Board._derived` rather than through the generated ``__init__``, whose
     # 33 frozen-field assignments are a tenth of the loading time of a small board.
     board = object.__new__(Board)
@@ -1245,6 +1300,15 @@ def assemble(
         team_poison=TeamPoison.PER_HEAD if per_head else TeamPoison.SHARED,
         head_poison=head_poison,
     )
-    board.__post_init__()
-    board.__dict__["layout"] = _layout_of(board)
+    state = board.__dict__
+    for name in _BUILT:  # the fields not rows of int_rows or bool_rows
+        array = state[name]
+        if array is not None:
+            array.flags.writeable = False
+    state["layout"] = _layout_of(board)
     return board
+
+
+#: The array fields :func:`assemble` builds on their own (the others are rows of two read-only tables).
+_BUILT = ("counts", "team", "life", "value", "names", "type_names", "subtypes", "keywords", "head_poison",
+          *_NO_VALUES)  # fmt: skip
