@@ -183,11 +183,14 @@ class BoardLayout:
     teams: IntArray
 
     @classmethod
-    def of_packed(cls, packed: IntArray) -> BoardLayout:
-        """The layout of a packed buffer (made read-only), its fields views of it."""
+    def of_packed(cls, packed: IntArray, sizes: tuple[int, int, int] | None = None) -> BoardLayout:
+        """The layout of a packed buffer (made read-only), its fields views of it.
+
+        ``sizes``: its objects, thresholds and teams, if known (else read from the buffer).
+        """
         packed.flags.writeable = False
         numbers = packed[: len(NUMBER_FIELDS)]
-        n, n_thr, n_teams = (int(numbers[k]) for k in (N_OBJECTS, N_THRESHOLDS, N_TEAMS))
+        n, n_thr, n_teams = sizes or (int(numbers[N_OBJECTS]), int(numbers[N_THRESHOLDS]), int(numbers[N_TEAMS]))
         at = len(NUMBER_FIELDS)
         ints = packed[at : at + len(ROW_FIELDS) * n].reshape(len(ROW_FIELDS), n)
         at += (len(ROW_FIELDS) + 1) * n
@@ -338,7 +341,7 @@ def _layout_of(board: Board) -> BoardLayout:
         rules.extra_head_poison if rules.shared_poison else 0, board.thr_object, board.thr_kind, board.thr_at, codes,
         amounts, board.cv_object, board.cv_kind, board.cv_value, numbers,
     )  # fmt: skip
-    return BoardLayout.of_packed(packed)
+    return BoardLayout.of_packed(packed, (n, n_thr, n_teams))
 
 
 def shared_poison_threshold(team_size: IntArray) -> IntArray:
