@@ -173,38 +173,48 @@ class BoardLayout:
     """
 
     packed: IntArray
-    #: ``(len(NUMBER_FIELDS),)``.
-    numbers: IntArray
-    #: ``(len(ROW_FIELDS), n_objects)``: one row per field of :data:`ROW_FIELDS`.
-    ints: IntArray
-    #: ``(len(THRESHOLD_FIELDS), n_thresholds)``.
-    thresholds: IntArray
-    #: ``(len(TEAM_FIELDS), n_teams)``.
-    teams: IntArray
+    n_objects: int
+    n_thresholds: int
+    n_teams: int
 
     @classmethod
     def of_packed(cls, packed: IntArray, sizes: tuple[int, int, int] | None = None) -> BoardLayout:
-        """The layout of a packed buffer (made read-only), its fields views of it.
+        """The layout of a packed buffer (made read-only).
 
         ``sizes``: its objects, thresholds and teams, if known (else read from the buffer).
         """
         packed.flags.writeable = False
-        numbers = packed[: len(NUMBER_FIELDS)]
-        n, n_thr, n_teams = sizes or (int(numbers[N_OBJECTS]), int(numbers[N_THRESHOLDS]), int(numbers[N_TEAMS]))
-        at = len(NUMBER_FIELDS)
-        ints = packed[at : at + len(ROW_FIELDS) * n].reshape(len(ROW_FIELDS), n)
-        at += (len(ROW_FIELDS) + 1) * n
-        thresholds = packed[at : at + len(THRESHOLD_FIELDS) * n_thr].reshape(len(THRESHOLD_FIELDS), n_thr)
-        at += len(THRESHOLD_FIELDS) * n_thr
-        teams = packed[at : at + len(TEAM_FIELDS) * n_teams].reshape(len(TEAM_FIELDS), n_teams)
-        return cls(packed, numbers, ints, thresholds, teams)
+        return cls(packed, *(sizes or (int(packed[N_OBJECTS]), int(packed[N_THRESHOLDS]), int(packed[N_TEAMS]))))
+
+    @cached_property
+    def numbers(self) -> IntArray:
+        """``(len(NUMBER_FIELDS),)``: the board's numbers (a view of ``packed``)."""
+        return self.packed[: len(NUMBER_FIELDS)]
+
+    @cached_property
+    def ints(self) -> IntArray:
+        """``(len(ROW_FIELDS), n_objects)``: one row per field of :data:`ROW_FIELDS` (a view of ``packed``)."""
+        at, n = len(NUMBER_FIELDS), self.n_objects
+        return self.packed[at : at + len(ROW_FIELDS) * n].reshape(len(ROW_FIELDS), n)
+
+    @cached_property
+    def thresholds(self) -> IntArray:
+        """``(len(THRESHOLD_FIELDS), n_thresholds)`` (a view of ``packed``)."""
+        at, n = len(NUMBER_FIELDS) + (len(ROW_FIELDS) + 1) * self.n_objects, self.n_thresholds
+        return self.packed[at : at + len(THRESHOLD_FIELDS) * n].reshape(len(THRESHOLD_FIELDS), n)
+
+    @cached_property
+    def teams(self) -> IntArray:
+        """``(len(TEAM_FIELDS), n_teams)`` (a view of ``packed``)."""
+        at = len(NUMBER_FIELDS) + (len(ROW_FIELDS) + 1) * self.n_objects + len(THRESHOLD_FIELDS) * self.n_thresholds
+        return self.packed[at : at + len(TEAM_FIELDS) * self.n_teams].reshape(len(TEAM_FIELDS), self.n_teams)
 
     def with_life(self, n_players: int, life: IntArray) -> BoardLayout:
         """The same layout with other player lives (a copy of the buffer, its life row changed)."""
         packed = self.packed.copy()
-        start = len(NUMBER_FIELDS) + R_LIFE * int(self.numbers[N_OBJECTS])
+        start = len(NUMBER_FIELDS) + R_LIFE * self.n_objects
         packed[start : start + n_players] = life
-        return BoardLayout.of_packed(packed)
+        return BoardLayout.of_packed(packed, (self.n_objects, self.n_thresholds, self.n_teams))
 
 
 _CREATURE, _PLANESWALKER, _BATTLE = int(CardType.CREATURE), int(CardType.PLANESWALKER), int(CardType.BATTLE)
@@ -230,6 +240,7 @@ def _fill_layout(
     proliferator: int,
     n_teams: int,
     seats_are_teams: bool,
+    shared_poison: bool,
     shared: bool,
     poison_threshold: int,
     extra_head_poison: int,
@@ -241,7 +252,8 @@ def _fill_layout(
     cv_object: IntArray,
     cv_kind: IntArray,
     cv_value: FloatArray,
-    numbers: IntArray,
+    rounds: int,
+    n_kinds: int,
 ) -> None:
     """Write a board's :class:`BoardLayout` into ``packed`` (its size already right), in one pass per part."""
     n = len(types)
@@ -311,8 +323,10 @@ def _fill_layout(
     for i in range(n_players):
         if team[i] != ours:
             opponent[team[i] if seats_are_teams else i] = True
-    numbers[N_OPPONENTS] = opponent.sum()
-    packed[:nf] = numbers
+    numbers = (n, n_players, rounds, proliferator, 1 if shared else 0, 0 if shared_poison else 1, opponent.sum(),
+               n_thr, n_teams, n_kinds, n_cv)  # fmt: skip
+    for k in range(nf):
+        packed[k] = numbers[k]
 
 
 def _layout_of(board: Board) -> BoardLayout:
@@ -329,17 +343,12 @@ def _layout_of(board: Board) -> BoardLayout:
         codes = np.array([THR_WIN if e == "win" else THR_LOSE if e == "lose" else THR_POINTS for e in effects])
         points = np.array([0.0 if isinstance(e, str) else float(e) for e in effects], dtype=np.float64)
         amounts = np.rint(points * 1000.0).astype(np.int64)  # milli-points
-    numbers = np.array(
-        [n, players, board.rounds, board.proliferator, shared, not rules.shared_poison, 0, n_thr, n_teams,
-         len(board.kinds), n_cv],
-        dtype=np.int64,
-    )  # fmt: skip
     _fill_layout(
         packed, players, board.types, board.chapters, board.indestructible, board.phased_out, board.value,
         board.power, board.toughness, board.damage, board.controller, board.protector, board.team, board.life,
-        board.proliferator, n_teams, rules.seats_are_teams, shared, rules.poison_threshold,
+        board.proliferator, n_teams, rules.seats_are_teams, rules.shared_poison, shared, rules.poison_threshold,
         rules.extra_head_poison if rules.shared_poison else 0, board.thr_object, board.thr_kind, board.thr_at, codes,
-        amounts, board.cv_object, board.cv_kind, board.cv_value, numbers,
+        amounts, board.cv_object, board.cv_kind, board.cv_value, board.rounds, len(board.kinds),
     )  # fmt: skip
     return BoardLayout.of_packed(packed, (n, n_thr, n_teams))
 
