@@ -5,7 +5,10 @@ in input order; one column per counter kind on the board) because the rules and 
 objective run over all objects at once, on boards of up to 100,000 objects.  The typed
 views :class:`Player` and :class:`Permanent` are built on demand for people and Python
 callers; the loader fills the arrays from checked rows (:func:`assemble`), and nothing
-inside the engine loops over them.
+inside the engine loops over them.  A board also holds, from the moment it is built, its
+policy-free arrays in the kernels' layout (:attr:`Board.layout`, a :class:`BoardLayout`: one
+packed buffer written by one compiled pass), so a batch of boards is their join
+(:func:`solver.kernels.layout.join`).
 """
 
 from __future__ import annotations

@@ -5,6 +5,13 @@ board ``b``'s first row).  Counters are one dense ``rows x kinds`` int64 table o
 the whole batch.  Values are integer milli-points (1/1000 point), read once from the policy:
 exact sums, the same whatever the batch or its order.  The variant is data (:data:`VARIANTS`):
 the kernels never ask which variant a board is, only what its table says.
+
+Every board holds its own policy-free part from the moment it is built
+(:attr:`solver.board.Board.layout`), so a batch is a join: :func:`join` concatenates the
+boards' packed buffers and unpacks them in one compiled pass (counters by plain concatenation
+when the boards share their kinds, else by one compiled remap to the batch's columns), and
+:func:`with_policy` applies the policy's tables (weights, worths, game scores) over the
+whole batch at once.  :func:`stack` is both.
 """
 
 from __future__ import annotations
