@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import chain
 
 import numpy as np
@@ -356,11 +357,43 @@ def join(boards: Sequence[Board]) -> Joined:
     )
 
 
+@njit(cache=True)
+def _worths(code: IntArray, value: FloatArray, pt_sum: IntArray, creature_base: float, saga_value: float) -> IntArray:
+    """Each row's worth in milli-points: its own value, else a creature's (the policy's base + (power + toughness)
+    / 2) or a Saga's by the policy, else nothing (see :data:`solver.board.WORTH_NONE` and the others)."""
+    out = np.zeros(len(code), dtype=np.int64)
+    for i in range(len(code)):
+        if code[i] == WORTH_VALUE:
+            out[i] = np.rint(value[i] * 1000.0)
+        elif code[i] == WORTH_CREATURE:
+            out[i] = np.rint((creature_base + pt_sum[i] / 2) * 1000.0)
+        elif code[i] == WORTH_SAGA:
+            out[i] = np.rint(saga_value * 1000.0)
+    return out
+
+
 def _per_count(values: IntArray, score: Callable[[int], float]) -> FloatArray:
-    """``score(k)`` for each ``k`` of ``values``, called once per distinct value."""
-    distinct = np.unique(values)
-    table = np.array([score(k) for k in distinct.tolist()], dtype=np.float64)
-    out: FloatArray = table[np.searchsorted(distinct, values)] if len(values) else np.zeros(0, dtype=np.float64)
+    """``score(k)`` for each ``k`` of ``values`` (numbers of opponents: a handful of distinct values)."""
+    if not len(values):
+        return np.zeros(0, dtype=np.float64)
+    lo, hi = int(values.min()), int(values.max())
+    table = np.array([score(k) for k in range(lo, hi + 1)], dtype=np.float64)
+    out: FloatArray = table[values - lo]
+    return out
+
+
+@lru_cache(maxsize=1024)
+def _kind_tables(kinds: tuple[str, ...]) -> tuple[IntArray, IntArray, IntArray]:
+    """Per kind of a batch: toughness per counter (122.1a), presence-only (the catalogue), and the columns of
+    :data:`SPECIAL` (-1 where absent); read-only (copied into each layout: a game's batches share their kinds)."""
+    index = {k: i for i, k in enumerate(kinds)}
+    out = (
+        np.ascontiguousarray(pt_table(kinds)[:, 1]),
+        np.array([default_spec(k).presence_only for k in kinds], dtype=np.int64),
+        np.array([index.get(k, -1) for k in SPECIAL], dtype=np.int64),
+    )
+    for array in out:
+        array.flags.writeable = False
     return out
 
 
@@ -382,26 +415,24 @@ def with_policy(joined: Joined, policy: Policy) -> Layout:
         weights.reshape(-1)[J.cv_cells] = _milli(J.cv_value)
     if J.poison >= 0:
         weights[ints[R_SHARED_HEAD] != 0, J.poison] = 0
-    # a row's worth: its own value, else a creature's or a Saga's by the policy
-    code = ints[R_WORTH]
-    worth = np.where(code == WORTH_VALUE, J.value, 0.0)
-    worth = np.where(code == WORTH_CREATURE, policy.creature_base + ints[R_PT_SUM] / 2, worth)
-    worth = np.where(code == WORTH_SAGA, policy.saga_value, worth)
-    n_opponents = numbers[:, N_OPPONENTS]
+    worth = _worths(ints[R_WORTH], J.value, ints[R_PT_SUM], policy.creature_base, policy.saga_value)
+    per_board = np.ascontiguousarray(numbers.T)  # each number of every board, contiguous
+    n_opponents = per_board[N_OPPONENTS]
     teams = J.teams
     thr = J.thresholds
-    table = pt_table(kinds)
-    index = {k: i for i, k in enumerate(kinds)}
-    return Layout(
+    tough_delta, presence, special = _kind_tables(kinds)
+    # Filled like :class:`solver.board.Board` rather than through the generated ``__init__`` (39 frozen fields).
+    layout = object.__new__(Layout)
+    layout.__dict__.update(
         obj_off=J.obj_off,
         thr_off=J.thr_off,
         team_off=J.team_off,
-        n_players=np.ascontiguousarray(numbers[:, N_PLAYERS]),
-        rounds=np.ascontiguousarray(numbers[:, N_ROUNDS]),
-        proliferator=np.ascontiguousarray(numbers[:, N_PROLIFERATOR]),
-        shared=np.ascontiguousarray(numbers[:, N_SHARED]),
-        poison_loses=np.ascontiguousarray(numbers[:, N_POISON_LOSES]),
-        n_opponents=np.ascontiguousarray(n_opponents),
+        n_players=per_board[N_PLAYERS],
+        rounds=per_board[N_ROUNDS],
+        proliferator=per_board[N_PROLIFERATOR],
+        shared=per_board[N_SHARED],
+        poison_loses=per_board[N_POISON_LOSES],
+        n_opponents=n_opponents,
         elimination=_per_count(n_opponents, policy.elimination_score),
         gap=_per_count(n_opponents, policy.score_gap),
         counts=J.counts,
@@ -412,7 +443,7 @@ def with_policy(joined: Joined, policy: Policy) -> Layout:
         damage=ints[R_DAMAGE],
         chapters=ints[R_CHAPTERS],
         life=ints[R_LIFE],
-        worth=_milli(worth),
+        worth=worth,
         side=ints[R_SIDE],
         seat=ints[R_SEAT],
         team=ints[R_TEAM],
@@ -424,14 +455,15 @@ def with_policy(joined: Joined, policy: Policy) -> Layout:
         thr_amount=thr[4],
         thr_seat=thr[5],
         team_threshold=teams[0],
-        team_weight=np.rint(1000.0 * (teams[1] * policy.weight("poison"))).astype(np.int64),
+        team_weight=teams[1] * round(1000.0 * policy.weight("poison")),  # milli-points, signed for the proliferator
         kinds=kinds,
-        tough_delta=np.ascontiguousarray(table[:, 1]),
-        presence=np.array([default_spec(k).presence_only for k in kinds], dtype=np.int64),
-        special=np.array([index.get(k, -1) for k in SPECIAL], dtype=np.int64),
+        tough_delta=tough_delta.copy(),
+        presence=presence.copy(),
+        special=special.copy(),
         policy_scores=np.array([policy.win, policy.draw, policy.loss, policy.game_weight], dtype=np.float64),
-        saga_chapter=int(_milli(policy.saga_chapter)),
+        saga_chapter=round(1000.0 * policy.saga_chapter),
     )
+    return layout
 
 
 def stack(boards: Sequence[Board], policy: Policy) -> Layout:
