@@ -186,6 +186,9 @@ class Joined:
     poison: int  # the batch's poison column, -1 if none
 
 
+_NONE = np.zeros(0, dtype=np.int64)
+
+
 @njit(cache=True)
 def _unpack(
     buf: IntArray, starts: IntArray, colmap: IntArray, kind_off: IntArray, same: bool, n_kinds: int
@@ -272,19 +275,46 @@ def _scatter(
 
 
 @njit(cache=True)
-def _own_weights(sizes: IntArray, widths: IntArray, colmap: IntArray, kind_weights: IntArray) -> IntArray:
-    """Each row's own board's kinds at their weights (``kind_weights`` per batch column), 0 elsewhere."""
-    out = np.zeros((sizes.sum(), len(kind_weights)), dtype=np.int64)
-    row = 0
-    kind_at = 0
-    for b in range(len(sizes)):
-        w = widths[b]
-        for _ in range(sizes[b]):
-            for j in range(w):
-                col = colmap[kind_at + j]
-                out[row, col] = kind_weights[col]
-            row += 1
-        kind_at += w
+def _weights(
+    kind_weights: IntArray,
+    n: int,
+    same: bool,
+    sizes: IntArray,
+    widths: IntArray,
+    colmap: IntArray,
+    cv_cells: IntArray,
+    cv_value: FloatArray,
+    shared_head: IntArray,
+    poison: int,
+) -> IntArray:
+    """Milli-points per counter, ``n`` rows x the batch's kinds: each row's own board's kinds at the policy's
+    weight (``kind_weights`` per batch column; every column if ``same``, else board ``b``'s column ``j`` is
+    ``colmap[sum(widths[:b]) + j]``), a row's own override where it has one (``cv_cells``, flat, and
+    ``cv_value`` in points), none on a shared-poison head's poison (701.34b: the team's counter is its
+    recipient's), 0 elsewhere."""
+    n_kinds = len(kind_weights)
+    out = np.zeros((n, n_kinds), dtype=np.int64)
+    if same:
+        for i in range(n):
+            for j in range(n_kinds):
+                out[i, j] = kind_weights[j]
+    else:
+        row = 0
+        kind_at = 0
+        for b in range(len(sizes)):
+            w = widths[b]
+            for _ in range(sizes[b]):
+                for j in range(w):
+                    col = colmap[kind_at + j]
+                    out[row, col] = kind_weights[col]
+                row += 1
+            kind_at += w
+    for c in range(len(cv_cells)):
+        out[cv_cells[c] // n_kinds, cv_cells[c] % n_kinds] = np.rint(cv_value[c] * 1000.0)
+    if poison >= 0:
+        for i in range(n):
+            if shared_head[i]:
+                out[i, poison] = 0
     return out
 
 
@@ -337,7 +367,8 @@ def join(boards: Sequence[Board]) -> Joined:
         if heads.any():  # 701.34b: a head's poison is what it receives as its team's recipient
             head_gain[heads] = gain[heads, poison]
             gain[heads, poison] = 0
-    return Joined(
+    joined = object.__new__(Joined)  # like Layout (see with_policy): no generated __init__ per field
+    joined.__dict__.update(
         obj_off=obj_off,
         thr_off=thr_off,
         team_off=team_off,
@@ -355,6 +386,7 @@ def join(boards: Sequence[Board]) -> Joined:
         kinds=kinds,
         poison=poison,
     )
+    return joined
 
 
 @njit(cache=True)
@@ -401,20 +433,14 @@ def with_policy(joined: Joined, policy: Policy) -> Layout:
     """The layout of joined boards under ``policy``: its tables applied over the whole batch at once."""
     J = joined
     kinds = J.kinds
-    n, n_kinds = J.counts.shape
+    n = len(J.counts)
     ints = J.ints
     numbers = J.numbers
-    # milli-points per counter: the policy's per kind, a row's own override, none on a shared head's poison
-    kind_w = _milli(policy.kind_weights(kinds))
-    if J.columns is None:
-        weights = np.empty((n, n_kinds), dtype=np.int64)
-        weights[:] = kind_w
-    else:
-        weights = _own_weights(*J.columns, kind_w)
-    if len(J.cv_cells):
-        weights.reshape(-1)[J.cv_cells] = _milli(J.cv_value)
-    if J.poison >= 0:
-        weights[ints[R_SHARED_HEAD] != 0, J.poison] = 0
+    sizes, widths, colmap = J.columns or (_NONE, _NONE, _NONE)
+    weights = _weights(
+        _milli(policy.kind_weights(kinds)), n, J.columns is None, sizes, widths, colmap, J.cv_cells, J.cv_value,
+        ints[R_SHARED_HEAD], J.poison,
+    )  # fmt: skip
     worth = _worths(ints[R_WORTH], J.value, ints[R_PT_SUM], policy.creature_base, policy.saga_value)
     per_board = np.ascontiguousarray(numbers.T)  # each number of every board, contiguous
     n_opponents = per_board[N_OPPONENTS]
