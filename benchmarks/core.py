@@ -5,6 +5,8 @@ timed in the same run, :func:`benchmarks.common.cartpole_unit`):
 
 * ``solve()`` of a loaded board of 20 and of 200 objects with thresholds and effects;
 * :func:`solver.decide_many` over N boards of 20 objects (boards per second, and per u);
+* stacking loaded boards into the kernels' layout (:func:`solver.kernels.stack`: the join of the
+  boards' own arrays, then the policy's tables), per board, in :func:`solver.decide_many`'s chunks;
 * deciding boards already in the kernels' layout (:func:`solver.kernels.decide_layout`), per board;
 * ``solve()`` and the kernels on one huge board (100,000 objects by default);
 * ``proliferate solve`` cold start with numba's cache warm (a fresh process, wall clock).
@@ -22,6 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from solver import decide_many, load_board, solve
+from solver.batch import CHUNK
 from solver.kernels import decide_layout, stack
 from solver.policy import DEFAULT_POLICY
 
@@ -71,6 +74,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     per = t.median / len(many)
     rows.append([f"decide_many, {len(many):,} boards of 20", f"{1 / per:,.0f}/s", f"{unit.median / per:.2g} per u",
                  ">= 3 per u"])  # fmt: skip
+    chunks = [many[i : i + CHUNK] for i in range(0, len(many), CHUNK)]
+    t, _ = time_it(lambda: [stack(chunk, DEFAULT_POLICY) for chunk in chunks], repeats=5, warmup=1)
+    row(f"stack (join + policy), per 20-object board, chunks of {CHUNK}", t.median / len(many), "")
     layout = stack(many, DEFAULT_POLICY)
     t, _ = time_it(lambda: decide_layout(layout), repeats=5, warmup=1)
     row("decide stacked arrays, per 20-object board", t.median / len(many), "<= 0.1u")

@@ -212,7 +212,7 @@ def decide_many(boards: Iterable[BoardLike], policy: PolicyLike = None, *, sense
     """The optimal (``sense=1``) or worst (``sense=-1``) choice for every board, as arrays.
 
     Exactly the choices of :func:`solver.solve` with the default method (fast path) and of
-    :func:`solver.fast.solve_fast` with the same ``sense``; no :class:`~solver.decision.Decision`
+    :func:`solver.worst_value`'s choice for ``sense=-1``: the same compiled call; no :class:`~solver.decision.Decision`
     objects, for callers that make many decisions (:func:`solve_many` builds them from this).
 
     Args:
@@ -227,7 +227,7 @@ def decide_many(boards: Iterable[BoardLike], policy: PolicyLike = None, *, sense
     Raises:
         BoardError, PolicyError, TypeError: as :func:`solve_many` raises them.
         ValueError: ``sense`` is not 1 or -1, or a board's decision couples more than
-            :data:`solver.fast.MAX_FREE_SEATS` seats.
+            :data:`solver.kernels.exact.MAX_FREE_SEATS` seats.
 
     >>> decide_many(["solver/examples/classic.json", "solver/examples/vorinclex_lethal.json"]).values.tolist()
     [4000, 1000000]

@@ -5,7 +5,10 @@ in input order; one column per counter kind on the board) because the rules and 
 objective run over all objects at once, on boards of up to 100,000 objects.  The typed
 views :class:`Player` and :class:`Permanent` are built on demand for people and Python
 callers; the loader fills the arrays from checked rows (:func:`assemble`), and nothing
-inside the engine loops over them.
+inside the engine loops over them.  A board also holds, from the moment it is built, its
+policy-free arrays in the kernels' layout (:attr:`Board.layout`, a :class:`BoardLayout`: one
+packed buffer written by one compiled pass), so a batch of boards is their join
+(:func:`solver.kernels.layout.join`).
 """
 
 from __future__ import annotations
@@ -18,14 +21,16 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from numba import njit
 
 from .cards import CARDS
 from .kinds import pt_delta
-from .terms import CARD_TYPE_NAMES, CardType, TeamPoison, Variant
+from .terms import CARD_TYPE_NAMES, VARIANTS, CardType, TeamPoison, Variant
 
 __all__ = [
     "CARD_TYPE_NAMES",
     "Board",
+    "BoardLayout",
     "CardType",
     "Effect",
     "Permanent",
@@ -93,6 +98,262 @@ class SbaMasks:
             if isinstance(mask, np.ndarray):
                 mask.flags.writeable = False
         return masks
+
+
+# ---------------------------------------------------------------------- the kernels' layout of one board
+#: Per-row flag bits of the kernels' layout (:mod:`solver.kernels.layout`).
+F_PLAYER = 1
+F_PRESENT = 2  # a permanent that is phased in
+F_CREATURE = 4
+F_DESTRUCTIBLE = 8  # a creature without indestructible
+F_PLANESWALKER = 16
+F_BATTLE = 32
+F_SAGA = 64
+F_PHASED_OUT = 128
+
+#: Threshold effects as codes: a number of points, a win or a loss for the controller.
+THR_POINTS, THR_WIN, THR_LOSE = 0, 1, 2
+
+#: How a row's worth is found once a policy is given: none (players and most permanents), a
+#: creature's (the policy's base + (power + toughness) / 2), a Saga's, or the row's own ``value``.
+WORTH_NONE, WORTH_CREATURE, WORTH_SAGA, WORTH_VALUE = 0, 1, 2, 3
+
+#: The rows of :attr:`BoardLayout.ints`, one int64 per object each.
+ROW_FIELDS = (
+    "flags",  # F_* bits
+    "seat",  # a player's seat (its team's in Two-Headed Giant, 810.8a), -1 for a permanent
+    "team",  # a player's team, -1 for a permanent
+    "life",  # a player's life, 1 for a permanent
+    "side",  # +1 if the object's counters count for the proliferator's team, else -1
+    "toughness",
+    "damage",
+    "chapters",
+    "worth_code",  # WORTH_*
+    "pt_sum",  # power + toughness
+    "shared_head",  # 1 on a player row whose team shares its poison (810.10) on a board with poison
+)
+R_FLAGS, R_SEAT, R_TEAM, R_LIFE, R_SIDE, R_TOUGHNESS, R_DAMAGE, R_CHAPTERS, R_WORTH, R_PT_SUM, R_SHARED_HEAD = range(
+    len(ROW_FIELDS)
+)
+#: The rows of :attr:`BoardLayout.thresholds`, one int64 per threshold each.
+THRESHOLD_FIELDS = ("row", "kind", "at", "code", "amount", "seat")  # amount in milli-points; the controller's seat
+#: The rows of :attr:`BoardLayout.teams`, one int64 per team each.
+TEAM_FIELDS = ("threshold", "sign")  # poison that makes the team lose; +1 for the proliferator's team, else -1
+#: The entries of :attr:`BoardLayout.numbers`.
+NUMBER_FIELDS = (
+    "n_objects",
+    "n_players",
+    "rounds",
+    "proliferator",
+    "shared",  # 1 where a team's poison is shared (810.10) and the board has poison
+    "poison_loses",  # 1 where a player's own poison counts (704.5c)
+    "n_opponents",  # seats other than the proliferator's
+    "n_thresholds",
+    "n_teams",
+    "n_kinds",
+    "n_values",  # counter-value overrides
+)
+(N_OBJECTS, N_PLAYERS, N_ROUNDS, N_PROLIFERATOR, N_SHARED, N_POISON_LOSES, N_OPPONENTS, N_THRESHOLDS, N_TEAMS,
+ N_KINDS, N_VALUES) = range(len(NUMBER_FIELDS))  # fmt: skip
+
+
+@dataclass(frozen=True, eq=False)
+class BoardLayout:
+    """One board's policy-free arrays in the kernels' layout (:mod:`solver.kernels.layout`), read-only.
+
+    A board is a batch of one: :func:`solver.kernels.layout.join` concatenates the ``packed``
+    buffers of a batch's boards and unpacks them in one compiled pass, and the policy's tables
+    (weights, worths, game scores) are applied over the joined batch.  Rows, columns and seats
+    are the board's own (local); the counters and the gains are the board's ``counts`` and
+    :func:`solver.effects.gain`.  Built once per board (vectorised, no per-object Python) and
+    kept by the boards :meth:`Board.with_counts` derives.
+
+    ``packed`` holds, one after another: :data:`NUMBER_FIELDS`; the rows of :data:`ROW_FIELDS`
+    (each ``n_objects`` long); the objects' ``value`` (float64 bits); the rows of
+    :data:`THRESHOLD_FIELDS` (each ``n_thresholds`` long); the rows of :data:`TEAM_FIELDS`; the
+    counter-value overrides' rows, kind columns and values (float64 bits).  The other fields
+    are views of it.
+    """
+
+    packed: IntArray
+    n_objects: int
+    n_thresholds: int
+    n_teams: int
+
+    @classmethod
+    def of_packed(cls, packed: IntArray, sizes: tuple[int, int, int] | None = None) -> BoardLayout:
+        """The layout of a packed buffer (made read-only).
+
+        ``sizes``: its objects, thresholds and teams, if known (else read from the buffer).
+        """
+        packed.flags.writeable = False
+        return cls(packed, *(sizes or (int(packed[N_OBJECTS]), int(packed[N_THRESHOLDS]), int(packed[N_TEAMS]))))
+
+    @cached_property
+    def numbers(self) -> IntArray:
+        """``(len(NUMBER_FIELDS),)``: the board's numbers (a view of ``packed``)."""
+        return self.packed[: len(NUMBER_FIELDS)]
+
+    @cached_property
+    def ints(self) -> IntArray:
+        """``(len(ROW_FIELDS), n_objects)``: one row per field of :data:`ROW_FIELDS` (a view of ``packed``)."""
+        at, n = len(NUMBER_FIELDS), self.n_objects
+        return self.packed[at : at + len(ROW_FIELDS) * n].reshape(len(ROW_FIELDS), n)
+
+    @cached_property
+    def thresholds(self) -> IntArray:
+        """``(len(THRESHOLD_FIELDS), n_thresholds)`` (a view of ``packed``)."""
+        at, n = len(NUMBER_FIELDS) + (len(ROW_FIELDS) + 1) * self.n_objects, self.n_thresholds
+        return self.packed[at : at + len(THRESHOLD_FIELDS) * n].reshape(len(THRESHOLD_FIELDS), n)
+
+    @cached_property
+    def teams(self) -> IntArray:
+        """``(len(TEAM_FIELDS), n_teams)`` (a view of ``packed``)."""
+        at = len(NUMBER_FIELDS) + (len(ROW_FIELDS) + 1) * self.n_objects + len(THRESHOLD_FIELDS) * self.n_thresholds
+        return self.packed[at : at + len(TEAM_FIELDS) * self.n_teams].reshape(len(TEAM_FIELDS), self.n_teams)
+
+    def with_life(self, n_players: int, life: IntArray) -> BoardLayout:
+        """The same layout with other player lives (a copy of the buffer, its life row changed)."""
+        packed = self.packed.copy()
+        start = len(NUMBER_FIELDS) + R_LIFE * self.n_objects
+        packed[start : start + n_players] = life
+        return BoardLayout.of_packed(packed, (self.n_objects, self.n_thresholds, self.n_teams))
+
+
+_CREATURE, _PLANESWALKER, _BATTLE = int(CardType.CREATURE), int(CardType.PLANESWALKER), int(CardType.BATTLE)
+_NO_INTS = np.zeros(0, dtype=np.int64)
+
+
+@njit(cache=True)
+def _fill_layout(
+    packed: IntArray,
+    n_players: int,
+    types: IntArray,
+    chapters: IntArray,
+    indestructible: BoolArray,
+    phased_out: BoolArray,
+    value: FloatArray,
+    power: IntArray,
+    toughness: IntArray,
+    damage: IntArray,
+    controller: IntArray,
+    protector: IntArray,
+    team: IntArray,
+    life: IntArray,
+    proliferator: int,
+    n_teams: int,
+    seats_are_teams: bool,
+    shared_poison: bool,
+    shared: bool,
+    poison_threshold: int,
+    extra_head_poison: int,
+    thr_object: IntArray,
+    thr_kind: IntArray,
+    thr_at: IntArray,
+    thr_code: IntArray,
+    thr_amount: IntArray,
+    cv_object: IntArray,
+    cv_kind: IntArray,
+    cv_value: FloatArray,
+    rounds: int,
+    n_kinds: int,
+) -> None:
+    """Write a board's :class:`BoardLayout` into ``packed`` (its size already right), in one pass per part."""
+    n = len(types)
+    n_thr, n_cv = len(thr_object), len(cv_object)
+    nf, rf = len(NUMBER_FIELDS), len(ROW_FIELDS)
+    ours = team[proliferator]
+    for i in range(n):
+        player = i < n_players
+        t = types[i]
+        if player:
+            flags = F_PLAYER
+        elif phased_out[i]:
+            flags = F_PHASED_OUT  # 702.26b: treated as though it doesn't exist
+        else:
+            flags = F_PRESENT
+            if t & _CREATURE:
+                flags |= F_CREATURE  # 704.5f
+                if not indestructible[i]:
+                    flags |= F_DESTRUCTIBLE  # 704.5g, 702.12b
+            if t & _PLANESWALKER:
+                flags |= F_PLANESWALKER  # 704.5i
+            if t & _BATTLE:
+                flags |= F_BATTLE  # 704.5v
+            if chapters[i] > 0:
+                flags |= F_SAGA  # 714.4
+        if player:
+            worth = WORTH_NONE
+        elif not np.isnan(value[i]):
+            worth = WORTH_VALUE
+        elif t & _CREATURE:
+            worth = WORTH_CREATURE
+        elif chapters[i] > 0:
+            worth = WORTH_SAGA
+        else:
+            worth = WORTH_NONE
+        owner = protector[i] if protector[i] >= 0 else controller[i]  # a battle's defense counts for its protector
+        row = (flags, -1, -1, 1, 1 if team[owner] == ours else -1, toughness[i], damage[i], chapters[i], worth,
+               power[i] + toughness[i], 0)  # fmt: skip
+        for r in range(rf):
+            packed[nf + r * n + i] = row[r]
+        if player:
+            packed[nf + R_SEAT * n + i] = team[i] if seats_are_teams else i  # 810.8a
+            packed[nf + R_TEAM * n + i] = team[i]
+            packed[nf + R_LIFE * n + i] = life[i]
+            packed[nf + R_SHARED_HEAD * n + i] = shared
+    at = nf + rf * n
+    packed[at : at + n] = value.view(np.int64)
+    at += n
+    for j in range(n_thr):
+        owner = controller[thr_object[j]]
+        seat = team[owner] if seats_are_teams else owner
+        row6 = (thr_object[j], thr_kind[j], thr_at[j], thr_code[j], thr_amount[j], seat)
+        for r in range(len(THRESHOLD_FIELDS)):
+            packed[at + r * n_thr + j] = row6[r]
+    at += len(THRESHOLD_FIELDS) * n_thr
+    size = np.zeros(n_teams, dtype=np.int64)
+    for i in range(n_players):
+        size[team[i]] += 1
+    for k in range(n_teams):  # 704.5c, 810.11
+        packed[at + k] = poison_threshold + extra_head_poison * max(size[k] - 2, 0)
+        packed[at + n_teams + k] = 1 if k == ours else -1
+    at += len(TEAM_FIELDS) * n_teams
+    packed[at : at + n_cv] = cv_object
+    packed[at + n_cv : at + 2 * n_cv] = cv_kind
+    packed[at + 2 * n_cv : at + 3 * n_cv] = cv_value.view(np.int64)
+    opponent = np.zeros(n_players, dtype=np.bool_)
+    for i in range(n_players):
+        if team[i] != ours:
+            opponent[team[i] if seats_are_teams else i] = True
+    numbers = (n, n_players, rounds, proliferator, 1 if shared else 0, 0 if shared_poison else 1, opponent.sum(),
+               n_thr, n_teams, n_kinds, n_cv)  # fmt: skip
+    for k in range(nf):
+        packed[k] = numbers[k]
+
+
+def _layout_of(board: Board) -> BoardLayout:
+    """A board's :class:`BoardLayout` (see there), written straight into its packed buffer."""
+    n, players, n_teams = board.n_objects, board.n_players, board.n_teams
+    n_thr, n_cv = len(board.thr_object), len(board.cv_object)
+    rules = VARIANTS[board.variant]
+    size = len(NUMBER_FIELDS) + (len(ROW_FIELDS) + 1) * n + len(THRESHOLD_FIELDS) * n_thr
+    packed = np.empty(size + len(TEAM_FIELDS) * n_teams + 3 * n_cv, dtype=np.int64)
+    shared = rules.shared_poison and board.kind_column("poison") >= 0
+    codes = amounts = _NO_INTS
+    if n_thr:
+        effects = board.thr_effect
+        codes = np.array([THR_WIN if e == "win" else THR_LOSE if e == "lose" else THR_POINTS for e in effects])
+        points = np.array([0.0 if isinstance(e, str) else float(e) for e in effects], dtype=np.float64)
+        amounts = np.rint(points * 1000.0).astype(np.int64)  # milli-points
+    _fill_layout(
+        packed, players, board.types, board.chapters, board.indestructible, board.phased_out, board.value,
+        board.power, board.toughness, board.damage, board.controller, board.protector, board.team, board.life,
+        board.proliferator, n_teams, rules.seats_are_teams, rules.shared_poison, shared, rules.poison_threshold,
+        rules.extra_head_poison if rules.shared_poison else 0, board.thr_object, board.thr_kind, board.thr_at, codes,
+        amounts, board.cv_object, board.cv_kind, board.cv_value, board.rounds, len(board.kinds),
+    )  # fmt: skip
+    return BoardLayout.of_packed(packed, (n, n_thr, n_teams))
 
 
 def shared_poison_threshold(team_size: IntArray) -> IntArray:
@@ -327,7 +588,11 @@ class Board:
         life = np.array(life, dtype=np.int64)
         if life.shape != self.life.shape:
             raise ValueError(f"life must have shape {self.life.shape}, not {life.shape}")
-        return self._derived(_OBJECT_CACHES | {GAIN, "rounds", "is_ally"}, life=life)
+        board = self._derived(_OBJECT_CACHES | {GAIN, "rounds", "is_ally"}, life=life)
+        parent: BoardLayout | None = self.__dict__.get("layout")
+        if parent is not None:  # the parent's arrays, its life row changed
+            board.__dict__["layout"] = parent.with_life(self.n_players, life)
+        return board
 
     def with_effects(self, effects: Sequence[Effect]) -> Board:
         """The same board with other replacement effects in play."""
@@ -472,6 +737,11 @@ class Board:
     def kind_column(self, kind: str) -> int:
         """Column of a canonical kind, or -1 if no object on this board has it."""
         return self._columns.get(kind, -1)
+
+    @cached_property
+    def layout(self) -> BoardLayout:
+        """The board's policy-free arrays in the kernels' layout (:class:`BoardLayout`), built with the board."""
+        return _layout_of(self)
 
     @cached_property
     def sba_masks(self) -> SbaMasks:
@@ -709,7 +979,7 @@ _OBJECT_CACHES = frozenset(
     {"index", "_columns", "_type_masks", "sba_masks", "object_team", "owner_side", "team_size", "_poison_threshold"}
 )
 #: What :meth:`Board.with_counts` keeps: :func:`solver.effects.gain` too while each object keeps the same kinds.
-_KEEP_WITH_COUNTS = _OBJECT_CACHES | {"rounds", "is_ally"}
+_KEEP_WITH_COUNTS = _OBJECT_CACHES | {"rounds", "is_ally", "layout"}
 #: What :meth:`Board.with_permanent` and :meth:`Board.without` keep: nothing, the objects change.
 _KEEP_NOTHING: frozenset[str] = frozenset()
 _KEEP_WITH_KINDS = _KEEP_WITH_COUNTS | {GAIN}
@@ -986,7 +1256,7 @@ def assemble(
     zeros = [0] * n_players
     nothing = [()] * n_players
     # One array call per dtype (rows of it are the columns): small boards pay per call, not per object.
-    controller, type_bits, power_a, toughness_a, damage_a, chapters_a, protector_a = np.array(
+    int_rows = np.array(
         [
             [*range(n_players), *(player_index[c] for c in ctrls)],
             zeros + [bits_of[t] for t in types_c],
@@ -998,7 +1268,7 @@ def assemble(
         ],
         dtype=np.int64,
     )
-    indestructible, phased_out, no_counters_a = np.array(
+    bool_rows = np.array(
         [
             [False] * n_players + ["indestructible" in k for k in keywords],
             [False] * n_players + list(phased),
@@ -1006,6 +1276,9 @@ def assemble(
         ],
         dtype=bool,
     )
+    int_rows.flags.writeable = bool_rows.flags.writeable = False  # and so every row of them
+    controller, type_bits, power_a, toughness_a, damage_a, chapters_a, protector_a = int_rows
+    indestructible, phased_out, no_counters_a = bool_rows
     # Filled like :meth:`Board._derived` rather than through the generated ``__init__``, whose
     # 33 frozen-field assignments are a tenth of the loading time of a small board.
     board = object.__new__(Board)
@@ -1042,5 +1315,15 @@ def assemble(
         team_poison=TeamPoison.PER_HEAD if per_head else TeamPoison.SHARED,
         head_poison=head_poison,
     )
-    board.__post_init__()
+    state = board.__dict__
+    for name in _BUILT:  # the fields not rows of int_rows or bool_rows
+        array = state[name]
+        if array is not None:
+            array.flags.writeable = False
+    state["layout"] = _layout_of(board)
     return board
+
+
+#: The array fields :func:`assemble` builds on their own (the others are rows of two read-only tables).
+_BUILT = ("counts", "team", "life", "value", "names", "type_names", "subtypes", "keywords", "head_poison",
+          *_NO_VALUES)  # fmt: skip

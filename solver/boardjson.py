@@ -37,6 +37,7 @@ from .board import (
     CardType,
     Effect,
     FloatArray,
+    IntArray,
     PermanentRow,
     Player,
     TeamPoison,
@@ -122,7 +123,9 @@ def load_board(source: BoardLike | BoardStruct, *, max_bytes: int = limits.MAX_B
             if isinstance(exc, msgspec.ValidationError) and "length" in str(exc):
                 _refuse_sizes(text)  # a list past its limit: refused without building the parsed document
             raise _refusal(_parse(text), exc) from None
-        return load_struct(struct)
+        board = load_struct(struct)
+        del struct  # freed before the collector resumes, which would otherwise walk its containers once
+        return board
 
 
 def load_struct(struct: BoardStruct, check_text: bool = False) -> Board:
@@ -778,19 +781,23 @@ class _Checker:
         return kind
 
 
-def magnitude_rows(board: Board) -> FloatArray:
+def magnitude_rows(board: Board, gain: IntArray | None = None) -> FloatArray:
     """Per object, the most the objective can count on it, in points at unit counter weight.
 
     Counters after the whole resolution if chosen every time (``count + rounds x gain``),
     each at its ``counter_values`` override if larger than 1; the permanent's worth (its
     ``value``, else 1 + (|power| + |toughness|) / 2 for a creature); a Saga's worth and 1.5
     per chapter; the amounts of its numeric thresholds.  Float, so it cannot overflow.
+    ``gain`` is what one proliferate adds per object and kind: :func:`solver.effects.gain`
+    unless given (an upper bound of it gives an upper bound of the magnitude).
     """
+    if gain is None:
+        gain = effects.gain(board)
     out: FloatArray = board.counts.sum(axis=1, dtype=np.float64)
-    out += board.rounds * effects.gain(board).sum(axis=1, dtype=np.float64)
+    out += board.rounds * gain.sum(axis=1, dtype=np.float64)
     if len(board.cv_object):
         cells = (board.cv_object, board.cv_kind)
-        after = board.counts[cells].astype(np.float64) + board.rounds * effects.gain(board)[cells].astype(np.float64)
+        after = board.counts[cells].astype(np.float64) + board.rounds * gain[cells].astype(np.float64)
         np.add.at(out, board.cv_object, after * np.maximum(np.abs(board.cv_value) - 1.0, 0.0))
     creature = (board.types & int(CardType.CREATURE)) != 0
     default = np.where(creature, 1.0 + (np.abs(board.power) + np.abs(board.toughness)) / 2, 0.0)
@@ -803,12 +810,23 @@ def magnitude_rows(board: Board) -> FloatArray:
     return out
 
 
+#: A board whose magnitude bound is below this is accepted without working out its gains (a margin far
+#: above float rounding, so a board at the limit is always judged by its exact magnitude).
+_SURELY_WITHIN = limits.MAX_MAGNITUDE * (1 - 1e-9)
+
+
 def check_magnitude(board: Board) -> None:
     """Refuse a board whose numbers could overflow the objective's arithmetic (see :mod:`solver.limits`).
 
     The problem is reported at the first player or permanent at which the running total
-    of :func:`magnitude_rows` passes the limit.
+    of :func:`magnitude_rows` passes the limit.  Most boards are far below it: they are
+    accepted on an upper bound of their gains (:func:`solver.effects.gain_bound`, on every
+    cell with counters), so loading does not run the card rules; the gains are worked out
+    when a board is decided.
     """
+    bound = effects.gain_bound(board)
+    if bound <= limits.MAX_MAGNITUDE and magnitude_rows(board, bound * (board.counts > 0)).sum() <= _SURELY_WITHIN:
+        return
     total = np.cumsum(magnitude_rows(board))
     if not len(total) or total[-1] <= limits.MAX_MAGNITUDE:
         return

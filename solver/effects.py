@@ -27,7 +27,7 @@ from .catalogue import valence
 if TYPE_CHECKING:
     from .board import Board, BoolArray, IntArray
 
-__all__ = ["SUPPORTED_CARDS", "apply_op", "best_count", "canonical_card", "gain", "gains"]
+__all__ = ["SUPPORTED_CARDS", "apply_op", "best_count", "canonical_card", "gain", "gain_bound", "gains"]
 
 #: Operations in a fixed order; a cell's key packs how many of each apply, ``_KEY_BITS`` bits each.
 _OPS = tuple(Op)
@@ -116,6 +116,21 @@ def gain(board: Board) -> IntArray:
         out.flags.writeable = False
         state[GAIN] = out
     return out
+
+
+def gain_bound(board: Board) -> int:
+    """An upper bound on every cell of :func:`gains`, from the scopes in force alone (no cell is worked out).
+
+    Every operation is a non-decreasing function of the count, and only +1 and doubling raise
+    it, so leaving the others out of any order never gives fewer counters; with those two
+    alone, the most is every +1 first, then every doubling: ``(1 + plus) x 2**double`` for the
+    one counter a proliferate puts (701.34a).
+    """
+    plus = double = 0
+    for scope, _ in scopes_in_force(board):
+        plus += scope.op is Op.PLUS_ONE
+        double += scope.op is Op.DOUBLE
+    return (1 + plus) << double
 
 
 def gains(board: Board) -> IntArray:

@@ -52,7 +52,6 @@ from .rules import (
     choice_matrix,
     combine_events,
     eligible_mask,
-    events_of,
     lost_seats,
     lost_seats_of,
     seat_numbers,

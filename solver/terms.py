@@ -1,4 +1,4 @@
-"""The game's fixed vocabulary: multiplayer variants and card types.
+"""The game's fixed vocabulary: multiplayer variants (and what each changes, :data:`VARIANTS`) and card types.
 
 A leaf module, so that both the board (which stores them) and the card registry (whose
 effects are scoped by them) can import it without importing each other.
@@ -6,9 +6,10 @@ effects are scoped by them) can import it without importing each other.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import IntFlag, StrEnum
 
-__all__ = ["CARD_TYPE_NAMES", "CardType", "TeamPoison", "Variant"]
+__all__ = ["CARD_TYPE_NAMES", "VARIANTS", "CardType", "TeamPoison", "Variant", "VariantRules"]
 
 
 class Variant(StrEnum):
@@ -17,6 +18,31 @@ class Variant(StrEnum):
     DUEL = "duel"
     FREE_FOR_ALL = "free_for_all"
     TWO_HEADED_GIANT = "two_headed_giant"
+
+
+@dataclass(frozen=True)
+class VariantRules:
+    """What a variant changes in the rules, as data (810 for Two-Headed Giant).
+
+    ``seats_are_teams``: a team wins or loses together (810.8a), else each player is a seat;
+    ``shared_poison``: poison counters are the team's (810.10, 704.6b), else each player's
+    (704.5c); ``poison_threshold`` and ``extra_head_poison``: poison at which a seat loses, and
+    how much more per head beyond two (810.11); ``starting_life`` (103.4, 810.3).
+    """
+
+    seats_are_teams: bool
+    shared_poison: bool
+    poison_threshold: int
+    extra_head_poison: int
+    starting_life: int
+
+
+#: The variant table: what each variant changes, read as data by the board's layout and the kernels.
+VARIANTS: dict[Variant, VariantRules] = {
+    Variant.DUEL: VariantRules(False, False, 10, 0, 20),
+    Variant.FREE_FOR_ALL: VariantRules(False, False, 10, 0, 20),
+    Variant.TWO_HEADED_GIANT: VariantRules(True, True, 15, 5, 30),
+}
 
 
 class TeamPoison(StrEnum):

@@ -196,3 +196,59 @@ def test_loading_benchmark_runs_against_a_baseline_checkout(tmp_path: Path) -> N
     cases = json.loads(out.read_text())["cases"]
     assert [c["label"] for c in cases][-1].startswith("analysis mix")
     assert all(c["same"] and set(c["best_s"]) == {"new", "baseline"} for c in cases)
+
+
+# ---------------------------------------------------------------------------- what loading works out, and when
+def test_loading_accepts_a_board_far_below_the_magnitude_limit_without_running_the_card_rules() -> None:
+    """The gains (614, 616.1) are worked out when a board is decided, not to load it: a bound clears it."""
+    from solver.board import GAIN
+    from solver.effects import gain, gain_bound
+
+    board = load_board(generate(BoardSpec(200, "free_for_all", extras=True, seed=4)))
+    assert board.effects and GAIN not in board.__dict__
+    assert (gain(board) <= gain_bound(board)).all()
+
+
+def test_the_gain_bound_is_every_plus_one_then_every_doubling() -> None:
+    """Hardened Scales (+1) then Doubling Season and Primal Vigor (x2, x2): at most (1 + 1) x 4 counters."""
+    from solver.effects import gain, gain_bound
+
+    data = generate(BoardSpec(20, "duel", seed=2))
+    data["effects"] = [{"card": c, "controller": data["proliferator"]} for c in
+                       ("Hardened Scales", "Doubling Season", "Primal Vigor")]  # fmt: skip
+    board = load_board(data)
+    assert gain_bound(board) == 8
+    assert 0 < gain(board).max() <= 8
+
+
+@pytest.mark.parametrize("near", [False, True])
+def test_a_board_near_the_magnitude_limit_is_judged_by_its_exact_magnitude(near: bool) -> None:
+    """A bound above the limit is not a refusal: the exact magnitude decides, at the object that passes.
+
+    Twenty Doubling Seasons bound every gain by 2**20, but they double only their controller's
+    permanents' counters, and alice has none: bob's creature gets one +1/+1 counter (701.34a).
+    """
+    from solver import limits
+    from solver.boardjson import magnitude_rows
+    from solver.effects import gain_bound
+    from solver.errors import BoardError
+
+    worth = limits.MAX_MAGNITUDE - (1.0 if near else 10.0)
+    data = {
+        "variant": "duel",
+        "proliferator": "alice",
+        "players": [{"id": "alice"}, {"id": "bob"}],
+        "permanents": [
+            {"id": "vault", "controller": "bob", "types": ["artifact"], "value": worth},
+            {"id": "bear", "controller": "bob", "types": ["creature"], "power": 2, "toughness": 2,
+             "counters": {"+1/+1": 1}},
+        ],
+        "effects": [{"card": "Doubling Season", "controller": "alice"}] * 20,
+    }  # fmt: skip
+    if near:  # the vault, then 1 + 1 counters and the bear's 3 points: past the limit at the bear
+        with pytest.raises(BoardError, match=r"permanents\[1\]: the board's numbers pass the magnitude limit"):
+            load_board(data)
+        return
+    board = load_board(data)
+    assert gain_bound(board) == 2**20
+    assert magnitude_rows(board).sum() == worth + 5.0

@@ -5,20 +5,74 @@ board ``b``'s first row).  Counters are one dense ``rows x kinds`` int64 table o
 the whole batch.  Values are integer milli-points (1/1000 point), read once from the policy:
 exact sums, the same whatever the batch or its order.  The variant is data (:data:`VARIANTS`):
 the kernels never ask which variant a board is, only what its table says.
+
+Every board holds its own policy-free part from the moment it is built
+(:attr:`solver.board.Board.layout`), so a batch is a join: :func:`join` concatenates the
+boards' packed buffers and unpacks them in one compiled pass (counters by plain concatenation
+when the boards share their kinds, else by one compiled remap to the batch's columns), and
+:func:`with_policy` applies the policy's tables (weights, worths, game scores) over the
+whole batch at once.  :func:`stack` is both.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+from itertools import chain
 
 import numpy as np
+from numba import njit
 
 from .. import effects
-from ..board import Board, CardType, IntArray
+from ..board import (
+    F_BATTLE,
+    F_CREATURE,
+    F_DESTRUCTIBLE,
+    F_PHASED_OUT,
+    F_PLANESWALKER,
+    F_PLAYER,
+    F_PRESENT,
+    F_SAGA,
+    N_OBJECTS,
+    N_OPPONENTS,
+    N_PLAYERS,
+    N_POISON_LOSES,
+    N_PROLIFERATOR,
+    N_ROUNDS,
+    N_SHARED,
+    N_TEAMS,
+    N_THRESHOLDS,
+    N_VALUES,
+    NUMBER_FIELDS,
+    R_CHAPTERS,
+    R_DAMAGE,
+    R_FLAGS,
+    R_LIFE,
+    R_PT_SUM,
+    R_SEAT,
+    R_SHARED_HEAD,
+    R_SIDE,
+    R_TEAM,
+    R_TOUGHNESS,
+    R_WORTH,
+    ROW_FIELDS,
+    TEAM_FIELDS,
+    THR_LOSE,
+    THR_POINTS,
+    THR_WIN,
+    THRESHOLD_FIELDS,
+    WORTH_CREATURE,
+    WORTH_SAGA,
+    WORTH_VALUE,
+    Board,
+    FloatArray,
+    IntArray,
+    pt_table,
+)
 from ..catalogue import default_spec
 from ..policy import Policy
-from ..terms import Variant
+from ..terms import VARIANTS, VariantRules
 
 __all__ = [
     "F_BATTLE",
@@ -30,51 +84,20 @@ __all__ = [
     "F_PRESENT",
     "F_SAGA",
     "SPECIAL",
+    "THR_LOSE",
+    "THR_POINTS",
+    "THR_WIN",
     "VARIANTS",
+    "Joined",
     "Layout",
     "VariantRules",
+    "join",
     "stack",
+    "with_policy",
 ]
-
-#: Per-row flag bits.
-F_PLAYER = 1
-F_PRESENT = 2  # a permanent that is phased in
-F_CREATURE = 4
-F_DESTRUCTIBLE = 8  # a creature without indestructible
-F_PLANESWALKER = 16
-F_BATTLE = 32
-F_SAGA = 64
-F_PHASED_OUT = 128
 
 #: The kinds the rules name, in the order of :attr:`Layout.special` (-1 where the batch has none).
 SPECIAL = ("+1/+1", "-1/-1", "loyalty", "defense", "lore", "poison")
-
-#: Threshold effects as codes: a number of points, a win or a loss for the controller.
-THR_POINTS, THR_WIN, THR_LOSE = 0, 1, 2
-
-
-@dataclass(frozen=True)
-class VariantRules:
-    """What a variant changes in the rules, as data (810 for Two-Headed Giant).
-
-    ``seats_are_teams``: a team wins or loses together (810.8a), else each player is a seat;
-    ``shared_poison``: poison counters are the team's (810.10, 704.6b), else each player's
-    (704.5c); ``poison_threshold`` and ``extra_head_poison``: poison at which a seat loses, and
-    how much more per head beyond two (810.11); ``starting_life`` (103.4, 810.3).
-    """
-
-    seats_are_teams: bool
-    shared_poison: bool
-    poison_threshold: int
-    extra_head_poison: int
-    starting_life: int
-
-
-VARIANTS: dict[Variant, VariantRules] = {
-    Variant.DUEL: VariantRules(False, False, 10, 0, 20),
-    Variant.FREE_FOR_ALL: VariantRules(False, False, 10, 0, 20),
-    Variant.TWO_HEADED_GIANT: VariantRules(True, True, 15, 5, 30),
-}
 
 
 @dataclass(frozen=True)
@@ -130,170 +153,345 @@ def _milli(x: np.ndarray | float) -> np.ndarray:
     return np.rint(np.asarray(x, dtype=np.float64) * 1000.0).astype(np.int64)
 
 
-def stack(boards: Sequence[Board], policy: Policy) -> Layout:
-    """The boards in one layout (the kinds of all, in order of first appearance).
+@dataclass(frozen=True)
+class Joined:
+    """The policy-free part of a layout: the boards' :class:`~solver.board.BoardLayout` arrays joined.
 
-    Per board only its column map and a few Python numbers are worked out; every per-row
-    array is built by one numpy call over the concatenated boards.
+    Rows of every board one after another, columns over the batch's kinds (in order of first
+    appearance), each board's threshold rows and kinds moved to the batch's.  Arrays are
+    fresh (writable) and contiguous, as the kernels read them.
     """
-    from ..board import SbaMasks, pt_table
 
-    kinds: dict[str, int] = {}
-    maps = [np.array([kinds.setdefault(k, len(kinds)) for k in board.kinds], dtype=np.int64) for board in boards]
+    obj_off: IntArray
+    thr_off: IntArray
+    team_off: IntArray
+    #: ``(n_boards, len(NUMBER_FIELDS))``: :data:`solver.board.NUMBER_FIELDS` per board.
+    numbers: IntArray
+    #: ``(len(ROW_FIELDS), n_rows)``: :data:`solver.board.ROW_FIELDS` per row.
+    ints: IntArray
+    value: FloatArray
+    counts: IntArray
+    gain: IntArray  # 0 in a shared-poison head's poison column (its team's counter is head_gain)
+    head_gain: IntArray
+    #: Where each board's kinds are in the batch's: its rows, its kinds and their batch columns, one board after
+    #: another (see :func:`_scatter`); None when every board has the batch's kinds.
+    columns: tuple[IntArray, IntArray, IntArray] | None
+    cv_cells: IntArray  # flat cells of the counter-value overrides
+    cv_value: FloatArray
+    #: ``(len(THRESHOLD_FIELDS), n_thresholds)``, rows and kinds the batch's, seats the board's.
+    thresholds: IntArray
+    #: ``(len(TEAM_FIELDS), n_teams)``.
+    teams: IntArray
+    kinds: tuple[str, ...]
+    poison: int  # the batch's poison column, -1 if none
+
+
+_NONE = np.zeros(0, dtype=np.int64)
+
+
+@njit(cache=True)
+def _unpack(
+    buf: IntArray, starts: IntArray, colmap: IntArray, kind_off: IntArray, same: bool, n_kinds: int
+) -> tuple[IntArray, ...]:
+    """The joined arrays of the boards' packed buffers (:class:`solver.board.BoardLayout`), one after another.
+
+    ``buf`` is the buffers concatenated, ``starts[b]`` where board ``b``'s begins; board ``b``'s
+    local kind column ``j`` is the batch's ``colmap[kind_off[b] + j]`` (``j`` itself if ``same``).
+    Rows, threshold rows and kinds, and counter-value cells move to the batch's; seats stay local.
+    """
+    n_boards = len(starts)
+    nf, rf, tf, mf = len(NUMBER_FIELDS), len(ROW_FIELDS), len(THRESHOLD_FIELDS), len(TEAM_FIELDS)
+    numbers = np.empty((n_boards, nf), dtype=np.int64)
+    obj_off = np.zeros(n_boards + 1, dtype=np.int64)
+    thr_off = np.zeros(n_boards + 1, dtype=np.int64)
+    team_off = np.zeros(n_boards + 1, dtype=np.int64)
+    cv_off = np.zeros(n_boards + 1, dtype=np.int64)
+    for b in range(n_boards):
+        for k in range(nf):
+            numbers[b, k] = buf[starts[b] + k]
+        obj_off[b + 1] = obj_off[b] + numbers[b, N_OBJECTS]
+        thr_off[b + 1] = thr_off[b] + numbers[b, N_THRESHOLDS]
+        team_off[b + 1] = team_off[b] + numbers[b, N_TEAMS]
+        cv_off[b + 1] = cv_off[b] + numbers[b, N_VALUES]
+    ints = np.empty((rf, obj_off[-1]), dtype=np.int64)
+    value = np.empty(obj_off[-1], dtype=np.int64)
+    thresholds = np.empty((tf, thr_off[-1]), dtype=np.int64)
+    teams = np.empty((mf, team_off[-1]), dtype=np.int64)
+    cv_cells = np.empty(cv_off[-1], dtype=np.int64)
+    cv_value = np.empty(cv_off[-1], dtype=np.int64)
+    for b in range(n_boards):
+        n, lo = numbers[b, N_OBJECTS], obj_off[b]
+        at = starts[b] + nf
+        for r in range(rf):
+            ints[r, lo : lo + n] = buf[at : at + n]
+            at += n
+        value[lo : lo + n] = buf[at : at + n]
+        at += n
+        n_thr, t_lo = numbers[b, N_THRESHOLDS], thr_off[b]
+        for r in range(tf):
+            thresholds[r, t_lo : t_lo + n_thr] = buf[at : at + n_thr]
+            at += n_thr
+        for i in range(t_lo, t_lo + n_thr):
+            thresholds[0, i] += lo
+            if not same:
+                thresholds[1, i] = colmap[kind_off[b] + thresholds[1, i]]
+        n_teams, m_lo = numbers[b, N_TEAMS], team_off[b]
+        for r in range(mf):
+            teams[r, m_lo : m_lo + n_teams] = buf[at : at + n_teams]
+            at += n_teams
+        n_cv, c_lo = numbers[b, N_VALUES], cv_off[b]
+        for i in range(n_cv):
+            col = buf[at + n_cv + i]
+            if not same:
+                col = colmap[kind_off[b] + col]
+            cv_cells[c_lo + i] = (lo + buf[at + i]) * n_kinds + col
+            cv_value[c_lo + i] = buf[at + 2 * n_cv + i]
+    return numbers, obj_off, thr_off, team_off, ints, value, thresholds, teams, cv_cells, cv_value
+
+
+@njit(cache=True)
+def _scatter(
+    counts: IntArray, gain: IntArray, sizes: IntArray, widths: IntArray, colmap: IntArray, n_kinds: int
+) -> tuple[IntArray, IntArray]:
+    """The boards' counters and gains (raveled ``rows x own kinds`` tables, one board after another) as
+    ``rows x batch kinds`` tables: board ``b``'s column ``j`` is the batch's ``colmap[sum(widths[:b]) + j]``."""
+    n = sizes.sum()
+    out_counts = np.zeros((n, n_kinds), dtype=np.int64)
+    out_gain = np.zeros((n, n_kinds), dtype=np.int64)
+    row = 0
+    at = 0
+    kind_at = 0
+    for b in range(len(sizes)):
+        w = widths[b]
+        for _ in range(sizes[b]):
+            for j in range(w):
+                col = colmap[kind_at + j]
+                out_counts[row, col] = counts[at + j]
+                out_gain[row, col] = gain[at + j]
+            at += w
+            row += 1
+        kind_at += w
+    return out_counts, out_gain
+
+
+@njit(cache=True)
+def _weights(
+    kind_weights: IntArray,
+    n: int,
+    same: bool,
+    sizes: IntArray,
+    widths: IntArray,
+    colmap: IntArray,
+    cv_cells: IntArray,
+    cv_value: FloatArray,
+    shared_head: IntArray,
+    poison: int,
+) -> IntArray:
+    """Milli-points per counter, ``n`` rows x the batch's kinds: each row's own board's kinds at the policy's
+    weight (``kind_weights`` per batch column; every column if ``same``, else board ``b``'s column ``j`` is
+    ``colmap[sum(widths[:b]) + j]``), a row's own override where it has one (``cv_cells``, flat, and
+    ``cv_value`` in points), none on a shared-poison head's poison (701.34b: the team's counter is its
+    recipient's), 0 elsewhere."""
+    n_kinds = len(kind_weights)
+    out = np.zeros((n, n_kinds), dtype=np.int64)
+    if same:
+        for i in range(n):
+            for j in range(n_kinds):
+                out[i, j] = kind_weights[j]
+    else:
+        row = 0
+        kind_at = 0
+        for b in range(len(sizes)):
+            w = widths[b]
+            for _ in range(sizes[b]):
+                for j in range(w):
+                    col = colmap[kind_at + j]
+                    out[row, col] = kind_weights[col]
+                row += 1
+            kind_at += w
+    for c in range(len(cv_cells)):
+        out[cv_cells[c] // n_kinds, cv_cells[c] % n_kinds] = np.rint(cv_value[c] * 1000.0)
+    if poison >= 0:
+        for i in range(n):
+            if shared_head[i]:
+                out[i, poison] = 0
+    return out
+
+
+def join(boards: Sequence[Board]) -> Joined:
+    """The boards' arrays in one layout, with no per-board Python beyond the join.
+
+    Each board's packed buffer (:class:`~solver.board.BoardLayout`) joins by one concatenation
+    and one compiled pass; boards with the same kinds tuple join their counters by plain
+    concatenation, others by one compiled remap to the batch's columns (the kinds of all, in
+    order of first appearance).
+    """
+    n_boards = len(boards)
+    packed = [board.layout.packed for board in boards]
+    counts_parts = [board.counts for board in boards]
+    gain_parts = [effects.gain(board) for board in boards]
+    first = boards[0].kinds if boards else ()
+    same = all(board.kinds == first for board in boards)
+    if same:
+        kinds = first
+        colmap = kind_off = np.zeros(0, dtype=np.int64)
+    else:
+        of_boards = [board.kinds for board in boards]
+        flat_kinds = list(chain.from_iterable(of_boards))
+        kinds = tuple(dict.fromkeys(flat_kinds))
+        column = {k: i for i, k in enumerate(kinds)}
+        colmap = np.fromiter(map(column.__getitem__, flat_kinds), dtype=np.int64, count=len(flat_kinds))
+        widths = np.fromiter(map(len, of_boards), dtype=np.int64, count=n_boards)
+        kind_off = np.zeros(n_boards + 1, dtype=np.int64)
+        np.cumsum(widths, out=kind_off[1:])
     n_kinds = len(kinds)
-    sizes = np.array([b.n_objects for b in boards], dtype=np.int64)
-    obj_off = np.zeros(len(boards) + 1, dtype=np.int64)
-    np.cumsum(sizes, out=obj_off[1:])
+    starts = np.zeros(n_boards, dtype=np.int64)
+    if n_boards > 1:
+        np.cumsum(np.fromiter(map(len, packed[:-1]), dtype=np.int64, count=n_boards - 1), out=starts[1:])
+    buf = np.concatenate(packed) if packed else np.zeros(0, dtype=np.int64)
+    numbers, obj_off, thr_off, team_off, ints, value, thresholds, teams, cv_cells, cv_value = _unpack(
+        buf, starts, colmap, kind_off, same, n_kinds
+    )
     n = int(obj_off[-1])
-
-    def cat(name: str, dtype: type) -> np.ndarray:
-        return np.concatenate([getattr(b, name) for b in boards]) if boards else np.zeros(0, dtype=dtype)
-
-    cells: list[IntArray] = []
-    count_parts: list[IntArray] = []
-    gain_parts: list[IntArray] = []
-    weight_parts: list[np.ndarray] = []
-    over_cells: list[IntArray] = []
-    over_values: list[np.ndarray] = []
-    head_rows: list[int] = []
-    head_gains: list[int] = []
-    zero_cells: list[int] = []
-    seat = np.full(n, -1, dtype=np.int64)
-    team = np.full(n, -1, dtype=np.int64)
-    life = np.ones(n, dtype=np.int64)
-    side_parts: list[np.ndarray] = []
-    is_player = np.zeros(n, dtype=bool)
-    per_board: list[tuple[int, ...]] = []
-    elimination, gap = [], []
-    thr_parts: list[tuple[IntArray, ...]] = []
-    thr_off = [0]
-    team_off = [0]
-    team_threshold: list[int] = []
-    team_weight: list[int] = []
-    poison_w = policy.weight("poison")
-    for b, board in enumerate(boards):
-        lo = int(obj_off[b])
-        cols = maps[b]
-        rules = VARIANTS[board.variant]
-        players = board.n_players
-        poison = board.kind_column("poison")
-        shared = rules.shared_poison and poison >= 0
-        idx = ((np.arange(lo, lo + board.n_objects, dtype=np.int64) * n_kinds)[:, None] + cols).ravel()
-        cells.append(idx)
-        count_parts.append(board.counts.ravel())
-        gain_parts.append(effects.gain(board).ravel())
-        weight_parts.append(np.tile(policy.kind_weights(board.kinds), board.n_objects))
-        if len(board.cv_object):
-            over_cells.append((board.cv_object + lo) * n_kinds + cols[board.cv_kind])
-            over_values.append(board.cv_value)
-        if shared:
-            pcol = int(cols[poison])
-            for i in range(players):
-                head_rows.append(lo + i)
-                head_gains.append(int(effects.gain(board)[i, poison]))
-                zero_cells.append((lo + i) * n_kinds + pcol)
-        player_team = board.team
-        seats = player_team if rules.seats_are_teams else np.arange(players, dtype=np.int64)
-        seat[lo : lo + players] = seats
-        team[lo : lo + players] = player_team
-        life[lo : lo + players] = board.life
-        is_player[lo : lo + players] = True
-        side_parts.append(board.is_ally)
-        seat_list, team_list = seats.tolist(), player_team.tolist()
-        ours = team_list[board.proliferator]
-        n_opp = len({s for s, t in zip(seat_list, team_list, strict=True) if t != ours})
-        elimination.append(policy.elimination_score(n_opp))
-        gap.append(policy.score_gap(n_opp))
-        per_board.append((players, board.rounds, board.proliferator, int(shared), int(not rules.shared_poison), n_opp))
-        sizes_of_team = [team_list.count(t) for t in range(board.n_teams)]
-        extra = rules.extra_head_poison if rules.shared_poison else 0
-        team_threshold.extend(rules.poison_threshold + extra * max(k - 2, 0) for k in sizes_of_team)
-        team_weight.extend(round(1000.0 * ((1.0 if t == ours else -1.0) * poison_w)) for t in range(board.n_teams))
-        team_off.append(team_off[-1] + board.n_teams)
-        nt = len(board.thr_object)
-        thr_off.append(thr_off[-1] + nt)
-        if nt:
-            code = np.array(
-                [THR_WIN if e == "win" else THR_LOSE if e == "lose" else THR_POINTS for e in board.thr_effect],
-                dtype=np.int64,
-            )
-            amount = np.array([0.0 if isinstance(e, str) else float(e) for e in board.thr_effect])
-            owner = board.controller[board.thr_object]
-            thr_parts.append(
-                (board.thr_object + lo, cols[board.thr_kind], board.thr_at, code, _milli(amount), seats[owner])
-            )
-    flat = np.concatenate(cells) if cells else np.zeros(0, dtype=np.int64)
-    counts = np.zeros(n * n_kinds, dtype=np.int64)
-    gain = np.zeros(n * n_kinds, dtype=np.int64)
-    wf = np.zeros(n * n_kinds, dtype=np.float64)
-    if boards:
-        counts[flat] = np.concatenate(count_parts)
-        gain[flat] = np.concatenate(gain_parts)
-        wf[flat] = np.concatenate(weight_parts)
-    if over_cells:
-        wf[np.concatenate(over_cells)] = np.concatenate(over_values)
-    if zero_cells:
-        wf[zero_cells] = 0.0
-        gain[zero_cells] = 0
+    if same:
+        counts = np.concatenate(counts_parts) if boards else np.zeros((0, 0), dtype=np.int64)
+        gain = np.concatenate(gain_parts) if boards else np.zeros((0, 0), dtype=np.int64)
+    else:
+        sizes = np.ascontiguousarray(numbers[:, N_OBJECTS])
+        flat_counts = np.concatenate(counts_parts, axis=None)
+        counts, gain = _scatter(flat_counts, np.concatenate(gain_parts, axis=None), sizes, widths, colmap, n_kinds)
+    poison = kinds.index("poison") if "poison" in kinds else -1
     head_gain = np.zeros(n, dtype=np.int64)
-    head_gain[head_rows] = head_gains
-    types, chapters = cat("types", np.int64), cat("chapters", np.int64)
-    power, toughness = cat("power", np.int64), cat("toughness", np.int64)
-    phased = cat("phased_out", np.bool_)
-    masks = SbaMasks.build(is_player, phased, types, cat("indestructible", np.bool_), chapters)
-    flags = np.where(is_player, F_PLAYER, 0) | np.where(masks.present, F_PRESENT, 0)
-    flags |= np.where(masks.creature, F_CREATURE, 0) | np.where(masks.destructible, F_DESTRUCTIBLE, 0)
-    flags |= np.where(masks.planeswalker, F_PLANESWALKER, 0) | np.where(masks.battle, F_BATTLE, 0)
-    flags |= np.where(masks.saga, F_SAGA, 0) | np.where(phased, F_PHASED_OUT, 0)
-    value = cat("value", np.float64)
-    default = np.where(
-        (types & int(CardType.CREATURE)) != 0,
-        policy.creature_base + (power + toughness) / 2,
-        np.where(chapters > 0, policy.saga_value, 0.0),
-    )
-    worth = np.where(is_player, 0.0, np.where(np.isnan(value), default, value))
-    side = np.where(np.concatenate(side_parts), 1, -1) if boards else np.zeros(0, dtype=np.int64)
-    table = pt_table(tuple(kinds))
-    presence = np.array([default_spec(k).presence_only for k in kinds], dtype=np.int64)
-    pb = np.array(per_board, dtype=np.int64).reshape(len(boards), 6)
-    thr = [np.concatenate([p[j] for p in thr_parts]) if thr_parts else np.zeros(0, np.int64) for j in range(6)]
-    return Layout(
+    if poison >= 0:
+        heads = ints[R_SHARED_HEAD] != 0
+        if heads.any():  # 701.34b: a head's poison is what it receives as its team's recipient
+            head_gain[heads] = gain[heads, poison]
+            gain[heads, poison] = 0
+    joined = object.__new__(Joined)  # like Layout (see with_policy): no generated __init__ per field
+    joined.__dict__.update(
         obj_off=obj_off,
-        thr_off=np.array(thr_off, dtype=np.int64),
-        team_off=np.array(team_off, dtype=np.int64),
-        n_players=np.ascontiguousarray(pb[:, 0]),
-        rounds=np.ascontiguousarray(pb[:, 1]),
-        proliferator=np.ascontiguousarray(pb[:, 2]),
-        shared=np.ascontiguousarray(pb[:, 3]),
-        poison_loses=np.ascontiguousarray(pb[:, 4]),
-        n_opponents=np.ascontiguousarray(pb[:, 5]),
-        elimination=np.array(elimination, dtype=np.float64),
-        gap=np.array(gap, dtype=np.float64),
-        counts=counts.reshape(n, n_kinds),
-        gain=gain.reshape(n, n_kinds),
-        weights=_milli(wf).reshape(n, n_kinds),
-        flags=flags.astype(np.int64),
-        toughness=toughness,
-        damage=cat("damage", np.int64),
-        chapters=chapters,
-        life=life,
-        worth=_milli(worth),
-        side=side.astype(np.int64),
-        seat=seat,
-        team=team,
+        thr_off=thr_off,
+        team_off=team_off,
+        numbers=numbers,
+        ints=ints,
+        value=value.view(np.float64),
+        counts=counts,
+        gain=gain,
         head_gain=head_gain,
-        thr_row=thr[0].astype(np.int64),
-        thr_kind=thr[1].astype(np.int64),
-        thr_at=thr[2].astype(np.int64),
-        thr_code=thr[3].astype(np.int64),
-        thr_amount=thr[4].astype(np.int64),
-        thr_seat=thr[5].astype(np.int64),
-        team_threshold=np.array(team_threshold, dtype=np.int64),
-        team_weight=np.array(team_weight, dtype=np.int64),
-        kinds=tuple(kinds),
-        tough_delta=np.ascontiguousarray(table[:, 1]),
-        presence=presence,
-        special=np.array([kinds.get(k, -1) for k in SPECIAL], dtype=np.int64),
-        policy_scores=np.array([policy.win, policy.draw, policy.loss, policy.game_weight], dtype=np.float64),
-        saga_chapter=int(_milli(policy.saga_chapter)),
+        columns=None if same else (sizes, widths, colmap),
+        cv_cells=cv_cells,
+        cv_value=cv_value.view(np.float64),
+        thresholds=thresholds,
+        teams=teams,
+        kinds=kinds,
+        poison=poison,
     )
+    return joined
+
+
+@njit(cache=True)
+def _worths(code: IntArray, value: FloatArray, pt_sum: IntArray, creature_base: float, saga_value: float) -> IntArray:
+    """Each row's worth in milli-points: its own value, else a creature's (the policy's base + (power + toughness)
+    / 2) or a Saga's by the policy, else nothing (see :data:`solver.board.WORTH_NONE` and the others)."""
+    out = np.zeros(len(code), dtype=np.int64)
+    for i in range(len(code)):
+        if code[i] == WORTH_VALUE:
+            out[i] = np.rint(value[i] * 1000.0)
+        elif code[i] == WORTH_CREATURE:
+            out[i] = np.rint((creature_base + pt_sum[i] / 2) * 1000.0)
+        elif code[i] == WORTH_SAGA:
+            out[i] = np.rint(saga_value * 1000.0)
+    return out
+
+
+def _per_count(values: IntArray, score: Callable[[int], float]) -> FloatArray:
+    """``score(k)`` for each ``k`` of ``values`` (numbers of opponents: a handful of distinct values)."""
+    if not len(values):
+        return np.zeros(0, dtype=np.float64)
+    lo, hi = int(values.min()), int(values.max())
+    table = np.array([score(k) for k in range(lo, hi + 1)], dtype=np.float64)
+    out: FloatArray = table[values - lo]
+    return out
+
+
+@lru_cache(maxsize=1024)
+def _kind_tables(kinds: tuple[str, ...]) -> tuple[IntArray, IntArray, IntArray]:
+    """Per kind of a batch: toughness per counter (122.1a), presence-only (the catalogue), and the columns of
+    :data:`SPECIAL` (-1 where absent); read-only (copied into each layout: a game's batches share their kinds)."""
+    index = {k: i for i, k in enumerate(kinds)}
+    out = (
+        np.ascontiguousarray(pt_table(kinds)[:, 1]),
+        np.array([default_spec(k).presence_only for k in kinds], dtype=np.int64),
+        np.array([index.get(k, -1) for k in SPECIAL], dtype=np.int64),
+    )
+    for array in out:
+        array.flags.writeable = False
+    return out
+
+
+def with_policy(joined: Joined, policy: Policy) -> Layout:
+    """The layout of joined boards under ``policy``: its tables applied over the whole batch at once."""
+    J = joined
+    kinds = J.kinds
+    n = len(J.counts)
+    ints = J.ints
+    numbers = J.numbers
+    sizes, widths, colmap = J.columns or (_NONE, _NONE, _NONE)
+    weights = _weights(
+        _milli(policy.kind_weights(kinds)), n, J.columns is None, sizes, widths, colmap, J.cv_cells, J.cv_value,
+        ints[R_SHARED_HEAD], J.poison,
+    )  # fmt: skip
+    worth = _worths(ints[R_WORTH], J.value, ints[R_PT_SUM], policy.creature_base, policy.saga_value)
+    per_board = np.ascontiguousarray(numbers.T)  # each number of every board, contiguous
+    n_opponents = per_board[N_OPPONENTS]
+    teams = J.teams
+    thr = J.thresholds
+    tough_delta, presence, special = _kind_tables(kinds)
+    # Filled like :class:`solver.board.Board` rather than through the generated ``__init__`` (39 frozen fields).
+    layout = object.__new__(Layout)
+    layout.__dict__.update(
+        obj_off=J.obj_off,
+        thr_off=J.thr_off,
+        team_off=J.team_off,
+        n_players=per_board[N_PLAYERS],
+        rounds=per_board[N_ROUNDS],
+        proliferator=per_board[N_PROLIFERATOR],
+        shared=per_board[N_SHARED],
+        poison_loses=per_board[N_POISON_LOSES],
+        n_opponents=n_opponents,
+        elimination=_per_count(n_opponents, policy.elimination_score),
+        gap=_per_count(n_opponents, policy.score_gap),
+        counts=J.counts,
+        gain=J.gain,
+        weights=weights,
+        flags=ints[R_FLAGS],
+        toughness=ints[R_TOUGHNESS],
+        damage=ints[R_DAMAGE],
+        chapters=ints[R_CHAPTERS],
+        life=ints[R_LIFE],
+        worth=worth,
+        side=ints[R_SIDE],
+        seat=ints[R_SEAT],
+        team=ints[R_TEAM],
+        head_gain=J.head_gain,
+        thr_row=thr[0],
+        thr_kind=thr[1],
+        thr_at=thr[2],
+        thr_code=thr[3],
+        thr_amount=thr[4],
+        thr_seat=thr[5],
+        team_threshold=teams[0],
+        team_weight=teams[1] * round(1000.0 * policy.weight("poison")),  # milli-points, signed for the proliferator
+        kinds=kinds,
+        tough_delta=tough_delta.copy(),
+        presence=presence.copy(),
+        special=special.copy(),
+        policy_scores=np.array([policy.win, policy.draw, policy.loss, policy.game_weight], dtype=np.float64),
+        saga_chapter=round(1000.0 * policy.saga_chapter),
+    )
+    return layout
+
+
+def stack(boards: Sequence[Board], policy: Policy) -> Layout:
+    """The boards in one layout under ``policy``: :func:`join`, then :func:`with_policy`."""
+    return with_policy(join(boards), policy)

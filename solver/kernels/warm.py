@@ -72,7 +72,8 @@ def load() -> None:
     times over (a constrained ``solve`` with ``time_limit=0.05``, tests/test_cpsat_loading.py).
     So the library's import pays them, deciding one small 2HG board whose objective reaches
     every entry point a decision calls (the optimum, the row tables, the unit split, the team
-    options, the value of a given choice).  With no cache yet (an install not warmed), this compiles them: a minute, once.
+    options, the value of a given choice).  With no cache yet (an install not warmed), this
+    compiles them: a minute, once.
     """
     global loaded_in
     from ..boardjson import load_board
