@@ -17,6 +17,7 @@ from .cards import CARDS, SUPPORTED_CARDS, Op
 from .catalogue import default_spec, valence
 from .errors import BoardError
 from .kernels.exact import decide_batch, score_events, tabulate_rows, team_options
+from .kernels.gains import gains_616_1
 from .kernels.layout import (
     F_BATTLE,
     F_CREATURE,
@@ -74,6 +75,7 @@ __all__ = [
     "decide_one",
     "default_spec",
     "eligible_mask",
+    "gains_616_1",
     "lost_seats_104_2a",
     "popcount",
     "pt_table",

@@ -8,13 +8,16 @@ from importlib import resources
 from itertools import permutations
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from benchmarks.boards import VARIANTS, BoardSpec, generate
 from solver import Board, BoardError, Choice, Effect, apply_proliferate, eligible, load_board, solve, solve_many
-from solver.cards import Op
-from solver.effects import SUPPORTED_CARDS, apply_op, best_count, gain
+from solver.cards import Op, scopes_in_force
+from solver.catalogue import valence
+from solver.effects import SUPPORTED_CARDS, apply_op, best_count, gain, gains
 
 
 def _board(
@@ -502,6 +505,36 @@ def test_616_1_best_count_equals_the_best_of_every_order(uses: list[int], want_m
 )
 def test_616_1_best_count_known_orders(uses: list[int], want_more: bool, count: int) -> None:
     assert best_count(uses, want_more) == count
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_616_1_every_cell_of_a_large_board_gets_its_best_order(variant: str) -> None:
+    """The compiled gains of a 300-object board with effects, cell by cell, against every order of its effects.
+
+    701.34a: a counter only of a kind already there; 616.1: the affected party's best order
+    (fewer defense counters for a battle's controller when an opponent protects it, 310.8).
+    """
+    board = load_board(generate(BoardSpec(300, variant, extras=True, seed=3)))
+    scopes = scopes_in_force(board)
+    assert scopes
+    got = gains(board)
+    covers = [np.asarray(scope.objects(board, c), dtype=bool) for scope, c in scopes]
+    has = (board.counts > 0) & ~board.no_counters[:, None]
+    checked = 0
+    for s, k in zip(*np.nonzero(has), strict=True):
+        kind = board.kinds[k]
+        uses = [0] * len(Op)
+        for (scope, _), cover in zip(scopes, covers, strict=True):
+            if cover[s] and scope.kinds(kind):
+                uses[list(Op).index(scope.op)] += 1
+        protector = int(board.protector[s])
+        hostile = protector >= 0 and board.team[protector] != board.team[board.controller[s]]
+        want_more = valence(kind) >= 0 and not (kind == "defense" and hostile)
+        if sum(uses) <= 7:
+            assert got[s, k] == _brute_force(uses, want_more), (board.ids[s], kind, uses)
+            checked += sum(uses) > 0
+    assert (got != has).any() and checked > 0  # the effects change some gains
+    assert not got[~has].any()
 
 
 def test_616_1_many_effects_order_in_polynomial_time() -> None:

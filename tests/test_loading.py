@@ -170,20 +170,6 @@ def test_board_build_still_refuses_inconsistent_objects() -> None:
         Board.build(variant="duel", proliferator="zed", players=board.players)
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
-def test_gains_group_cells_alike_by_dict_and_by_sort(variant: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Few cells are grouped in a dict, many by ``np.unique``: both must give every cell the same gain (616.1)."""
-    import solver.effects as effects
-
-    board = load_board(generate(BoardSpec(300, variant, extras=True, seed=3)))
-    assert board.effects
-    by_dict = effects.gains(board)
-    monkeypatch.setattr(effects, "_FEW_CELLS", 0)
-    by_sort = effects.gains(board)
-    np.testing.assert_array_equal(by_dict, by_sort)
-    assert (by_dict != (board.counts > 0)).any()  # the effects change some gains
-
-
 def test_loading_benchmark_runs_against_a_baseline_checkout(tmp_path: Path) -> None:
     """``benchmarks.loading`` as documented, with this checkout as its own baseline: identical boards, ratio column."""
     root = Path(__file__).resolve().parent.parent

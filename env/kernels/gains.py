@@ -9,11 +9,11 @@ object set by the one of :data:`OBJECT_SETS` that selects the same objects on pr
 every variant.  A card whose scope matches none is refused at import, naming it.
 
 :func:`game_gains` then computes, for one game in arrays, the counters each slot gets per kind
-(:func:`solver.effects.gains`: zero where the slot has no counter of the kind, 701.34a; the best
-order of the effects for the affected party, 616.1, by a dynamic programme over how many of each
-operation have been applied; "if one or more counters would be put", so a count that reached 0
-stays 0).  In Two-Headed Giant the poison column of a head is what it would get as its team's
-recipient (701.34b), as :func:`solver.effects.gain` has it.
+(as :func:`solver.effects.gains` has it, by the same compiled rule,
+:func:`solver.kernels.gains.gains_616_1`: zero where the slot has no counter of the kind, 701.34a;
+the best order of the effects for the affected party, 616.1).  In Two-Headed Giant the poison
+column of a head is what it would get as its team's recipient (701.34b), as
+:func:`solver.effects.gain` has it.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
-from solver.core import CARDS, Board, CardType, Effect, Op, Permanent, Player, Variant, valence
+from solver.core import CARDS, Board, CardType, Effect, Op, Permanent, Player, Variant, gains_616_1, valence
 
 from .state import EFFECT_NAMES
 
@@ -33,8 +33,8 @@ __all__ = ["OBJECT_SETS", "UNTABLED", "ScopeTable", "game_gains", "game_rounds",
 
 I64 = npt.NDArray[np.int64]
 
-#: Operations by code, in :class:`solver.cards.Op` order (the key of the dynamic programme).
-OPS: tuple[Op, ...] = (Op.PLUS_ONE, Op.DOUBLE, Op.MINUS_ONE, Op.HALVE, Op.BAN)
+#: Operations by code, in :class:`solver.cards.Op` order (the codes :func:`solver.core.gains_616_1` reads).
+OPS: tuple[Op, ...] = tuple(Op)
 #: The object sets a scope can select, by code (``c`` is the seat controlling the effect).
 OBJECT_SETS: tuple[str, ...] = (
     "every object",
@@ -237,55 +237,6 @@ def wanted_kinds(kinds: list[str]) -> npt.NDArray[np.bool_]:
 
 
 @njit(cache=True)
-def _apply(op: int, count: int) -> int:
-    if op == 0:
-        return count + 1
-    if op == 1:
-        return count * 2
-    if op == 2:
-        return max(count - 1, 0)
-    if op == 3:
-        return count // 2
-    return 0
-
-
-@njit(cache=True)
-def best_count(p: int, d: int, m: int, h: int, want_more: bool) -> int:
-    """Counters one proliferate puts when ``p, d, m, h`` effects of +1, x2, -1, /2 apply, in the best order.
-
-    Every operation, and "stop once the count is 0", is non-decreasing in the count, so the best
-    over all orders of a multiset is one more operation applied to the best of the multiset
-    without it (:func:`solver.effects.best_count`).
-    """
-    table = np.zeros((p + 1, d + 1, m + 1, h + 1), dtype=np.int64)
-    table[0, 0, 0, 0] = 1
-    for total in range(1, p + d + m + h + 1):
-        for a in range(min(p, total) + 1):
-            for b in range(min(d, total - a) + 1):
-                for c in range(min(m, total - a - b) + 1):
-                    e = total - a - b - c
-                    if e > h:
-                        continue
-                    best = -1
-                    for op in range(4):
-                        if (op == 0 and a == 0) or (op == 1 and b == 0) or (op == 2 and c == 0) or (op == 3 and e == 0):
-                            continue
-                        if op == 0:
-                            before = table[a - 1, b, c, e]
-                        elif op == 1:
-                            before = table[a, b - 1, c, e]
-                        elif op == 2:
-                            before = table[a, b, c - 1, e]
-                        else:
-                            before = table[a, b, c, e - 1]
-                        option = _apply(op, before) if before else 0
-                        if best < 0 or (option > best if want_more else option < best):
-                            best = option
-                    table[a, b, c, e] = best
-    return int(table[p, d, m, h])
-
-
-@njit(cache=True)
 def relation_of(proliferator: int, c: int, team: np.ndarray) -> int:
     """0 when seat ``c`` proliferates, 1 when its teammate does, 2 when an opponent does."""
     if proliferator == c:
@@ -322,48 +273,47 @@ def game_gains(
     defense: int,
     out: np.ndarray,
 ) -> None:
-    """One game's gains into ``out`` (slots x kinds), from its slots (see the module docstring)."""
+    """One game's gains into ``out`` (slots x kinds), from its slots (see the module docstring).
+
+    The effects' scopes become rows of the slots and kinds each covers, which the solver's
+    compiled rule (:func:`solver.kernels.gains.gains_616_1`) orders per slot and kind (616.1).
+    """
     seats = player_in.shape[0]
     n_kinds = counts.shape[1]
     hi = seats + n_perm
     out[:, :] = 0
+    has = np.zeros((hi, n_kinds), dtype=np.bool_)
+    more = np.zeros((hi, n_kinds), dtype=np.bool_)
     for s in range(hi):
+        hostile = s >= seats and protector[s] >= 0 and team[protector[s]] != team[controller[s]]
         for k in range(n_kinds):
-            if counts[s, k] > 0:
-                out[s, k] = 1
-    if n_effects == 0:
-        return
-    uses = np.zeros((hi, n_kinds, 5), dtype=np.int64)
-    touched = False
+            has[s, k] = counts[s, k] > 0
+            more[s, k] = wanted[k] and not (k == defense and hostile)
+    n_rows = 0
+    for e in range(n_effects):
+        code, c, level = effects[e, 0], effects[e, 1], effects[e, 2]
+        n_rows += n_scopes[code, relation_of(proliferator, c, team), min(max(level, 1), scopes.shape[2]) - 1]
+    rows = np.zeros((n_rows, hi), dtype=np.bool_)
+    cols = np.zeros((n_rows, n_kinds), dtype=np.bool_)
+    ops = np.zeros(n_rows, dtype=np.int64)
+    r = 0
     for e in range(n_effects):
         code, c, level = effects[e, 0], effects[e, 1], effects[e, 2]
         rel = relation_of(proliferator, c, team)
         lv = min(max(level, 1), scopes.shape[2]) - 1
         for j in range(n_scopes[code, rel, lv]):
             op, objects, kind = scopes[code, rel, lv, j, 0], scopes[code, rel, lv, j, 1], scopes[code, rel, lv, j, 2]
+            ops[r] = op
+            for k in range(n_kinds):
+                cols[r, k] = kind < 0 or kind == k
             for s in range(hi):
                 is_player = s < seats
                 if is_player and not player_in[s]:
                     continue
                 ctrl = s if is_player else controller[s]
                 types = 0 if is_player else card_types[card[s]]
-                if not in_object_set(objects, is_player, s if is_player else -1, types, ctrl, c, team[ctrl], team[c]):
-                    continue
-                for k in range(n_kinds):
-                    if counts[s, k] > 0 and (kind < 0 or kind == k):
-                        uses[s, k, op] += 1
-                        touched = True
-    if not touched:
-        return
-    for s in range(hi):
-        for k in range(n_kinds):
-            u = uses[s, k]
-            if u[0] + u[1] + u[2] + u[3] + u[4] == 0:
-                continue
-            if u[4] > 0:
-                out[s, k] = 0
-                continue
-            more = wanted[k]
-            if k == defense and s >= seats and protector[s] >= 0 and team[protector[s]] != team[controller[s]]:
-                more = False
-            out[s, k] = best_count(u[0], u[1], u[2], u[3], more)
+                rows[r, s] = in_object_set(
+                    objects, is_player, s if is_player else -1, types, ctrl, c, team[ctrl], team[c]
+                )
+            r += 1
+    gains_616_1(rows, cols, ops, has, more, out[:hi])

@@ -72,15 +72,18 @@ def load() -> None:
     times over (a constrained ``solve`` with ``time_limit=0.05``, tests/test_cpsat_loading.py).
     So the library's import pays them, deciding one small 2HG board whose objective reaches
     every entry point a decision calls (the optimum, the row tables, the unit split, the team
-    options, the value of a given choice).  With no cache yet (an install not warmed), this
+    options, the value of a given choice), and the gains of the board with a replacement effect
+    (:func:`~solver.kernels.gains.gains_616_1`, 616.1).  With no cache yet (an install not warmed), this
     compiles them: a minute, once.
     """
     global loaded_in
     from ..boardjson import load_board
+    from ..effects import gains
     from ..objective import Objective
     from ..policy import DEFAULT_POLICY
 
     start = time.perf_counter()
+    gains(load_board(WARM_BOARDS[0]))
     objective = Objective(load_board(WARM_BOARDS[1]), DEFAULT_POLICY)
     best = objective.best()
     _ = objective.units
@@ -92,21 +95,25 @@ def warm() -> float:
     """Decide :data:`WARM_BOARDS` (both senses), tabulate their units, score and settle their choices; the
     seconds it took (compiling the kernels, or loading them from the cache).
 
-    That is every compiled entry: the decision (:func:`~solver.kernels.decide`), the units CP-SAT,
-    the pick-limit programme and explanations read (:attr:`solver.objective.Objective.units`: the
-    core's row tables, unit split and 2HG team options), the state-based actions
-    (:func:`~solver.kernels.settle_layout`) and the value of given choices
-    (:func:`~solver.kernels.score_layout`, :func:`~solver.kernels.value_settled`).
+    That is every compiled entry: the gains under replacement effects
+    (:func:`~solver.kernels.gains.gains_616_1`, 616.1, on the board with Hardened Scales), the
+    decision (:func:`~solver.kernels.decide`), the units CP-SAT, the pick-limit programme and
+    explanations read (:attr:`solver.objective.Objective.units`: the core's row tables, unit split
+    and 2HG team options), the state-based actions (:func:`~solver.kernels.settle_layout`) and the
+    value of given choices (:func:`~solver.kernels.score_layout`, :func:`~solver.kernels.value_settled`).
     """
     import numpy as np
 
     from ..boardjson import load_board
+    from ..effects import best_count, gains
     from ..objective import Objective
     from ..policy import DEFAULT_POLICY
     from . import decide, score_layout, settle_layout, value_settled
 
     boards = [load_board(b) for b in WARM_BOARDS]
     start = time.perf_counter()
+    gains(boards[0])
+    best_count([1, 1, 0, 0, 0, 0], True)
     layout, best = decide(boards, DEFAULT_POLICY, 1)
     decide(boards, DEFAULT_POLICY, -1)
     for board in boards:

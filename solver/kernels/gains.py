@@ -1,0 +1,159 @@
+"""The counters one proliferate puts on each object under replacement effects (701.34a, 614, 616.1).
+
+One compiled rule, called by :func:`solver.effects.gains` (a board's scopes in force) and by the
+v1 environments' games (:func:`env.kernels.gains.game_gains`, through :mod:`solver.core`).  The
+inputs are plain arrays: each scope in force is a row of objects it covers, a row of kinds it
+covers and an operation (a code of :data:`OPS`); ``has`` says which cells (object, kind) get a
+counter at all (701.34a: kinds already there, on an object that can have counters put on it)
+and ``more`` whether the affected party wants more of the kind there (616.1).
+
+When several effects apply to one event, the affected object's controller, or the affected
+player, picks the order (616.1).  Every operation is a non-decreasing function of the count, and
+so is "stop once the count is 0" ("if one or more counters would be put", 614), so the best
+result over all orders of a multiset of operations is the best of one more operation applied to
+the best result of the multiset without it: :func:`best_orders_616_1`, a dynamic programme over
+how many of each operation have been applied.  A ban makes the count 0 in any order.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+__all__ = [
+    "BAN",
+    "N_OPS",
+    "N_ORDERED",
+    "TOO_MANY",
+    "apply_op_614",
+    "best_orders_616_1",
+    "count_uses",
+    "gains_616_1",
+]
+
+#: Operation codes, in :class:`solver.cards.Op` order: +1, x2, -1, /2, =1, then the ban.
+N_OPS = 6
+#: The operations an order is chosen among (every code below :data:`BAN`).
+N_ORDERED = 5
+#: The code of a ban ("can't have counters put on it", 614): 0 counters in any order.
+BAN = 5
+#: Counters one proliferate may put on one object: a count that would reach it saturates there, and
+#: a result that depends on a saturated count is reported (:func:`gains_616_1`).
+TOO_MANY = 2**62
+
+
+@njit(cache=True)
+def apply_op_614(op: int, count: int) -> int:
+    """614.1: one effect applied to an event that would put ``count`` >= 1 counters (saturating at TOO_MANY)."""
+    if op == 0:
+        out = count + 1
+    elif op == 1:
+        out = count * 2 if count <= TOO_MANY // 2 else TOO_MANY
+    elif op == 2:
+        out = max(count - 1, 0)
+    elif op == 3:
+        out = count // 2
+    elif op == 4:
+        out = min(count, 1)
+    else:
+        out = 0
+    return min(out, TOO_MANY)
+
+
+@njit(cache=True)
+def best_orders_616_1(top: np.ndarray, want_more: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """616.1: the best count, over every order, for every multiset of at most ``top[i]`` of ordered op ``i``.
+
+    The multiset ``u`` is at flat index ``sum(u[i] * strides[i])``; its predecessors (one op
+    fewer) have smaller indexes, so one pass in index order fills the table.  The best is the
+    most counters if ``want_more``, else the fewest.  Returns ``(value, tainted, strides)``:
+    ``tainted`` marks an entry whose computation met a count of :data:`TOO_MANY` (not exact).
+    """
+    strides = np.ones(N_ORDERED, dtype=np.int64)
+    for i in range(N_ORDERED - 2, -1, -1):
+        strides[i] = strides[i + 1] * (top[i + 1] + 1)
+    size = strides[0] * (top[0] + 1)
+    value = np.empty(size, dtype=np.int64)
+    tainted = np.zeros(size, dtype=np.bool_)
+    value[0] = 1
+    for idx in range(1, size):
+        best = -1
+        bad = False
+        for i in range(N_ORDERED):
+            if (idx // strides[i]) % (top[i] + 1) == 0:
+                continue
+            before = value[idx - strides[i]]
+            option = apply_op_614(i, before) if before else 0
+            bad = bad or tainted[idx - strides[i]] or option >= TOO_MANY
+            if best < 0 or (option > best if want_more else option < best):
+                best = option
+        value[idx] = best
+        tainted[idx] = bad
+    return value, tainted, strides
+
+
+@njit(cache=True)
+def count_uses(rows: np.ndarray, cols: np.ndarray, ops: np.ndarray, has: np.ndarray) -> np.ndarray:
+    """How many scopes of each operation apply to each cell with a counter: objects x kinds x :data:`N_OPS`."""
+    n_obj, n_kinds = has.shape
+    uses = np.zeros((n_obj, n_kinds, N_OPS), dtype=np.int64)
+    for j in range(len(ops)):
+        op = ops[j]
+        for s in range(n_obj):
+            if not rows[j, s]:
+                continue
+            for k in range(n_kinds):
+                if has[s, k] and cols[j, k]:
+                    uses[s, k, op] += 1
+    return uses
+
+
+@njit(cache=True)
+def gains_616_1(
+    rows: np.ndarray, cols: np.ndarray, ops: np.ndarray, has: np.ndarray, more: np.ndarray, out: np.ndarray
+) -> bool:
+    """Counters each cell gets from one proliferate into ``out`` (objects x kinds); whether any overflowed.
+
+    701.34a: one counter on each cell of ``has``, none elsewhere; then each cell's scopes in the
+    best order for its affected party (616.1, :func:`best_orders_616_1`; one table per sense
+    answers every cell).  ``rows`` is scopes x objects, ``cols`` scopes x kinds, ``ops`` the
+    scopes' operation codes.  True when a cell's count is :data:`TOO_MANY` or depends on one.
+    """
+    n_obj, n_kinds = has.shape
+    for s in range(n_obj):
+        for k in range(n_kinds):
+            out[s, k] = 1 if has[s, k] else 0
+    if len(ops) == 0:
+        return False
+    uses = count_uses(rows, cols, ops, has)
+    top = np.zeros(N_ORDERED, dtype=np.int64)
+    senses = np.zeros(2, dtype=np.bool_)
+    for s in range(n_obj):
+        for k in range(n_kinds):
+            if uses[s, k, BAN] > 0:
+                continue
+            for i in range(N_ORDERED):
+                if uses[s, k, i] > 0:
+                    top[i] = max(top[i], uses[s, k, i])
+                    senses[1 if more[s, k] else 0] = True
+    overflow = False
+    for sense in range(2):
+        if not senses[sense]:
+            continue
+        value, tainted, strides = best_orders_616_1(top, sense == 1)
+        for s in range(n_obj):
+            for k in range(n_kinds):
+                if uses[s, k, BAN] > 0 or more[s, k] != (sense == 1):
+                    continue
+                idx = 0
+                for i in range(N_ORDERED):
+                    idx += uses[s, k, i] * strides[i]
+                if idx == 0:
+                    continue
+                out[s, k] = value[idx]
+                overflow = overflow or tainted[idx] or value[idx] >= TOO_MANY
+    for s in range(n_obj):
+        for k in range(n_kinds):
+            if uses[s, k, BAN] > 0:
+                out[s, k] = 0
+    return overflow
