@@ -50,11 +50,15 @@ def best_count(uses: Sequence[int], want_more: bool) -> int:
     """
     if len(uses) != len(_OPS):
         raise ValueError(f"uses has {len(uses)} entries; one per operation of Op ({len(_OPS)}) is needed")
-    one = np.ones((1, 1), dtype=np.bool_)
+    # one object (a player, row 0, controlling itself), one kind, every effect's scope covering it
     ops = np.array([i for i, n in enumerate(uses) for _ in range(n)], dtype=np.int64)
     rows = np.ones((len(ops), 1), dtype=np.bool_)
+    has, wanted = np.ones((1, 1), dtype=np.bool_), np.array([want_more], dtype=np.bool_)
+    protector, seat = np.full(1, -1, dtype=np.int64), np.zeros(1, dtype=np.int64)
     out = np.zeros((1, 1), dtype=np.int64)
-    if gains_616_1(rows, rows, ops, one, one if want_more else ~one, out):
+    for column in (wanted, protector, seat):  # read-only like a board's arrays: the compiled signature gains() uses
+        column.flags.writeable = False
+    if gains_616_1(rows, rows, ops, has, wanted, protector, seat, seat, -1, 1, out):
         raise ValueError(f"replacement effects put {TOO_MANY} or more counters in one proliferate (int64)")
     return int(out[0, 0])
 
@@ -107,7 +111,10 @@ def gains(board: Board) -> IntArray:
     rows = np.array([scope.objects(board, controller) for scope, controller in scopes], dtype=np.bool_)
     cols = np.array([_kind_mask(scope.kinds, board.kinds) for scope, _ in scopes], dtype=np.bool_)
     ops = np.array([_OPS.index(scope.op) for scope, _ in scopes], dtype=np.int64)
-    if gains_616_1(rows, cols, ops, has, _wants_more(board), out):
+    wanted, defense = _wanted(board.kinds), board.kind_column("defense")
+    if gains_616_1(
+        rows, cols, ops, has, wanted, board.protector, board.controller, board.team, defense, board.n_players, out
+    ):
         raise ValueError(f"replacement effects put {TOO_MANY} or more counters in one proliferate (int64)")
     return out
 
@@ -120,22 +127,10 @@ def _kind_mask(kinds_in_scope: Callable[[str], bool], kinds: tuple[str, ...]) ->
 
 @lru_cache(maxsize=1024)
 def _wanted(kinds: tuple[str, ...]) -> BoolArray:
-    """Whether more of each kind is good for whoever has it, by the catalogue's default valence (read-only)."""
+    """Whether more of each kind is good for whoever has it, by the catalogue's default valence (read-only).
+
+    :func:`solver.kernels.gains.wants_more_616_1` reads it for the 616.1 ordering.
+    """
     out = np.array([valence(kind) >= 0 for kind in kinds], dtype=bool)
     out.flags.writeable = False
     return out
-
-
-def _wants_more(board: Board) -> BoolArray:
-    """Whether the affected party wants more of each kind on each object (objects x kinds; 616.1 ordering).
-
-    The affected party is the object's controller (a player for themselves); for a battle
-    protected by an opponent of its controller, the controller wants fewer defense counters.
-    """
-    more: BoolArray = np.repeat(_wanted(board.kinds)[None, :], board.n_objects, axis=0)
-    col = board.kind_column("defense")
-    if col >= 0:
-        protector = board.protector
-        hostile = (protector >= 0) & (board.team[protector] != board.team[board.controller])
-        more[:, col] &= ~hostile
-    return more

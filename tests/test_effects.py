@@ -512,7 +512,7 @@ def test_616_1_every_cell_of_a_large_board_gets_its_best_order(variant: str) -> 
     """The compiled gains of a 300-object board with effects, cell by cell, against every order of its effects.
 
     701.34a: a counter only of a kind already there; 616.1: the affected party's best order
-    (fewer defense counters for a battle's controller when an opponent protects it, 310.8).
+    (and fewer defense counters for a battle's controller when an opponent of theirs protects it).
     """
     board = load_board(generate(BoardSpec(300, variant, extras=True, seed=3)))
     scopes = scopes_in_force(board)

@@ -283,12 +283,9 @@ def game_gains(
     hi = seats + n_perm
     out[:, :] = 0
     has = np.zeros((hi, n_kinds), dtype=np.bool_)
-    more = np.zeros((hi, n_kinds), dtype=np.bool_)
     for s in range(hi):
-        hostile = s >= seats and protector[s] >= 0 and team[protector[s]] != team[controller[s]]
         for k in range(n_kinds):
             has[s, k] = counts[s, k] > 0
-            more[s, k] = wanted[k] and not (k == defense and hostile)
     n_rows = 0
     for e in range(n_effects):
         code, c, level = effects[e, 0], effects[e, 1], effects[e, 2]
@@ -316,4 +313,4 @@ def game_gains(
                     objects, is_player, s if is_player else -1, types, ctrl, c, team[ctrl], team[c]
                 )
             r += 1
-    gains_616_1(rows, cols, ops, has, more, out[:hi])
+    gains_616_1(rows, cols, ops, has, wanted, protector, controller, team, defense, seats, out[:hi])

@@ -3,9 +3,10 @@
 One compiled rule, called by :func:`solver.effects.gains` (a board's scopes in force) and by the
 v1 environments' games (:func:`env.kernels.gains.game_gains`, through :mod:`solver.core`).  The
 inputs are plain arrays: each scope in force is a row of objects it covers, a row of kinds it
-covers and an operation (a code of :data:`OPS`); ``has`` says which cells (object, kind) get a
-counter at all (701.34a: kinds already there, on an object that can have counters put on it)
-and ``more`` whether the affected party wants more of the kind there (616.1).
+covers and an operation (a code of :class:`solver.cards.Op`, in its order); ``has`` says which
+cells (object, kind) get a counter at all (701.34a: kinds already there, on an object that can
+have counters put on it), and :func:`wants_more_616_1` whether the affected party wants more of
+the kind there (616.1), from the kinds' default valence and the objects' battle protectors.
 
 When several effects apply to one event, the affected object's controller, or the affected
 player, picks the order (616.1).  Every operation is a non-decreasing function of the count, and
@@ -29,6 +30,7 @@ __all__ = [
     "best_orders_616_1",
     "count_uses",
     "gains_616_1",
+    "wants_more_616_1",
 ]
 
 #: Operation codes, in :class:`solver.cards.Op` order: +1, x2, -1, /2, =1, then the ban.
@@ -109,15 +111,45 @@ def count_uses(rows: np.ndarray, cols: np.ndarray, ops: np.ndarray, has: np.ndar
 
 
 @njit(cache=True)
+def wants_more_616_1(
+    wanted: np.ndarray, protector: np.ndarray, controller: np.ndarray, team: np.ndarray, defense: int, first: int,
+    more: np.ndarray,
+) -> None:  # fmt: skip
+    """616.1: whether the affected party wants more of each kind on each object, into ``more`` (objects x kinds).
+
+    The affected party is the object's controller (a player for themselves), who wants more of a
+    kind of non-negative default valence (``wanted``); but the controller of a battle protected
+    by an opponent wants fewer defense counters (column ``defense``, -1 if none).  Rows from
+    ``first`` on are permanents; ``protector`` is a seat or -1, ``team`` maps seats to teams.
+    """
+    n_obj, n_kinds = more.shape
+    for s in range(n_obj):
+        hostile = s >= first and protector[s] >= 0 and team[protector[s]] != team[controller[s]]
+        for k in range(n_kinds):
+            more[s, k] = wanted[k] and not (k == defense and hostile)
+
+
+@njit(cache=True)
 def gains_616_1(
-    rows: np.ndarray, cols: np.ndarray, ops: np.ndarray, has: np.ndarray, more: np.ndarray, out: np.ndarray
+    rows: np.ndarray,
+    cols: np.ndarray,
+    ops: np.ndarray,
+    has: np.ndarray,
+    wanted: np.ndarray,
+    protector: np.ndarray,
+    controller: np.ndarray,
+    team: np.ndarray,
+    defense: int,
+    first: int,
+    out: np.ndarray,
 ) -> bool:
     """Counters each cell gets from one proliferate into ``out`` (objects x kinds); whether any overflowed.
 
     701.34a: one counter on each cell of ``has``, none elsewhere; then each cell's scopes in the
-    best order for its affected party (616.1, :func:`best_orders_616_1`; one table per sense
-    answers every cell).  ``rows`` is scopes x objects, ``cols`` scopes x kinds, ``ops`` the
-    scopes' operation codes.  True when a cell's count is :data:`TOO_MANY` or depends on one.
+    best order for its affected party (616.1: :func:`wants_more_616_1` says which sense, from
+    ``wanted`` to ``first``; :func:`best_orders_616_1` the best, one table per sense answering
+    every cell).  ``rows`` is scopes x objects, ``cols`` scopes x kinds, ``ops`` the scopes'
+    operation codes.  True when a cell's count is :data:`TOO_MANY` or depends on one.
     """
     n_obj, n_kinds = has.shape
     for s in range(n_obj):
@@ -126,6 +158,8 @@ def gains_616_1(
     if len(ops) == 0:
         return False
     uses = count_uses(rows, cols, ops, has)
+    more = np.empty((n_obj, n_kinds), dtype=np.bool_)
+    wants_more_616_1(wanted, protector, controller, team, defense, first, more)
     top = np.zeros(N_ORDERED, dtype=np.int64)
     senses = np.zeros(2, dtype=np.bool_)
     for s in range(n_obj):

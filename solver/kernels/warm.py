@@ -105,7 +105,7 @@ def warm() -> float:
     import numpy as np
 
     from ..boardjson import load_board
-    from ..effects import best_count, gains
+    from ..effects import gains
     from ..objective import Objective
     from ..policy import DEFAULT_POLICY
     from . import decide, score_layout, settle_layout, value_settled
@@ -113,7 +113,6 @@ def warm() -> float:
     boards = [load_board(b) for b in WARM_BOARDS]
     start = time.perf_counter()
     gains(boards[0])
-    best_count([1, 1, 0, 0, 0, 0], True)
     layout, best = decide(boards, DEFAULT_POLICY, 1)
     decide(boards, DEFAULT_POLICY, -1)
     for board in boards:
