@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import time
 from importlib import resources
 from itertools import permutations
@@ -535,6 +537,24 @@ def test_616_1_every_cell_of_a_large_board_gets_its_best_order(variant: str) -> 
             checked += sum(uses) > 0
     assert (got != has).any() and checked > 0  # the effects change some gains
     assert not got[~has].any()
+
+
+def test_616_1_a_count_past_int64_is_refused_never_wrapped() -> None:
+    """The compiled DP saturates at 2**62 and refuses any count that met it, rather than give a wrapped one."""
+    assert best_count([0, 61, 0, 0, 0, 0], True) == 2**61
+    with pytest.raises(ValueError, match="counters in one proliferate"):
+        best_count([0, 62, 0, 0, 0, 0], True)
+    with pytest.raises(ValueError, match="counters in one proliferate"):
+        best_count([0, 70, 0, 70, 0, 0], True)  # the best order passes 2**62 on its way down to 1
+    assert best_count([0, 70, 0, 0, 0, 1], True) == 0  # a ban: 0 in any order, nothing computed
+
+
+def test_616_1_the_compiled_gains_are_loaded_by_import_solver() -> None:
+    """``import solver`` loads the 616.1 kernel (solver.kernels.warm.load), so no first decision pays for it."""
+    code = "import solver; from solver.kernels.gains import gains_616_1; print(len(gains_616_1.signatures))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout) >= 1
 
 
 def test_616_1_many_effects_order_in_polynomial_time() -> None:
