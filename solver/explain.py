@@ -16,7 +16,7 @@ from . import effects
 from .board import Board, BoolArray, IntArray, Variant
 from .decision import ExplanationRow
 from .objective import MILLI, Objective, TeamOption, TeamUnit, UnitKind, UnitRef
-from .rules import Settled, lost_seats, team_poison
+from .rules import Settled, team_poison
 
 __all__ = ["explain"]
 
@@ -201,7 +201,7 @@ def _game_reasons(objective: Objective, without: int, with_: int) -> list[str]:
         return [GAME_OVER_REASON] if objective.game_over(with_) else []
     board = objective.board
     seat_names = board.team_names if board.variant is Variant.TWO_HEADED_GIANT else board.ids[: board.n_players]
-    newly = lost_seats(board, with_) & ~lost_seats(board, without)
+    newly = objective.lost_seats(with_) & ~objective.lost_seats(without)
     lost = [seat_names[s] for s in range(len(seat_names)) if (newly >> s) & 1]
     result = objective.game_result(with_)
     words = {

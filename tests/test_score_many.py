@@ -17,7 +17,7 @@ from solver import Policy, load_board
 from solver.analysis.winprob import settled_material
 from solver.batch import decide_many, material_spans, score_choices, score_many
 from solver.board import Board, BoolArray, IntArray
-from solver.objective import MILLI, Objective, game_weight_of
+from solver.objective import MILLI, Objective
 from solver.rules import Choice, ChoiceMatrix, Round, apply_matrix, eligible, event_mask
 
 BOARDS = 1_500
@@ -99,8 +99,8 @@ def test_material_spans_raise_the_game_weight_as_the_objective_does(boards: list
         expected = int((units.single_material.max(axis=1) - units.single_material.min(axis=1)).sum())
         expected += sum(max(o.material for o in t.options) - min(o.material for o in t.options) for t in units.teams)
         assert span == expected
-        weight = game_weight_of(policy, np.array([span]), objective.rules.n_opponents)[0]
-        assert weight == objective.game_weight
+        gap = policy.score_gap(int(objective.core.n_opponents[0]))
+        assert objective.game_weight == max(policy.game_weight, (span / MILLI + 1.0) / gap)
 
 
 def test_given_spans_change_nothing_and_a_policy_is_honoured(
