@@ -162,9 +162,7 @@ class _Facts:
         before: Settled = objective.settled_chosen(0)
         after: Settled = objective.settled_chosen(times)
         whose = ["your" if ally else "opponent's" for ally in board.is_ally.tolist()]
-        added = effects.gain(board) * times
-        if board.variant is Variant.TWO_HEADED_GIANT and board.kind_column("poison") >= 0:
-            added[: board.n_players, board.kind_column("poison")] = 0  # the team's poison is explained apart
+        added = objective.counters_chosen(times) - board.counts  # the team's 2HG poison is explained apart
         rows, cols = np.nonzero(added)
         old = board.counts[rows, cols]
         new = old + added[rows, cols]

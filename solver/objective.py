@@ -25,7 +25,11 @@ recipients.  Material adds over units and game results depend only on which seat
 which is what makes the compiled core's exact path (:mod:`solver.kernels.exact`,
 :meth:`Objective.best`) and the compact CP-SAT model (:mod:`solver.cpsat`) possible.  The
 tables themselves are the compiled core's (:attr:`Objective.row_tables`, the 2HG team
-options), so every path reads one implementation of the rules.
+options), and so is every other number here: material (:meth:`Objective.material`), the
+seats that lose, the game score, result and weight of an events mask
+(:func:`solver.kernels.game_of`, :func:`solver.kernels.game_weight`) and the value of a
+given choice (:meth:`Objective.score_matrix`); this module is the core's view of one board,
+with no rule of its own.
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ from .kernels import (
     Layout,
     Scored,
     SettledLayout,
+    counters_after,
     decide_layout,
     game_of,
     game_weight,
@@ -381,6 +386,13 @@ class Objective:
         """
         return tabulate(self.core)
 
+    def counters_chosen(self, times: int) -> IntArray:
+        """The counters with every object chosen in ``times`` rounds and no 2HG team poison given (701.34a):
+        the compiled core's :func:`solver.kernels.counters_after`, no head named to receive (701.34b)."""
+        board = self.board
+        every = np.full(board.n_objects, times, dtype=np.int64)
+        return counters_after(self.core, every, np.full((board.rounds, board.n_teams), -1, dtype=np.int64))
+
     def settled_chosen(self, times: int) -> Settled:
         """The board settled with every object chosen in ``times`` rounds (2HG team poison apart).
 
@@ -388,12 +400,7 @@ class Objective:
         """
         found = self._settled_chosen.get(times)
         if found is None:
-            board = self.board
-            gain = effects.gain(board)
-            if self._shared_poison:
-                gain = gain.copy()
-                gain[: board.n_players, board.kind_column("poison")] = 0
-            found = settle(board, board.counts + times * gain, consume=True)
+            found = settle(self.board, self.counters_chosen(times), consume=True)
             self._settled_chosen[times] = found
         return found
 
