@@ -121,3 +121,25 @@ def test_nothing_to_score() -> None:
     assert material_spans([]).shape == (0,)
     with pytest.raises(ValueError, match="one choice per board"):
         score_choices([load_board("solver/examples/classic.json")], [[]])
+
+
+def test_a_policy_finer_than_milli_points_has_one_material_balance() -> None:
+    """The material balance analysis reads (solver.analysis.winprob) is the core's material, which scores the
+    policy's weights in milli-points: three +1/+1 counters at 1.2345 are 3 x 1.234 points, not 3.7035."""
+    policy = Policy.from_dict({"weights": {"+1/+1": 1.2345}})
+    board = load_board(
+        {
+            "variant": "duel",
+            "proliferator": "alice",
+            "players": [{"id": "alice"}, {"id": "bob"}],
+            "permanents": [
+                {"id": "bear", "controller": "alice", "types": ["creature"], "power": 1, "toughness": 1,
+                 "counters": {"+1/+1": 3}},
+            ],
+        }
+    )  # fmt: skip
+    objective = Objective(board, policy)
+    nothing = (np.zeros((board.rounds, board.n_objects), dtype=bool), np.full((board.rounds, 0), -1, dtype=np.int64))
+    scored = score_choices([board], [[nothing]], policy)
+    assert int(scored.material[0, 0]) == 2000 + 3 * 1234
+    assert round(settled_material(objective, objective.settled_nothing) * MILLI) == 2000 + 3 * 1234
