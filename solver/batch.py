@@ -123,7 +123,7 @@ class BatchDecisions:
     * ``recipients[r, team_offsets[b] + t]``: in 2HG, the board row of the head that gets team
       ``t``'s poison counter in proliferate ``r`` (701.34b), else -1;
     * ``events[b]``: every game event of the chosen resolution, as a bitmask (see
-      :func:`solver.rules.row_events`); ``results[b]``: the game result in words (``win``,
+      :mod:`solver.kernels.value`); ``results[b]``: the game result in words (``win``,
       ``draw``, ``loss``, ``eliminations`` or ``none``).
 
     :meth:`matrices` gives one board's ``rounds x objects`` and ``rounds x teams`` matrices, the

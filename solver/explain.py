@@ -16,7 +16,7 @@ from . import effects
 from .board import Board, BoolArray, IntArray, Variant
 from .decision import ExplanationRow
 from .objective import MILLI, Objective, TeamOption, TeamUnit, UnitKind, UnitRef
-from .rules import Settled, lost_seats, team_poison
+from .rules import Settled, team_poison
 
 __all__ = ["explain"]
 
@@ -162,9 +162,7 @@ class _Facts:
         before: Settled = objective.settled_chosen(0)
         after: Settled = objective.settled_chosen(times)
         whose = ["your" if ally else "opponent's" for ally in board.is_ally.tolist()]
-        added = effects.gain(board) * times
-        if board.variant is Variant.TWO_HEADED_GIANT and board.kind_column("poison") >= 0:
-            added[: board.n_players, board.kind_column("poison")] = 0  # the team's poison is explained apart
+        added = objective.counters_chosen(times) - board.counts  # the team's 2HG poison is explained apart
         rows, cols = np.nonzero(added)
         old = board.counts[rows, cols]
         new = old + added[rows, cols]
@@ -201,7 +199,7 @@ def _game_reasons(objective: Objective, without: int, with_: int) -> list[str]:
         return [GAME_OVER_REASON] if objective.game_over(with_) else []
     board = objective.board
     seat_names = board.team_names if board.variant is Variant.TWO_HEADED_GIANT else board.ids[: board.n_players]
-    newly = lost_seats(board, with_) & ~lost_seats(board, without)
+    newly = objective.lost_seats(with_) & ~objective.lost_seats(without)
     lost = [seat_names[s] for s in range(len(seat_names)) if (newly >> s) & 1]
     result = objective.game_result(with_)
     words = {

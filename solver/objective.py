@@ -25,58 +25,53 @@ recipients.  Material adds over units and game results depend only on which seat
 which is what makes the compiled core's exact path (:mod:`solver.kernels.exact`,
 :meth:`Objective.best`) and the compact CP-SAT model (:mod:`solver.cpsat`) possible.  The
 tables themselves are the compiled core's (:attr:`Objective.row_tables`, the 2HG team
-options), so every path reads one implementation of the rules.
+options), and so is every other number here: material (:meth:`Objective.material`), the
+seats that lose, the game score, result and weight of an events mask
+(:func:`solver.kernels.game_of`, :func:`solver.kernels.game_weight`) and the value of a
+given choice (:meth:`Objective.score_matrix`); this module is the core's view of one board,
+with no rule of its own.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from functools import cached_property, lru_cache
-from typing import NamedTuple, Protocol
+from functools import cached_property
+from typing import NamedTuple
 
 import numpy as np
 
 from . import effects
-from .board import Board, BoolArray, CardType, FloatArray, IntArray, Variant
-from .catalogue import default_spec
-from .kernels import Layout, SettledLayout, decide_layout, layout_of, score_layout, tabulate, value_settled
+from .board import Board, BoolArray, FloatArray, IntArray, Variant
+from .kernels import (
+    Game,
+    Layout,
+    Scored,
+    SettledLayout,
+    counters_after,
+    decide_layout,
+    game_of,
+    game_weight,
+    layout_of,
+    material_settled,
+    score_layout,
+    tabulate,
+    value_settled,
+)
 from .kernels.exact import split_units, team_option_values, team_options
 from .policy import DEFAULT_POLICY, Policy
-from .rules import (
-    Choice,
-    EventLayout,
-    SeatRules,
-    Settled,
-    accumulate_at_rows,
-    choice_matrix,
-    combine_events,
-    eligible_mask,
-    lost_seats,
-    lost_seats_of,
-    seat_numbers,
-    seat_rules_of,
-    segment_reduce,
-    settle,
-    team_poison,
-)
+from .rules import Choice, Settled, choice_matrix, eligible_mask, settle, team_poison
 
 __all__ = [
+    "MILLI",
     "Assignment",
     "Best",
-    "GameRules",
-    "MaterialTables",
     "Objective",
     "TeamOption",
     "TeamUnit",
     "UnitKind",
     "UnitRef",
     "Units",
-    "game_milli_of",
-    "game_over_of",
-    "game_scores",
-    "material_of",
-    "team_poison_milli",
 ]
 
 MILLI = 1000
@@ -114,7 +109,7 @@ class Best:
 
     ``chosen`` is ``rounds x objects``, ``recipients`` ``rounds x teams`` (the head getting a
     2HG team's poison in each round, else -1), ``value`` in milli-points relative to choosing
-    nothing and ``events`` every game event of the resolution (:func:`solver.rules.row_events`).
+    nothing and ``events`` every game event of the resolution (bitmasks, :mod:`solver.kernels.value`).
     """
 
     chosen: BoolArray
@@ -168,280 +163,6 @@ class Units:
     span: int
 
 
-class MaterialSource(Protocol):
-    """The per-object arrays material is read from: a :class:`Board` or a stack of boards."""
-
-    @property
-    def kinds(self) -> tuple[str, ...]: ...
-    @property
-    def counts(self) -> IntArray: ...
-    @property
-    def power(self) -> IntArray: ...
-    @property
-    def toughness(self) -> IntArray: ...
-    @property
-    def chapters(self) -> IntArray: ...
-    @property
-    def value(self) -> FloatArray: ...
-    @property
-    def is_ally(self) -> BoolArray: ...
-    @property
-    def cv_object(self) -> IntArray: ...
-    @property
-    def cv_kind(self) -> IntArray: ...
-    @property
-    def cv_value(self) -> FloatArray: ...
-    @property
-    def thr_object(self) -> IntArray: ...
-    @property
-    def thr_effect(self) -> tuple[str | float, ...]: ...
-    def has_type(self, card_type: CardType) -> BoolArray: ...
-
-
-@dataclass(frozen=True)
-class MaterialTables:
-    """What each row's counters and fate are worth, in points, for one board or a stack of boards.
-
-    ``weights[i, k]`` is one counter of kind ``k`` on row ``i`` (policy weight or the
-    permanent's ``counter_values``; 0 for 2HG poison, counted per team instead), ``worth[i]``
-    the object itself, ``side[i]`` +1 for the proliferator's side and -1 for opponents' (in
-    milli-points per point: +-:data:`MILLI`).  ``presence`` are the columns of the
-    ``presence_only`` kinds.
-    """
-
-    weights: FloatArray
-    presence_only: BoolArray
-    presence: IntArray
-    worth: FloatArray
-    side: FloatArray
-    saga_chapter: float
-    thr_object: IntArray
-    thr_index: IntArray
-    thr_amount: FloatArray
-
-    @classmethod
-    def build(
-        cls, objs: MaterialSource, policy: Policy, player_rows: IntArray, poison_heads: IntArray
-    ) -> MaterialTables:
-        """The tables of ``objs``, whose players are ``player_rows`` (2HG heads sharing poison: ``poison_heads``)."""
-        kinds = objs.kinds
-        weight = policy.kind_weights(kinds)
-        weights = np.empty(objs.counts.shape, dtype=np.float64)
-        weights[...] = weight
-        if len(objs.cv_object):
-            weights[objs.cv_object, objs.cv_kind] = objs.cv_value
-        if len(poison_heads):
-            weights[poison_heads, kinds.index("poison")] = 0.0
-        default = np.where(
-            objs.has_type(CardType.CREATURE),
-            policy.creature_base + (objs.power + objs.toughness) / 2,
-            np.where(objs.chapters > 0, policy.saga_value, 0.0),
-        )
-        worth = np.where(np.isnan(objs.value), default, objs.value)
-        worth[player_rows] = 0.0
-        effects = objs.thr_effect
-        numeric = [j for j, effect in enumerate(effects) if not isinstance(effect, str)]
-        presence_only, presence = _presence_of(kinds)
-        tables = cls(
-            weights=weights,
-            presence_only=presence_only,
-            presence=presence,
-            worth=worth,
-            side=np.where(objs.is_ally, float(MILLI), -float(MILLI)),
-            saga_chapter=policy.saga_chapter,
-            thr_object=objs.thr_object[numeric],
-            thr_index=np.array(numeric, dtype=np.int64),
-            thr_amount=np.array([float(effects[j]) for j in numeric], dtype=np.float64),
-        )
-        for table in (tables.weights, tables.worth, tables.side):
-            table.flags.writeable = False
-        return tables
-
-
-@lru_cache(maxsize=1024)
-def _presence_of(kinds: tuple[str, ...]) -> tuple[BoolArray, IntArray]:
-    """Which of ``kinds`` count once however many counters there are: as a mask and as columns (read-only).
-
-    Presence is the catalogue's, not a policy's, and a game's boards share a handful of kinds
-    tuples, so each tuple's is worked out once.
-    """
-    mask = np.array([default_spec(k).presence_only for k in kinds], dtype=bool)
-    columns = np.flatnonzero(mask)
-    mask.flags.writeable = columns.flags.writeable = False
-    return mask, columns
-
-
-def material_of(tables: MaterialTables, settled: Settled) -> IntArray:
-    """Material of every row after the state-based actions, in milli-points (any leading axes)."""
-    counts = settled.counts
-    counters = np.einsum("...k,...k->...", counts, tables.weights)
-    presence = tables.presence
-    if len(presence):  # one counter of a presence-only kind is as good as many: take back the extra ones
-        held = counts[..., presence]
-        # Only rows holding two or more of such a kind take anything back (elsewhere it is 0.0, a no-op).
-        if held.max(initial=0) > 1:
-            over = np.nonzero((held > 1).any(axis=-1))
-            extra = held[over]
-            taken = np.einsum("ik,ik->i", extra - np.minimum(extra, 1), tables.weights[over[-1]][:, presence])
-            counters[over] -= taken
-    value = np.where(settled.dies | settled.sacrificed, 0.0, tables.worth + counters)
-    value += tables.saga_chapter * (settled.chapters_after - settled.chapters_before)
-    if len(tables.thr_index):
-        paid = np.where(settled.thr_crossed[..., tables.thr_index], tables.thr_amount, 0.0)
-        accumulate_at_rows(np.add, value, tables.thr_object, paid)
-    value *= tables.side
-    out: IntArray = np.rint(value, out=value).astype(np.int64)
-    return out
-
-
-@dataclass(frozen=True)
-class GameRules:
-    """Per board (axis 0), what the policy's game score needs: seats, ours, our opponents'.
-
-    ``opponents`` is the bitmask of the seats on other teams than the proliferator's and
-    ``elimination`` the score of eliminating one of them (kept below half a win per extra
-    opponent, so eliminating all but one never outranks a win).
-    """
-
-    seats: SeatRules
-    our_seat: IntArray
-    opponents: IntArray
-    n_opponents: IntArray
-    elimination: FloatArray
-
-    @classmethod
-    def of(cls, board: Board, policy: Policy) -> GameRules:
-        """One board's rules: its seating's (shared, see :func:`_seating_of`) with the policy's elimination score."""
-        team = tuple(board.team.tolist())
-        n_opponents = _seating_of(board.variant, team, board.proliferator)[3]
-        return _seated_rules(board.variant, team, board.proliferator, policy.elimination_score(int(n_opponents[0])))
-
-    @classmethod
-    def build(
-        cls,
-        policy: Policy,
-        seat_rules: SeatRules,
-        *,
-        player_board: IntArray,
-        seat: IntArray,
-        team: IntArray,
-        proliferator: IntArray,
-    ) -> GameRules:
-        """The rules of many boards from per-player arrays; ``proliferator[b]`` indexes them."""
-        n_boards = len(proliferator)
-        rival = team != team[proliferator][player_board]
-        opponents = np.zeros(n_boards, dtype=np.int64)
-        segment_reduce(np.bitwise_or, opponents, player_board, np.where(rival, np.left_shift(np.int64(1), seat), 0))
-        n_opponents = np.bitwise_count(opponents).astype(np.int64)
-        return cls._scored(policy, seat_rules, seat[proliferator], opponents, n_opponents)
-
-    @classmethod
-    def _scored(
-        cls, policy: Policy, seat_rules: SeatRules, our_seat: IntArray, opponents: IntArray, n_opponents: IntArray
-    ) -> GameRules:
-        counts = n_opponents.tolist()  # Python ints: quicker to look up than numpy scalars
-        eliminations = {n: policy.elimination_score(n) for n in set(counts)}
-        return cls(
-            seats=seat_rules,
-            our_seat=our_seat,
-            opponents=opponents,
-            n_opponents=n_opponents,
-            elimination=np.array([eliminations[n] for n in counts], dtype=np.float64),
-        )
-
-
-#: A seating's game rules without the policy: seat rules, our seat, opponents' seats, how many.
-Seating = tuple[SeatRules, IntArray, IntArray, IntArray]
-
-
-@lru_cache(maxsize=256)
-def _seating_of(variant: Variant, team: tuple[int, ...], proliferator: int) -> Seating:
-    """The policy-free part of :meth:`GameRules.of`: seat rules, our seat, opponents and their number (read-only).
-
-    It depends only on the variant, the players' teams and who proliferates, which a game
-    keeps for every decision, so it is worked out once per seating, by :meth:`GameRules.build`
-    itself (one board of one seating), with a neutral policy whose scores are not kept.
-    """
-    teams = np.array(team, dtype=np.int64)
-    board = GameRules.build(
-        DEFAULT_POLICY,
-        seat_rules_of(variant, team),
-        player_board=np.zeros(len(team), dtype=np.int64),
-        seat=seat_numbers(variant, teams),
-        team=teams,
-        proliferator=np.array([proliferator], dtype=np.int64),
-    )
-    for array in (board.our_seat, board.opponents, board.n_opponents):
-        array.flags.writeable = False
-    return board.seats, board.our_seat, board.opponents, board.n_opponents
-
-
-@lru_cache(maxsize=256)
-def _seated_rules(variant: Variant, team: tuple[int, ...], proliferator: int, elimination: float) -> GameRules:
-    """:meth:`GameRules.of` for a seating and the policy's score of one elimination there, all it reads of the policy.
-
-    A game asks for the same seating at every decision, so its rules are built once per seating and score.
-    """
-    seat_rules, our_seat, opponents, n_opponents = _seating_of(variant, team, proliferator)
-    rules = GameRules(seat_rules, our_seat, opponents, n_opponents, np.array([elimination], dtype=np.float64))
-    rules.elimination.flags.writeable = False
-    return rules
-
-
-def _losses(rules: GameRules, events: IntArray) -> tuple[BoolArray, BoolArray, IntArray]:
-    """Per board (axis 0) and events mask (axis 1): we lose, every opponent loses, how many opponents lose."""
-    lost = lost_seats_of(rules.seats, events)
-    lost_opponents = np.bitwise_count(lost & rules.opponents[:, None])  # small counts: uint8 is exact
-    all_lost = (lost_opponents == rules.n_opponents[:, None]) & (lost_opponents > 0)
-    ours = ((lost >> rules.our_seat[:, None]) & 1) == 1
-    return ours, all_lost, lost_opponents
-
-
-def game_scores(policy: Policy, rules: GameRules, events: IntArray) -> FloatArray:
-    """The policy's score of game events, per board (axis 0) and events mask (axis 1)."""
-    ours, all_lost, lost_opponents = _losses(rules, events)
-    out: FloatArray = np.where(
-        ours,
-        np.where(all_lost, policy.draw, policy.loss),
-        np.where(all_lost, policy.win, rules.elimination[:, None] * lost_opponents),
-    )
-    return out
-
-
-def game_over_of(rules: GameRules, events: IntArray) -> BoolArray:
-    """Whether the game events end the game for the proliferator, per board (axis 0) and mask (axis 1).
-
-    A win (every opponent loses and we don't, 104.2a), a loss (104.3, 704.5c, 704.6b, 810.8)
-    or a draw (104.4a: we lose together with every opponent left) ends it; eliminations in a
-    free-for-all don't.  A resolution that ends the game is worth its game score alone: the
-    counters on a board nobody plays on any more are worth nothing (docs/objective.md).
-    """
-    ours, all_lost, _ = _losses(rules, events)
-    out: BoolArray = ours | all_lost
-    return out
-
-
-def team_poison_milli(weight: FloatArray, poison: IntArray) -> IntArray:
-    """Material of 2HG teams' shared poison, counted once per team: ``weight`` is +-the poison weight per team."""
-    out: IntArray = np.rint(MILLI * weight * poison).astype(np.int64)
-    return out
-
-
-def game_milli_of(weight: FloatArray, scores: FloatArray) -> IntArray:
-    """Game scores in milli-points, with each board's game weight (axis 0)."""
-    out: IntArray = np.where(scores != 0, np.rint((MILLI * weight)[:, None] * scores), 0).astype(np.int64)
-    return out
-
-
-def game_weight_of(policy: Policy, span: IntArray, n_opponents: IntArray) -> FloatArray:
-    """Points per unit of game score: the policy's, raised above each board's material ``span``."""
-    counts = n_opponents.tolist()  # Python ints: quicker to look up than numpy scalars
-    gaps = {n: policy.score_gap(n) for n in set(counts)}
-    gap = np.array([gaps[n] for n in counts], dtype=np.float64)
-    out: FloatArray = np.maximum(policy.game_weight, (span / MILLI + 1.0) / gap)
-    return out
-
-
 def _one_settled(settled: Settled) -> SettledLayout:
     """One board's settled resolution as the value kernel reads it (one copy, the board's own columns)."""
     return SettledLayout(
@@ -476,56 +197,45 @@ class Objective:
         self._best: dict[int, Best] = {}
         self._settled_chosen: dict[int, Settled] = {}
 
-    # The tables below are built on first use: many decisions never score a game event.
-    @cached_property
-    def tables(self) -> MaterialTables:
-        board = self.board
-        players = np.arange(board.n_players, dtype=np.int64)
-        return MaterialTables.build(board, self.policy, players, players if self._shared_poison else players[:0])
-
+    # ------------------------------------------------------------------ the core's tables, in points
     @property
     def weights(self) -> FloatArray:
-        """Points per counter, per object and kind (policy weights, ``counter_values`` overrides)."""
-        return self.tables.weights
+        """Points per counter, per object and kind (policy weights, ``counter_values`` overrides; 0 for 2HG
+        shared poison, counted per team): the compiled core's table (:attr:`core`), read in points."""
+        out: FloatArray = self.core.weights / MILLI
+        return out
 
     @property
     def presence_only(self) -> BoolArray:
-        return self.tables.presence_only
+        """Per kind, whether one counter is as good as many (the catalogue's ``presence_only``)."""
+        out: BoolArray = self.core.presence != 0
+        return out
 
     @property
     def worth(self) -> FloatArray:
-        return self.tables.worth
-
-    @cached_property
-    def rules(self) -> GameRules:
-        return GameRules.of(self.board, self.policy)
-
-    @cached_property
-    def layout(self) -> EventLayout:
-        return EventLayout.of(self.board)
-
-    @cached_property
-    def _team_poison_weight(self) -> FloatArray:
-        board = self.board
-        team_side = np.where(np.arange(board.n_teams) == board.team[board.proliferator], 1.0, -1.0)
-        out: FloatArray = team_side * self.policy.weight("poison")
+        """Points per object (board ``value``, else its creature or Saga default): the core's table, in points."""
+        out: FloatArray = self.core.worth / MILLI
         return out
 
     # ------------------------------------------------------------------ material
-    def material_rows(self, settled: Settled) -> IntArray:
-        """Material of every object after the state-based actions, in milli-points."""
-        return material_of(self.tables, settled)
-
-    def team_material(self, poison: IntArray) -> IntArray:
-        """Material of each 2HG team's shared poison (counted once per team, not per head)."""
-        if not self._shared_poison:
-            return np.zeros(len(poison), dtype=np.int64)
-        return team_poison_milli(self._team_poison_weight, poison)
+    def material(self, settled: Settled) -> int:
+        """Material of a settled resolution, in milli-points (2HG team poison once per team): the value
+        kernel's (:func:`solver.kernels.material_settled`)."""
+        return material_settled(self.core, _one_settled(settled))
 
     # ------------------------------------------------------------------ game result
+    def _game(self, events: int | IntArray, weight: float = 0.0) -> Game:
+        return game_of(self.core, np.asarray(events, dtype=np.int64), weight)
+
+    def lost_seats(self, events: int) -> int:
+        """The seats that lose, as a bitmask, given every game event (104.2a, 810.8a): the compiled core's."""
+        if not events:  # no loss, no threshold: nobody loses
+            return 0
+        return int(self._game(events).lost[0])
+
     def game_score(self, events: int) -> float:
         """The policy's score of the game events of a resolution, from the proliferator's side."""
-        return float(game_scores(self.policy, self.rules, np.array([[events]], dtype=np.int64))[0, 0])
+        return float(self._game(events).scores[0])
 
     def game_milli(self, events: int) -> int:
         """The game score in milli-points (the weight is only worked out when a game result is at stake).
@@ -535,66 +245,35 @@ class Objective:
         cached = self._game_cache.get(events)
         if cached is None:
             score = self.game_score(events)
-            cached = self._game_cache[events] = round(MILLI * self.game_weight * score) if score else 0
+            cached = self._game_cache[events] = int(self._game(events, self.game_weight).milli[0]) if score else 0
         return cached
 
     def game_millis(self, events: IntArray) -> IntArray:
         """:meth:`game_milli` of many event masks at once."""
         if not events.any():
             return np.zeros(len(events), dtype=np.int64)
-        scores = game_scores(self.policy, self.rules, events.reshape(1, -1))
-        if not scores.any():
+        game = self._game(events)
+        if not game.scores.any():
             return np.zeros(len(events), dtype=np.int64)
-        out: IntArray = game_milli_of(np.array([self.game_weight]), scores)[0]
+        out = self._game(events, self.game_weight).milli
         if len(out) <= _REMEMBERED_MASKS:  # the same numbers as game_milli's: the baseline's mask is often among them
             self._game_cache.update(zip(events.tolist(), out.tolist(), strict=True))
         return out
 
     def game_result(self, events: int) -> str:
         """``win``, ``draw``, ``loss``, ``eliminations`` or ``none``, in words for explanations."""
-        score = self.game_score(events)
-        if score == self.policy.win:
-            return "win"
-        if score == self.policy.draw and (lost_seats(self.board, events) >> int(self.rules.our_seat[0])) & 1:
-            return "draw"
-        if score == self.policy.loss:
-            return "loss"
-        return "eliminations" if score > 0 else "none"
+        return self._game(events).results[0]
 
     @cached_property
     def game_weight(self) -> float:
         """Points per unit of game score: the policy's, raised so no material range can outweigh it."""
-        return float(game_weight_of(self.policy, np.array([self.units.span]), self.rules.n_opponents)[0])
+        return game_weight(self.core, self.units.span)
 
     # ------------------------------------------------------------------ scoring choices
     def state_value(self, settled: Settled) -> int:
         """Value of a settled board, in milli-points (not yet relative to choosing nothing): the value kernel's."""
         value, baseline = value_settled(self.core, _one_settled(settled))
         return int(value[0] + baseline[0])
-
-    def _team_poison(self, counts: IntArray) -> IntArray:
-        """:func:`team_poison`, where it counts: without shared poison (810.10) every team's is 0 anyway.
-
-        Outside 2HG nothing reads it (704.5c is per player), and a 2HG board without poison
-        counters has none to share.
-        """
-        if self._shared_poison:
-            return team_poison(self.board, counts)
-        return np.zeros(self.board.n_teams, dtype=np.int64)
-
-    @cached_property
-    def _start_poison(self) -> IntArray:
-        """:meth:`_team_poison` of the board as it stands, which the baseline and the team units both read."""
-        return self._team_poison(self.board.counts)
-
-    def _total(self, material: IntArray, events: IntArray, poison: IntArray) -> int:
-        mask = combine_events(self.board, events, poison)
-        if self.game_over(mask):  # the game is over for us: the counters are worth nothing
-            return self.nothing_material + self.game_milli(mask)
-        value = int(material.sum())
-        if self._shared_poison:  # else no team holds any shared poison material
-            value += int(self.team_material(poison).sum())
-        return value + self.game_milli(mask)
 
     def total(self, material: int, events: int) -> int:
         """A resolution's value (not yet relative to choosing nothing) from its material and game events.
@@ -609,46 +288,42 @@ class Objective:
         return material + self.game_milli(events)
 
     def game_over(self, events: int) -> bool:
-        """Whether these game events end the game for the proliferator (win, loss or draw; :func:`game_over_of`)."""
+        """Whether these game events end the game for the proliferator (win, loss or draw; 104.3, 104.4a)."""
         if not events:
             return False
         over = self._over_cache.get(events)
         if over is None:
-            over = self._over_cache[events] = bool(game_over_of(self.rules, np.array([[events]], dtype=np.int64))[0, 0])
+            over = self._over_cache[events] = bool(self._game(events).over[0])
         return over
 
     def games_over(self, events: IntArray) -> BoolArray:
         """:meth:`game_over` of many event masks at once."""
         if not events.any():
             return np.zeros(len(events), dtype=bool)
-        out: BoolArray = game_over_of(self.rules, events.reshape(1, -1))[0]
-        return out
+        return self._game(events).over
+
+    @cached_property
+    def _nothing(self) -> Scored:
+        """Choosing nothing, valued by the value kernel (:func:`solver.kernels.score_layout`, one alternative)."""
+        board = self.board
+        known = np.array([self.units.span], dtype=np.int64) if "units" in self.__dict__ else None
+        rounds, teams = max(board.rounds, 1), max(board.n_teams, 1)
+        return score_layout(
+            self.core,
+            np.zeros((1, board.n_objects), dtype=np.int64),
+            np.full((1, rounds, teams), -1, dtype=np.int64),
+            known,
+        )
 
     @cached_property
     def nothing_material(self) -> int:
         """The material of the board with nothing chosen (2HG team poison included), in milli-points."""
-        tabulated = "row_tables" in self.__dict__
-        material = self.row_tables[0][0] if tabulated else self.material_rows(self.settled_nothing)
-        value = int(material.sum())
-        if self._shared_poison:
-            value += int(self.team_material(self._start_poison).sum())
-        return value
+        return int(self._nothing.material[0, 0])
 
     @cached_property
     def baseline(self) -> int:
-        """Value of choosing nothing (the board settles all the same).
-
-        Read from the row tables when a solver has built them (row 0 is every object chosen
-        in no round), else from the value kernel (:func:`solver.kernels.score_layout`, the
-        board a batch of one, no alternative): scoring a single choice (the environment's
-        reward) needs no tables.
-        """
-        if "row_tables" in self.__dict__:
-            material, events = self.row_tables
-            return self._total(material[0], events[0], self._start_poison)
-        n = self.board.n_objects
-        nothing = score_layout(self.core, np.zeros((0, n), dtype=np.int64), np.zeros((0, 1, 1), dtype=np.int64))
-        return int(nothing.baseline[0])
+        """Value of choosing nothing (the board settles all the same): the value kernel's."""
+        return int(self._nothing.baseline[0])
 
     @cached_property
     def settled_nothing(self) -> Settled:
@@ -711,6 +386,13 @@ class Objective:
         """
         return tabulate(self.core)
 
+    def counters_chosen(self, times: int) -> IntArray:
+        """The counters with every object chosen in ``times`` rounds and no 2HG team poison given (701.34a):
+        the compiled core's :func:`solver.kernels.counters_after`, no head named to receive (701.34b)."""
+        board = self.board
+        every = np.full(board.n_objects, times, dtype=np.int64)
+        return counters_after(self.core, every, np.full((board.rounds, board.n_teams), -1, dtype=np.int64))
+
     def settled_chosen(self, times: int) -> Settled:
         """The board settled with every object chosen in ``times`` rounds (2HG team poison apart).
 
@@ -718,12 +400,7 @@ class Objective:
         """
         found = self._settled_chosen.get(times)
         if found is None:
-            board = self.board
-            gain = effects.gain(board)
-            if self._shared_poison:
-                gain = gain.copy()
-                gain[: board.n_players, board.kind_column("poison")] = 0
-            found = settle(board, board.counts + times * gain, consume=True)
+            found = settle(self.board, self.counters_chosen(times), consume=True)
             self._settled_chosen[times] = found
         return found
 
@@ -771,7 +448,7 @@ class Objective:
         members: list[list[int]] = [[] for _ in range(board.n_teams)]
         for row, team in enumerate(board.team.tolist()):
             members[team].append(row)
-        start = self._start_poison.tolist()
+        start = team_poison(board, board.counts).tolist()
         weight, threshold = core.team_weight.tolist(), core.team_threshold.tolist()
         ok = self._choosable
         units: list[TeamUnit] = []

@@ -1,23 +1,23 @@
 """The rules of proliferate and what follows from it (701.34, 704, 714, 810.10).
 
 Everything here works on whole arrays: a choice becomes a ``rounds x objects`` boolean
-matrix, the counters it adds are one matrix product with :func:`solver.effects.gain`, and the
-state-based actions of all objects and the board's game events are one call of the compiled
-core (:func:`settle`, over :func:`solver.kernels.settle_layout`, the board a batch of one;
-many boards at once: :func:`solver.batch.settle_many`, the same kernel).
+matrix, the counters it adds (:func:`counters_after`, over :func:`solver.kernels.counters_after`)
+and the state-based actions of all objects and the board's game events (:func:`settle`, over
+:func:`solver.kernels.settle_layout`) are calls of the compiled core, the board a batch of one;
+many boards at once: :func:`solver.batch.settle_many`, the same kernel.  Game events, lost
+seats and game scores are the core's too (:func:`solver.kernels.game_of`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
-from itertools import repeat
+from functools import cached_property
 from types import MappingProxyType
 
 import numpy as np
 
-from . import effects
+from . import effects, kernels
 from .board import Board, BoolArray, IntArray, Variant, shared_poison_threshold
 from .choices import Choice, Round
 from .errors import IllegalChoice
@@ -30,27 +30,18 @@ __all__ = [
     "Round",
     "Settled",
     "ThresholdHit",
-    "accumulate_at_rows",
     "apply_matrix",
     "apply_proliferate",
     "choice_matrix",
-    "combine_events",
     "counters_after",
     "eligible",
     "eligible_mask",
     "event_mask",
     "losers",
-    "lost_seats",
-    "row_events",
-    "seat_numbers",
-    "seat_rules_of",
-    "seats",
     "segment_reduce",
     "settle",
     "shared_poison_threshold",
     "team_poison",
-    "team_poison_events",
-    "team_poison_lost",
     "why_ineligible",
 ]
 
@@ -71,8 +62,8 @@ class Settled:
     """Per-object state after the state-based actions (704.3), as arrays over the board's rows.
 
     Per threshold: ``thr_reached`` and ``thr_crossed``; for the board: ``events``, its game
-    events (see :func:`row_events`: state-based losses 704.5a, 704.5c, 704.6b, and ``win`` /
-    ``lose`` thresholds reached), and ``lost``, per player whether it loses (104.2a, 810.8a).
+    events (bitmasks, :mod:`solver.kernels.value`: state-based losses 704.5a, 704.5c, 704.6b, and
+    ``win`` / ``lose`` thresholds reached), and ``lost``, per player whether it loses (104.2a, 810.8a).
     """
 
     counts: IntArray
@@ -375,17 +366,14 @@ def _recipients(board: Board, chosen: BoolArray, named: Mapping[str, str], r: in
 
 # ---------------------------------------------------------------------------- counters
 def counters_after(board: Board, chosen: BoolArray, recipients: IntArray) -> IntArray:
-    """Counts after all rounds, before state-based actions (none happen between rounds, 704.4)."""
-    times = chosen.sum(axis=0)
-    added = times[:, None] * effects.gain(board)
-    col = board.kind_column("poison")
-    if board.variant is Variant.TWO_HEADED_GIANT and col >= 0:
-        heads = recipients[recipients >= 0]
-        team_gain = np.zeros(board.n_teams, dtype=np.int64)
-        np.add.at(team_gain, board.team[heads], effects.gain(board)[heads, col])
-        added[: board.n_players, col] = team_gain[board.team]
-    out: IntArray = board.counts + added
-    return out
+    """Counts after all rounds, before state-based actions (none happen between rounds, 704.4).
+
+    701.34a: each object gains its gain table once per round it is chosen in; 701.34b, 810.10: a
+    2HG team's shared poison grows by what the head named to receive it gains, on every head.
+    The compiled core's (:func:`solver.kernels.counters_after`, the board a batch of one).
+    """
+    times = np.asarray(chosen).sum(axis=0, dtype=np.int64)
+    return kernels.counters_after(layout_of(board), times, np.asarray(recipients, dtype=np.int64))
 
 
 # ---------------------------------------------------------------------------- state-based actions
@@ -424,318 +412,12 @@ def settle(board: Board, counts: IntArray, *, consume: bool = False) -> Settled:
     )
 
 
-def seats(board: Board) -> IntArray:
-    """The unit that wins or loses, per player: the team in Two-Headed Giant (810.8a), else the player."""
-    return seat_numbers(board.variant, board.team)
-
-
-def seat_numbers(variant: Variant, team: IntArray) -> IntArray:
-    """:func:`seats` from the players' teams (numbered from 0 in order of first appearance)."""
-    if variant is Variant.TWO_HEADED_GIANT:
-        return team
-    return np.arange(len(team), dtype=np.int64)
-
-
-#: At most this many seats: events use three bits per seat in an int64 (see :func:`row_events`).
-MAX_SEATS = 20
-
-
-def n_seats(board: Board) -> int:
-    return board.n_teams if board.variant is Variant.TWO_HEADED_GIANT else board.n_players
-
-
-@dataclass(frozen=True)
-class EventLayout:
-    """Where the game events of :func:`row_events` come from, for one board.
-
-    ``player_rows`` are the players' rows, ``player_bit`` each one's seat bit, ``life_lost``
-    whether its life is 0 or less (704.5a/704.6a), ``poison_loses`` whether ten poison
-    counters make it lose (704.5c; not in 2HG, 704.6b) and ``poison_column`` the poison column
-    (-1 if none, or if no player can lose by it: nothing to look at).  The thresholds that set
-    an event once reached (``win`` and ``lose``; numeric ones set none) are ``thr_index``, on
-    rows ``thr_rows``, setting bits ``thr_bits``.
-    """
-
-    player_rows: IntArray
-    player_bit: IntArray
-    life_lost: BoolArray
-    poison_loses: BoolArray
-    poison_column: int
-    thr_index: IntArray
-    thr_rows: IntArray
-    thr_bits: IntArray
-
-    @classmethod
-    def of(cls, board: Board) -> EventLayout:
-        """One board's layout; all but the players' lives depend only on its seating and thresholds, shared."""
-        if len(board.thr_object) > _SHARED_THRESHOLDS:  # a larger key is not worth keeping
-            return _layout_of(
-                board.variant,
-                board.team,
-                n_seats(board),
-                board.life,
-                board.kind_column("poison"),
-                board.thr_object,
-                board.controller[board.thr_object],
-                board.thr_effect,
-            )
-        seated = _seated_layout(
-            board.variant,
-            tuple(board.team.tolist()),
-            n_seats(board),
-            tuple(board.thr_object.tolist()),
-            tuple(board.controller[board.thr_object].tolist()),
-            board.thr_effect,
-        )
-        return cls(
-            player_rows=seated.player_rows,
-            player_bit=seated.player_bit,
-            life_lost=board.life <= 0,
-            poison_loses=seated.poison_loses,
-            poison_column=board.kind_column("poison") if seated.poison_loses.any() else -1,
-            thr_index=seated.thr_index,
-            thr_rows=seated.thr_rows,
-            thr_bits=seated.thr_bits,
-        )
-
-    @classmethod
-    def build(
-        cls,
-        *,
-        player_rows: IntArray,
-        seat: IntArray,
-        seats_per_player: IntArray,
-        life: IntArray,
-        two_headed: BoolArray,
-        poison_column: int,
-        thr_object: IntArray,
-        thr_owner: IntArray,
-        thr_effect: tuple[str | float, ...],
-    ) -> EventLayout:
-        """The layout from per-player arrays (``thr_owner`` indexes them) for one board or a stack."""
-        if len(seats_per_player) and int(seats_per_player.max()) > MAX_SEATS:
-            raise ValueError(f"at most {MAX_SEATS} players (or 2HG teams) are supported")
-        bit = np.left_shift(np.int64(1), seat)
-        shift = np.fromiter(map(_THRESHOLD_SHIFT.get, thr_effect, repeat(-1)), np.int64, len(thr_effect))
-        index = np.flatnonzero(shift >= 0)
-        owner = thr_owner[index]
-        poison_loses = ~two_headed  # 704.5c, but not in 2HG (704.6b): the one place this is decided
-        return cls(
-            player_rows=player_rows,
-            player_bit=bit,
-            life_lost=life <= 0,
-            poison_loses=poison_loses,
-            poison_column=poison_column if poison_loses.any() else -1,
-            thr_index=index,
-            thr_rows=thr_object[index],
-            thr_bits=np.left_shift(bit[owner], shift[index] * seats_per_player[owner]).astype(np.int64),
-        )
-
-
-#: Boards with more thresholds than this have their layout worked out afresh, not kept.
-_SHARED_THRESHOLDS = 64
-
-
-@lru_cache(maxsize=256)
-def _seated_layout(
-    variant: Variant,
-    team: tuple[int, ...],
-    seat_count: int,
-    thr_object: tuple[int, ...],
-    thr_owner: tuple[int, ...],
-    thr_effect: tuple[str | float, ...],
-) -> EventLayout:
-    """:meth:`EventLayout.of` but the players' lives (all alive) and the poison column (none), read-only.
-
-    Seats and thresholds stay the same over a game's decisions, so this is worked out once per
-    seating and set of thresholds rather than once per decision.
-    """
-    layout = _layout_of(
-        variant,
-        np.array(team, dtype=np.int64),
-        seat_count,
-        np.ones(len(team), dtype=np.int64),
-        -1,
-        np.array(thr_object, dtype=np.int64),
-        np.array(thr_owner, dtype=np.int64),
-        thr_effect,
-    )
-    for value in vars(layout).values():
-        if isinstance(value, np.ndarray):
-            value.flags.writeable = False
-    return layout
-
-
-def _layout_of(
-    variant: Variant,
-    team: IntArray,
-    seat_count: int,
-    life: IntArray,
-    poison_column: int,
-    thr_object: IntArray,
-    thr_owner: IntArray,
-    thr_effect: tuple[str | float, ...],
-) -> EventLayout:
-    """:meth:`EventLayout.build` for one board whose players have these teams and lives."""
-    n_players = len(team)
-    return EventLayout.build(
-        player_rows=np.arange(n_players, dtype=np.int64),
-        seat=seat_numbers(variant, team),
-        seats_per_player=np.full(n_players, seat_count, dtype=np.int64),
-        life=life,
-        two_headed=np.full(n_players, variant is Variant.TWO_HEADED_GIANT),
-        poison_column=poison_column,
-        thr_object=thr_object,
-        thr_owner=thr_owner,
-        thr_effect=thr_effect,
-    )
-
-
-#: Which multiple of the seat count a threshold's bit is shifted by (see :func:`row_events`).
-_THRESHOLD_SHIFT: dict[str | float, int] = {"win": 1, "lose": 2}
-
-
-def events_of(layout: EventLayout, settled: Settled) -> IntArray:
-    """:func:`row_events` from a layout: one board's rows, with any leading axes."""
-    counts = settled.counts
-    events: IntArray = np.zeros(counts.shape[:-1], dtype=np.int64)
-    lost = layout.life_lost
-    if layout.poison_column >= 0:
-        lost = lost | (layout.poison_loses & (counts[..., layout.player_rows, layout.poison_column] >= 10))
-    events[..., layout.player_rows] = np.where(lost, layout.player_bit, 0)
-    if len(layout.thr_index):
-        bits = np.where(settled.thr_reached[..., layout.thr_index], layout.thr_bits, 0)
-        accumulate_at_rows(np.bitwise_or, events, layout.thr_rows, bits)
-    return events
-
-
-def accumulate_at_rows(ufunc: np.ufunc, out: np.ndarray, rows: IntArray, values: np.ndarray) -> None:
-    """``ufunc.at(out, (..., rows), values)``: ``values[..., j]`` into ``out[..., rows[j]]``, any leading axes.
-
-    Rows may repeat (several thresholds on one object).
-    """
-    ufunc.at(out, (..., rows), values)  # type: ignore[arg-type]  # numpy's stubs omit tuple indices
-
-
-def row_events(board: Board, settled: Settled) -> IntArray:
-    """Per object, a bitmask of the game events it causes; :func:`lost_seats` turns events into losers.
-
-    With S seats (see :func:`seats`), bit ``s`` is a state-based loss of seat ``s``: life
-    (704.5a/704.6a) or, outside 2HG, ten poison (704.5c); bit ``S + s`` is a ``win``
-    threshold of seat ``s`` that has triggered, bit ``2S + s`` a ``lose`` threshold.  The
-    thresholds are triggered abilities, so they are kept apart from state-based losses:
-    they resolve only after those (704.3, 603.3) and only for a player still in the game.
-    2HG poison is a team matter: :func:`team_poison_events`.
-    """
-    return events_of(EventLayout.of(board), settled)
-
-
-@dataclass(frozen=True)
-class SeatRules:
-    """Per board, what :func:`lost_seats_of` needs: the number of seats and each seat's rivals.
-
-    ``rivals[b, s]`` is the bitmask of the seats on another team than seat ``s`` (those that
-    lose when ``s`` wins, 104.2a); unused seats have no rivals.
-    """
-
-    n_seats: IntArray
-    rivals: IntArray
-
-    @classmethod
-    def of(cls, board: Board) -> SeatRules:
-        """One board's rules: they depend only on its variant and its players' teams, so they are shared."""
-        return seat_rules_of(board.variant, tuple(board.team.tolist()))
-
-    @classmethod
-    def build(cls, *, n_seats: IntArray, player_board: IntArray, seat: IntArray, team: IntArray) -> SeatRules:
-        """The rules of many boards from per-player arrays: board, seat and (any unique) team of each."""
-        n_boards = len(n_seats)
-        rivals = np.zeros((n_boards, int(n_seats.max(initial=0))), dtype=np.int64)
-        # Players of a board are contiguous: lay them out as boards x players, padded.
-        per_board = np.bincount(player_board, minlength=n_boards)
-        first = np.cumsum(per_board) - per_board
-        width = int(per_board.max(initial=0))
-        at = first[:, None] + np.arange(width)[None, :]
-        present = np.arange(width)[None, :] < per_board[:, None]
-        at = np.where(present, at, 0)
-        their_team = np.where(present, team[at], -1)
-        bit = np.where(present, np.left_shift(np.int64(1), seat[at]), 0)
-        rival = (their_team[:, :, None] != their_team[:, None, :]) & present[:, None, :]
-        beaten = np.bitwise_or.reduce(np.where(rival, bit[:, None, :], 0), axis=2)
-        np.bitwise_or.at(rivals, (np.nonzero(present)[0], seat[at[present]]), beaten[present])
-        return cls(n_seats=n_seats, rivals=rivals)
-
-
-@lru_cache(maxsize=256)
-def seat_rules_of(variant: Variant, team: tuple[int, ...]) -> SeatRules:
-    """:meth:`SeatRules.of` for a board of this variant whose players have these teams (read-only arrays).
-
-    Every state-based check of a game asks who lost, and a game's seats never change, so the
-    rules are worked out once per seating rather than once per check.
-    """
-    teams = np.array(team, dtype=np.int64)
-    seat = seat_numbers(variant, teams)
-    rules = SeatRules.build(
-        n_seats=np.array([int(seat.max(initial=-1)) + 1], dtype=np.int64),
-        player_board=np.zeros(len(team), dtype=np.int64),
-        seat=seat,
-        team=teams,
-    )
-    rules.n_seats.flags.writeable = rules.rivals.flags.writeable = False
-    return rules
-
-
 def segment_reduce(ufunc: np.ufunc, out: IntArray, segment: IntArray, values: IntArray) -> None:
     """``ufunc.at(out, segment, values)``; one segment (one board) is one plain reduce, quicker (integer ufuncs)."""
     if len(out) == 1:  # one board: every value goes to the one segment
         out[0] = ufunc.reduce(values, initial=out[0])
         return
     ufunc.at(out, segment, values)
-
-
-def lost_seats_of(rules: SeatRules, events: IntArray) -> IntArray:
-    """:func:`lost_seats` for many boards (axis 0, as in ``rules``) and any event masks each (axis 1)."""
-    total = rules.n_seats[:, None]
-    full = (np.int64(1) << total) - 1
-    sba = events & full
-    above = events >> total  # win bits, then lose bits above them
-    wins = above & full & ~sba
-    loses = (above >> total) & full & ~wins
-    lost = sba | loses
-    if wins.any():  # every winning seat's rivals lose: one OR over the seats, not a loop over them
-        seat = np.arange(rules.rivals.shape[1], dtype=np.int64)
-        won = ((wins[..., None] >> seat) & 1) == 1
-        lost |= np.bitwise_or.reduce(np.where(won, rules.rivals[:, None, :], 0), axis=-1)
-    out: IntArray = lost
-    return out
-
-
-def lost_seats(board: Board, events: int) -> int:
-    """The seats that lose, as a bitmask, given every game event (see :func:`row_events`).
-
-    State-based losses happen first.  A seat still in the game whose ``win`` threshold
-    triggered wins, so every seat on another team loses (104.2a); a seat's own ``lose``
-    threshold costs it the game unless it wins first (it orders its own triggers, 603.3b).
-    """
-    if not events:  # no loss, no threshold: nobody loses (most checks of a game)
-        return 0
-    return int(lost_seats_of(SeatRules.of(board), np.array([[events]], dtype=np.int64))[0, 0])
-
-
-def team_poison_lost(board: Board, team_poison: IntArray, team: IntArray | None = None) -> BoolArray:
-    """Whether 2HG teams' shared poison is at their threshold or more (704.6b, 810.11).
-
-    ``team_poison`` is every team's (last axis), or that of the teams ``team`` elementwise.
-    """
-    threshold = board.poison_threshold()
-    out: BoolArray = team_poison >= (threshold if team is None else threshold[team])
-    return out
-
-
-def team_poison_events(board: Board, team_poison: IntArray) -> int:
-    """Bitmask of the 2HG teams whose shared poison is at their threshold or more (704.6b, 810.11)."""
-    lost = np.flatnonzero(team_poison_lost(board, team_poison))
-    return int(np.bitwise_or.reduce(np.left_shift(np.int64(1), lost), initial=np.int64(0)))
 
 
 def team_poison(board: Board, counts: IntArray) -> IntArray:
@@ -748,16 +430,8 @@ def team_poison(board: Board, counts: IntArray) -> IntArray:
 
 
 def event_mask(board: Board, settled: Settled) -> int:
-    """Every game event of a settled resolution, as a bitmask (see :func:`row_events`): the settle's own."""
+    """Every game event of a settled resolution, as a bitmask (:mod:`solver.kernels.value`): the settle's own."""
     return int(settled.events)
-
-
-def combine_events(board: Board, rows: IntArray, poison: IntArray) -> int:
-    """The events of every object plus, in 2HG, those of each team's shared poison."""
-    mask = int(np.bitwise_or.reduce(rows, initial=np.int64(0)))
-    if board.variant is Variant.TWO_HEADED_GIANT:
-        mask |= team_poison_events(board, poison)
-    return mask
 
 
 def losers(board: Board, settled: Settled) -> BoolArray:

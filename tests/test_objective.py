@@ -14,8 +14,8 @@ from strategies import boards
 import solver
 from solver import Board, Choice, Policy, PolicyError, Round, eligible, load_board
 from solver.effects import gain
-from solver.objective import GameRules, Objective, UnitKind
-from solver.rules import SeatRules, choice_matrix, seats
+from solver.objective import Objective, UnitKind
+from solver.rules import choice_matrix
 
 
 def _board(
@@ -207,26 +207,6 @@ def test_game_scores_of_many_masks_equal_one_at_a_time(board: Board) -> None:
     masks = np.arange(64, dtype=np.int64)
     many = objective.game_millis(masks)
     assert many.tolist() == [objective.game_milli(int(m)) for m in masks]
-
-
-@settings(max_examples=60, deadline=None)
-@given(boards(max_permanents=2), st.sampled_from([None, {"game": {"elimination": 0.2, "win": 2.0}}]))
-def test_one_board_game_rules_equal_the_many_board_builder(board: Board, policy_data: dict[str, Any] | None) -> None:
-    """:meth:`GameRules.of` (shared per seating) is :meth:`GameRules.build` run on the board's own arrays."""
-    policy = Policy.from_dict(policy_data) if policy_data else Policy()
-    one = GameRules.of(board, policy)
-    many = GameRules.build(
-        policy,
-        SeatRules.of(board),
-        player_board=np.zeros(board.n_players, dtype=np.int64),
-        seat=seats(board),
-        team=board.team,
-        proliferator=np.array([board.proliferator], dtype=np.int64),
-    )
-    for name in ("our_seat", "opponents", "n_opponents", "elimination"):
-        assert getattr(one, name).tolist() == getattr(many, name).tolist(), name
-    assert one.seats.n_seats.tolist() == many.seats.n_seats.tolist()
-    assert one.seats.rivals.tolist() == many.seats.rivals.tolist()
 
 
 def test_units_come_in_board_order_with_typed_kinds() -> None:

@@ -14,19 +14,8 @@ from strategies import boards
 from solver import Board, Choice, IllegalChoice, Round, Variant, apply_proliferate, eligible, load_board, solve
 from solver.effects import gain
 from solver.errors import BoardError
-from solver.rules import (
-    ChoiceMatrix,
-    EventLayout,
-    SeatRules,
-    accumulate_at_rows,
-    eligible_mask,
-    events_of,
-    lost_seats_of,
-    n_seats,
-    row_events,
-    seats,
-    settle,
-)
+from solver.kernels import game_of, layout_of
+from solver.rules import ChoiceMatrix, counters_after, eligible_mask, settle
 
 
 def _board(
@@ -480,51 +469,35 @@ def test_704_3_settling_many_counts_at_once_equals_one_at_a_time(board: Board) -
         one = settle(board, counts[c])
         for name in ("counts", "annihilated", "dies", "chapters_after", "sacrificed", "thr_reached"):
             assert np.array_equal(getattr(many, name)[c], getattr(one, name)), name
-        assert np.array_equal(row_events(board, one), events_of(EventLayout.of(board), many)[c])
+        assert int(many.events[c]) == int(one.events) and np.array_equal(many.lost[c], one.lost)
 
 
-@pytest.mark.parametrize("n_rows", [3, 400])
-@pytest.mark.parametrize("ufunc", [np.add, np.bitwise_or])
-def test_accumulating_at_rows_is_ufunc_at_with_repeated_rows(n_rows: int, ufunc: np.ufunc) -> None:
-    """Both ways (a board's few values, a stack's many) put every value in, repeats included."""
-    rng = np.random.default_rng(n_rows)
-    rows = np.sort(rng.integers(0, n_rows, size=n_rows))  # repeats, as several thresholds on one object
-    values = rng.integers(0, 8, size=(3, n_rows))
-    out = np.zeros((3, n_rows), dtype=np.int64)
-    expected = out.copy()
-    for lead in range(3):
-        ufunc.at(expected[lead], rows, values[lead])
-    accumulate_at_rows(ufunc, out, rows, values)
-    assert np.array_equal(out, expected)
-
-
-def test_104_2a_a_win_makes_every_rival_seat_lose_for_many_boards_at_once() -> None:
-    """lost_seats_of: seat 0 of a 4-player board wins (its win bit, seat count 4): seats 1-3 lose."""
-    rules = SeatRules.build(
-        n_seats=np.array([4, 2]),
-        player_board=np.array([0, 0, 0, 0, 1, 1]),
-        seat=np.array([0, 1, 2, 3, 0, 1]),
-        team=np.array([0, 1, 2, 3, 4, 5]),
-    )
-    events = np.array([[1 << 4, 0], [0, 1 << 1]], dtype=np.int64)
-    assert lost_seats_of(rules, events).tolist() == [[0b1110, 0], [0, 0b10]]
+def test_104_2a_a_win_makes_every_rival_seat_lose() -> None:
+    """Seat 0 of a 4-player board wins (its win bit, seat count 4): seats 1-3 lose; a lose bit costs its own seat
+    (603.3b) unless that seat wins first; in 2HG a team is one seat (810.8a)."""
+    ffa = _board([{"id": p} for p in ("alice", "bob", "carol", "dave")], variant="free_for_all")
+    events = np.array([1 << 4, 1 << 9, (1 << 8) | (1 << 4), 0b0100], dtype=np.int64)
+    assert game_of(layout_of(ffa), events).lost.tolist() == [0b1110, 0b0010, 0b1110, 0b0100]
+    giant = _giant({}, {}, {}, {})
+    assert game_of(layout_of(giant), np.array([1 << 3, 0b01], dtype=np.int64)).lost.tolist() == [0b01, 0b01]
 
 
 @settings(max_examples=40, deadline=None)
-@given(board=boards())
-def test_seat_rules_are_shared_per_seating_and_equal_to_a_fresh_build(board: Board) -> None:
-    """Who beats whom (104.2a, 810.8a) depends only on the variant and the teams: one shared, read-only table."""
-    shared = SeatRules.of(board)
-    fresh = SeatRules.build(
-        n_seats=np.array([n_seats(board)], dtype=np.int64),
-        player_board=np.zeros(board.n_players, dtype=np.int64),
-        seat=seats(board),
-        team=board.team,
-    )
-    assert np.array_equal(shared.n_seats, fresh.n_seats)
-    assert np.array_equal(shared.rivals, fresh.rivals)
-    assert SeatRules.of(board) is shared
-    assert not shared.rivals.flags.writeable and not shared.n_seats.flags.writeable
+@given(board=boards(), data=st.data())
+def test_701_34_counters_after_a_choice_add_each_gain_once_per_round(board: Board, data: st.DataObject) -> None:
+    """701.34a: each chosen object gains its gain table once per round; 701.34b, 810.10: a 2HG team's poison grows
+    by the named head's gain, on every head (what the compiled core adds, by a plain loop here)."""
+    matrix = ChoiceMatrix.from_choice(board, _random_choice(board, data))
+    after = counters_after(board, matrix.chosen, matrix.recipients)
+    want = board.counts + matrix.chosen.sum(axis=0)[:, None] * gain(board)
+    col = board.kind_column("poison")
+    if board.variant is Variant.TWO_HEADED_GIANT and col >= 0:
+        for team in range(board.n_teams):
+            heads = [h for h in range(board.n_players) if board.team[h] == team]
+            given_poison = sum(int(gain(board)[h, col]) for h in matrix.recipients[:, team].tolist() if h >= 0)
+            for h in heads:
+                want[h, col] = board.counts[h, col] + given_poison
+    assert np.array_equal(after, want)
 
 
 @settings(max_examples=60, deadline=None)

@@ -17,7 +17,7 @@ from solver import Policy, load_board
 from solver.analysis.winprob import settled_material
 from solver.batch import decide_many, material_spans, score_choices, score_many
 from solver.board import Board, BoolArray, IntArray
-from solver.objective import MILLI, Objective, game_weight_of
+from solver.objective import MILLI, Objective
 from solver.rules import Choice, ChoiceMatrix, Round, apply_matrix, eligible, event_mask
 
 BOARDS = 1_500
@@ -99,8 +99,8 @@ def test_material_spans_raise_the_game_weight_as_the_objective_does(boards: list
         expected = int((units.single_material.max(axis=1) - units.single_material.min(axis=1)).sum())
         expected += sum(max(o.material for o in t.options) - min(o.material for o in t.options) for t in units.teams)
         assert span == expected
-        weight = game_weight_of(policy, np.array([span]), objective.rules.n_opponents)[0]
-        assert weight == objective.game_weight
+        gap = policy.score_gap(int(objective.core.n_opponents[0]))
+        assert objective.game_weight == max(policy.game_weight, (span / MILLI + 1.0) / gap)
 
 
 def test_given_spans_change_nothing_and_a_policy_is_honoured(
@@ -121,3 +121,25 @@ def test_nothing_to_score() -> None:
     assert material_spans([]).shape == (0,)
     with pytest.raises(ValueError, match="one choice per board"):
         score_choices([load_board("solver/examples/classic.json")], [[]])
+
+
+def test_a_policy_finer_than_milli_points_has_one_material_balance() -> None:
+    """The material balance analysis reads (solver.analysis.winprob) is the core's material, which scores the
+    policy's weights in milli-points: three +1/+1 counters at 1.2345 are 3 x 1.234 points, not 3.7035."""
+    policy = Policy.from_dict({"weights": {"+1/+1": 1.2345}})
+    board = load_board(
+        {
+            "variant": "duel",
+            "proliferator": "alice",
+            "players": [{"id": "alice"}, {"id": "bob"}],
+            "permanents": [
+                {"id": "bear", "controller": "alice", "types": ["creature"], "power": 1, "toughness": 1,
+                 "counters": {"+1/+1": 3}},
+            ],
+        }
+    )  # fmt: skip
+    objective = Objective(board, policy)
+    nothing = (np.zeros((board.rounds, board.n_objects), dtype=bool), np.full((board.rounds, 0), -1, dtype=np.int64))
+    scored = score_choices([board], [[nothing]], policy)
+    assert int(scored.material[0, 0]) == 2000 + 3 * 1234
+    assert round(settled_material(objective, objective.settled_nothing) * MILLI) == 2000 + 3 * 1234

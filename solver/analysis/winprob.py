@@ -21,7 +21,7 @@ import numpy as np
 from ..board import Board
 from ..objective import MILLI, Objective
 from ..policy import Policy
-from ..rules import Settled, team_poison
+from ..rules import Settled
 
 __all__ = ["RESULT_CHANCES", "K", "chances", "material_balance", "settled_material", "win_chances"]
 
@@ -43,10 +43,7 @@ def win_chances(balance: float, k: float = K) -> float:
 
 def settled_material(objective: Objective, settled: Settled) -> float:
     """Material balance of a settled board (counters and permanents, game result left out), in points."""
-    board = objective.board
-    milli = int(objective.material_rows(settled).sum())
-    milli += int(objective.team_material(team_poison(board, settled.counts)).sum())
-    return milli / MILLI
+    return objective.material(settled) / MILLI
 
 
 def material_balance(board: Board, policy: Policy | None = None) -> float:

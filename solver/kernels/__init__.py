@@ -15,8 +15,10 @@ Every function here is a numba ``@njit(cache=True)`` loop over plain arrays in o
 The Python entries: :func:`decide` (boards in, the decided arrays out), :func:`tabulate` (one
 board's per-row tables, what CP-SAT, explanations and brute force read through
 :class:`solver.objective.Objective`), :func:`settle_layout` (given counters settled),
-:func:`score_layout` (given choices valued) and :func:`value_settled` (resolutions already
-settled, valued).
+:func:`score_layout` (given choices valued), :func:`value_settled` (resolutions already
+settled, valued), and for one board of a layout: :func:`counters_after` (701.34a/b),
+:func:`material_settled` (a settled resolution's material), :func:`game_of` (what game-events
+masks mean: lost seats, game over, score, result) and :func:`game_weight`.
 """
 
 from __future__ import annotations
@@ -30,19 +32,25 @@ import numpy as np
 
 from ..board import Board, BoolArray, IntArray
 from ..policy import DEFAULT_POLICY, Policy
-from .exact import MAX_FREE_SEATS, RESULT_CODES, TOO_MANY_SEATS, decide_batch, tabulate_rows
+from .exact import MAX_FREE_SEATS, RESULT_CODES, TOO_MANY_SEATS, decide_batch, game_of_events, tabulate_rows
 from .layout import Layout, stack
-from .resolve import score_batch, value_settled_batch
+from .resolve import board_material, counters_after_701_34, score_batch, value_settled_batch
 from .settle import settle_batch
+from .value import game_weight_of
 
 __all__ = [
     "Decided",
+    "Game",
     "Layout",
     "Scored",
     "SettledLayout",
+    "counters_after",
     "decide",
     "decide_layout",
+    "game_of",
+    "game_weight",
     "layout_of",
+    "material_settled",
     "score_layout",
     "settle_layout",
     "stack",
@@ -276,3 +284,82 @@ def value_settled(layout: Layout, settled: SettledLayout, spans: IntArray | None
         _spans(L, spans), values, baseline,
     )  # fmt: skip
     return values, baseline
+
+
+def counters_after(layout: Layout, times: IntArray, recipients: IntArray, b: int = 0) -> IntArray:
+    """Board ``b``'s counters after a choice, before the state-based actions (701.34a/b, 704.4), in the layout's
+    columns: :func:`~solver.kernels.resolve.counters_after_701_34`.
+
+    ``times[i]``: the rounds board row ``i`` is chosen in; ``recipients[r, t]``: the board row of
+    the head getting 2HG team ``t``'s poison counter in round ``r``, else -1 (any number of rounds).
+    """
+    L = layout
+    lo, hi, tb = int(L.obj_off[b]), int(L.obj_off[b + 1]), int(L.team_off[b])
+    n_teams = int(L.team_off[b + 1]) - tb
+    rounds = max(int(L.rounds[b]), recipients.shape[0])
+    named = np.full((rounds, int(L.team_off[-1])), -1, dtype=np.int64)
+    named[: recipients.shape[0], tb : tb + recipients.shape[1]] = recipients
+    every = np.zeros(len(L.flags), dtype=np.int64)
+    every[lo:hi] = times
+    now = np.empty_like(L.counts)
+    counters_after_701_34(
+        lo, hi, tb, n_teams, int(L.n_players[b]), rounds, bool(L.shared[b]), L.counts, L.gain, L.head_gain, L.team,
+        L.special, every, named, now,
+    )  # fmt: skip
+    return now[lo:hi]
+
+
+def material_settled(layout: Layout, settled: SettledLayout) -> int:
+    """The material of a board (``layout`` a batch of one) after a settled resolution (``settled``'s first copy),
+    in milli-points from its proliferator's side, 2HG team poison once per team:
+    :func:`~solver.kernels.resolve.board_material`."""
+    L = layout
+    n, n_teams = int(L.obj_off[1]), int(L.team_off[1])
+    raw = np.zeros(n, dtype=np.int64)
+    total = board_material(
+        0, n, 0, int(L.thr_off[1]), 0, n_teams, int(L.n_players[0]), bool(L.shared[0]), settled.counts[0],
+        settled.dies[0], settled.sacrificed[0], settled.chapters_before[0], settled.chapters_after[0],
+        settled.thr_crossed[0], L.weights, L.presence, L.worth, L.side, L.team, L.thr_row, L.thr_code, L.thr_amount,
+        L.team_weight, L.special, L.saga_chapter, raw,
+    )  # fmt: skip
+    return int(total)
+
+
+@dataclass(frozen=True)
+class Game:
+    """What :func:`game_of` finds for each game-events mask ``j`` of a board (events: :mod:`solver.kernels.value`).
+
+    ``lost[j]`` the bitmask of the seats that lose (104.2a, 810.8a); ``over[j]`` whether that
+    ends the game for the proliferator (a win, a loss or a draw, 104.3, 104.4a); ``scores[j]``
+    the policy's game score; ``milli[j]`` that score in milli-points at the weight asked for;
+    ``results[j]`` the game result in words.
+    """
+
+    lost: IntArray
+    over: BoolArray
+    scores: np.ndarray
+    milli: IntArray
+    results: tuple[str, ...]
+
+
+def game_of(layout: Layout, events: IntArray, weight: float = 0.0, b: int = 0) -> Game:
+    """What the game-events masks ``events`` mean on board ``b`` of ``layout``, its scores at game ``weight``
+    (:func:`game_weight`; 0 when only the losers, the end of the game or the results are wanted):
+    :func:`~solver.kernels.exact.game_of_events`."""
+    L = layout
+    masks = np.ascontiguousarray(events, dtype=np.int64).reshape(-1)
+    m = len(masks)
+    lost, milli, codes = np.zeros((3, m), dtype=np.int64)
+    over = np.zeros(m, dtype=np.bool_)
+    scores = np.zeros(m, dtype=np.float64)
+    game_of_events(
+        int(L.obj_off[b]), int(L.n_players[b]), int(L.proliferator[b]), L.seat, L.team, int(L.n_opponents[b]),
+        L.policy_scores, float(L.elimination[b]), weight, masks, lost, over, scores, milli, codes,
+    )  # fmt: skip
+    return Game(lost, over, scores, milli, tuple(RESULT_CODES[c] for c in codes.tolist()))
+
+
+def game_weight(layout: Layout, span: int, b: int = 0) -> float:
+    """Points per unit of game score on board ``b``: the policy's, raised above the material ``span``
+    (milli-points): :func:`~solver.kernels.value.game_weight_of`."""
+    return float(game_weight_of(float(layout.policy_scores[3]), int(span), float(layout.gap[b])))

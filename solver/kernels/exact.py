@@ -16,13 +16,22 @@ from numba.typed import Dict
 
 from .layout import F_PHASED_OUT, F_PLAYER
 from .settle import board_seating, settle_board
-from .value import ends_game_104_3, game_milli, game_score, lost_seats_104_2a, rivals_of, rows_material
+from .value import (
+    ends_game_104_3,
+    game_milli,
+    game_score,
+    game_weight_of,
+    lost_seats_104_2a,
+    rivals_of,
+    rows_material,
+)
 
 __all__ = [
     "MAX_FREE_SEATS",
     "RESULT_CODES",
     "TOO_MANY_SEATS",
     "decide_batch",
+    "game_of_events",
     "split_units",
     "tabulate_rows",
     "team_option_values",
@@ -366,6 +375,42 @@ def result_code(
 
 
 @njit(cache=True)
+def game_of_events(
+    lo: int,
+    players: int,
+    proliferator: int,
+    seat: np.ndarray,
+    team: np.ndarray,
+    n_opponents: int,
+    scores: np.ndarray,
+    elimination: float,
+    weight: float,
+    events: np.ndarray,
+    lost: np.ndarray,
+    over: np.ndarray,
+    score: np.ndarray,
+    milli: np.ndarray,
+    results: np.ndarray,
+) -> None:
+    """What each game-events mask ``events[j]`` of one board (players at layout rows ``lo..lo+players``) means.
+
+    The seats that lose (``lost``, 104.2a, 810.8a), whether that ends the game for the
+    proliferator (``over``, 104.3, 104.4a), the policy's score (``score``), that score in
+    milli-points at the game ``weight`` (``milli``) and the result code (``results``,
+    :data:`RESULT_CODES`).
+    """
+    n_seats, our_seat, opponents = board_seating(lo, players, proliferator, seat, team)
+    rivals = rivals_of(seat[lo : lo + players], team[lo : lo + players], n_seats)
+    for j in range(len(events)):
+        gone = lost_seats_104_2a(events[j], n_seats, rivals)
+        lost[j] = gone
+        over[j] = ends_game_104_3(gone, our_seat, opponents, n_opponents)
+        score[j] = game_score(gone, our_seat, opponents, n_opponents, scores, elimination)
+        milli[j] = game_milli(score[j], weight)
+        results[j] = result_code(events[j], n_seats, rivals, our_seat, opponents, n_opponents, scores, elimination)
+
+
+@njit(cache=True)
 def decide_batch(
     obj_off: np.ndarray,
     thr_off: np.ndarray,
@@ -521,7 +566,7 @@ def decide_batch(
                 all_events = np.concatenate((all_events, evs))
                 opt_first[t + 1] = opt_first[t] + k
         spans[b] = span
-        weight = max(scores[3], (span / 1000.0 + 1.0) / gap[b])
+        weight = game_weight_of(scores[3], span, gap[b])
         n_opp = n_opponents[b]
         elim = elimination[b]
         baseline = baseline_material + score_events(

@@ -17,7 +17,15 @@ from numba import njit
 
 from .exact import decide_batch, result_code
 from .settle import board_seating, settle_board
-from .value import ends_game_104_3, game_milli, game_score, lost_seats_104_2a, rivals_of, rows_material
+from .value import (
+    ends_game_104_3,
+    game_milli,
+    game_score,
+    game_weight_of,
+    lost_seats_104_2a,
+    rivals_of,
+    rows_material,
+)
 
 __all__ = ["board_material", "counters_after_701_34", "score_batch", "value_settled_batch"]
 
@@ -206,7 +214,7 @@ def board_values(
         scored = scored or game[j] != 0.0
     if scored and span < 0:
         return True
-    weight = max(scores[3], (span / 1000.0 + 1.0) / gap) if scored else 0.0
+    weight = game_weight_of(scores[3], span, gap) if scored else 0.0
     for j in range(len(events)):
         over = ends_game_104_3(lost_seats_104_2a(events[j], n_seats, rivals), our_seat, opponents, n_opponents)
         totals[j] = (material[0] if over else material[j]) + game_milli(game[j], weight)

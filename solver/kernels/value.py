@@ -17,6 +17,7 @@ __all__ = [
     "ends_game_104_3",
     "game_milli",
     "game_score",
+    "game_weight_of",
     "lost_seats_104_2a",
     "material_row",
     "popcount",
@@ -158,3 +159,11 @@ def game_milli(score: float, weight: float) -> int:
     if score == 0.0:
         return 0
     return int(np.rint(1000.0 * weight * score))
+
+
+@njit(cache=True)
+def game_weight_of(game_weight: float, span: int, gap: float) -> float:
+    """Points per unit of game score: the policy's ``game_weight``, raised above the board's material ``span``
+    (milli-points) so that no material can outweigh a game result; ``gap`` is the policy's smallest gap
+    between game scores for the board's number of opponents."""
+    return max(game_weight, (span / 1000.0 + 1.0) / gap)

@@ -72,15 +72,17 @@ def load() -> None:
     times over (a constrained ``solve`` with ``time_limit=0.05``, tests/test_cpsat_loading.py).
     So the library's import pays them, deciding one small 2HG board whose objective reaches
     every entry point a decision calls (the optimum, the row tables, the unit split, the team
-    options, the value of a given choice), and the gains of the board with a replacement effect
-    (:func:`~solver.kernels.gains.gains_616_1`, 616.1).  With no cache yet (an install not warmed), this
-    compiles them: a minute, once.
+    options, the value of a given choice, the game result of an events mask and the game weight,
+    the counters after a choice, the material of a settled resolution), and the gains of the board
+    with a replacement effect (:func:`~solver.kernels.gains.gains_616_1`, 616.1).  With no cache
+    yet (an install not warmed), this compiles them: a minute, once.
     """
     global loaded_in
     from ..boardjson import load_board
     from ..effects import gains
     from ..objective import Objective
     from ..policy import DEFAULT_POLICY
+    from ..rules import counters_after
 
     start = time.perf_counter()
     gains(load_board(WARM_BOARDS[0]))
@@ -88,6 +90,9 @@ def load() -> None:
     best = objective.best()
     _ = objective.units
     objective.score_matrix(best.chosen, best.recipients)
+    objective.game_milli(best.events | 1)  # the game kernel, and the game weight
+    counters_after(objective.board, best.chosen, best.recipients)
+    objective.material(objective.settled_nothing)
     loaded_in = time.perf_counter() - start
 
 
