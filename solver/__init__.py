@@ -12,8 +12,8 @@ from .cards import CARDS, SUPPORTED_CARDS
 from .cpsat import SearchStopped
 from .decision import Alternative, Decision, ExplanationRow
 from .errors import BoardError, IllegalChoice, Infeasible, Problem
-from .kernels.warm import load as _load_core
 from .policy import Policy, PolicyError
+from .preload import load as _load_core
 from .rules import Choice, ChoiceMatrix, Outcome, Round
 from .solve import (
     Score,

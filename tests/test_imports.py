@@ -29,7 +29,7 @@ LAYERS = (
     ("cards", "catalogue", "board", "choices", "formats", "policy", "decision"),
     ("effects", "kernels", "rules", "boardjson", "validation", "inputs", "schema"),
     ("objective", "fast", "limited", "cpsat", "brute", "explain", "solve", "batch", "svg"),
-    ("cli", "protocol", "analysis", "core", "__main__", "examples", ""),
+    ("cli", "protocol", "analysis", "core", "preload", "__main__", "examples", ""),
 )
 _LAYER_OF = {name: i for i, names in enumerate(LAYERS) for name in names}
 

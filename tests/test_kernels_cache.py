@@ -46,3 +46,17 @@ def test_an_installed_copy_compiles_once_into_numba_cache_dir_and_then_loads(tmp
     assert not list((site / "solver").rglob("*.nbi")), "the cache was written beside the installed sources"
     misses, hits = run()
     assert (misses, hits) == (0, 4)  # every entry kernel loaded from the cache, nothing compiled
+
+
+def test_the_warm_script_runs_without_a_runpy_warning() -> None:
+    """``python -m solver.kernels.warm`` (the install step) prints its line and no warning: ``import solver`` loads
+    the core through :mod:`solver.preload`, not through the script's own module."""
+    out = subprocess.run(
+        [sys.executable, "-W", "error::RuntimeWarning", "-m", "solver.kernels.warm"],
+        capture_output=True,
+        text=True,
+        cwd=Path(solver.__file__).parent.parent,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "compiled core ready" in out.stdout
+    assert "RuntimeWarning" not in out.stderr
