@@ -15,6 +15,7 @@ from numba import njit, types
 from numba.typed import Dict
 
 from .layout import F_PHASED_OUT, F_PLAYER
+from .sba import shared_poison_810_10
 from .settle import board_seating, settle_board
 from .value import (
     ends_game_104_3,
@@ -508,9 +509,8 @@ def decide_batch(
             team_n[t] += 1
         start_poison = np.zeros(max(n_teams, 1), dtype=np.int64)
         if is_shared:
-            for i in range(players):
-                start_poison[team[lo + i]] = max(start_poison[team[lo + i]], counts[lo + i, poison])
             for t in range(n_teams):
+                start_poison[t] = shared_poison_810_10(counts, lo, 0, players, team, t, poison)
                 m, e = team_poison_810_10(start_poison[t], team_weight[tb + t], team_threshold[tb + t], t)
                 baseline_material += m
                 baseline_events |= e

@@ -16,6 +16,7 @@ import numpy as np
 from numba import njit
 
 from .exact import decide_batch, result_code
+from .sba import shared_poison_810_10
 from .settle import board_seating, settle_board
 from .value import (
     ends_game_104_3,
@@ -116,11 +117,7 @@ def board_material(
     if shared:
         poison = special[5]
         for t in range(n_teams):
-            most = 0
-            for i in range(players):
-                if team[lo + i] == t:
-                    most = max(most, now[lo + i, poison])
-            total += team_weight[tb + t] * most
+            total += team_weight[tb + t] * shared_poison_810_10(now, lo, 0, players, team, t, poison)
     return total
 
 

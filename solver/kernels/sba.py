@@ -32,6 +32,7 @@ __all__ = [
     "saga_sacrifice_714_4",
     "settle_object",
     "settle_row",
+    "shared_poison_810_10",
     "team_poison_704_6b",
     "toughness_122_1a",
     "zero_toughness_704_5f",
@@ -165,6 +166,21 @@ def player_loses_704_5a_704_5c(life: int, poison: int, poison_counts: bool, thre
     """704.5a: a player with 0 or less life loses; 704.5c: so does one with ``threshold`` (ten) or more poison
     counters, where a player's own poison counts (``poison_counts``; in 2HG the team's does, 704.6b)."""
     return life <= 0 or (poison_counts and poison >= threshold)
+
+
+@njit(cache=True)
+def shared_poison_810_10(
+    counts: np.ndarray, lo: int, base: int, players: int, team: np.ndarray, t: int, poison: int
+) -> int:
+    """A 2HG team's shared poison (810.10), stored on every head: the most on any of team ``t``'s heads.
+
+    The board's players are layout rows ``lo`` to ``lo + players``; ``counts`` is indexed by ``row - base``.
+    """
+    most = 0
+    for i in range(players):
+        if team[lo + i] == t:
+            most = max(most, counts[lo + i - base, poison])
+    return most
 
 
 @njit(cache=True)

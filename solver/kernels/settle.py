@@ -16,7 +16,7 @@ import numpy as np
 from numba import njit
 
 from .layout import F_PHASED_OUT, THR_POINTS, THR_WIN
-from .sba import player_loses_704_5a_704_5c, settle_object, team_poison_704_6b
+from .sba import player_loses_704_5a_704_5c, settle_object, shared_poison_810_10, team_poison_704_6b
 from .value import lost_seats_104_2a, rivals_of
 
 __all__ = [
@@ -130,10 +130,7 @@ def team_poison_events(
     poison = special[5]
     events = 0
     for t in range(n_teams):
-        most = 0
-        for i in range(players):
-            if team[lo + i] == t:
-                most = max(most, now[lo + i - base, poison])
+        most = shared_poison_810_10(now, lo, base, players, team, t, poison)
         if team_poison_704_6b(most, team_threshold[tb + t]):
             events |= 1 << t
     return events
