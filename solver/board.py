@@ -1171,6 +1171,8 @@ def _value_arrays(
     ~200 us a 20-object board takes to load).
     """
     out: dict[str, np.ndarray] = dict(_NO_VALUES)
+    if not (thr_rows or cv_rows):
+        return out
     if thr_rows:
         out.update(
             thr_object=np.array([t[0] for t in thr_rows], dtype=np.int64),
@@ -1183,6 +1185,8 @@ def _value_arrays(
             cv_kind=np.array([c[1] for c in cv_rows], dtype=np.int64),
             cv_value=np.array([c[2] for c in cv_rows], dtype=np.float64),
         )
+    for array in out.values():
+        array.flags.writeable = False
     return out
 
 
@@ -1298,9 +1302,11 @@ def assemble_columns(
         for k, v in cvs.items():
             cv_rows.append((row, kinds.setdefault(k, len(kinds)), v))
 
-    counts = np.zeros((n, len(kinds)), dtype=np.int64)
-    if cells.cols:
-        counts[cells.rows, cells.cols] = cells.counts
+    width = len(kinds)
+    flat_counts = np.zeros(n * width, dtype=np.int64)
+    if cells.cols:  # flat indices: cheaper than numpy's two-dimensional fancy indexing on small boards
+        flat_counts[[row * width + col for row, col in zip(cells.rows, cells.cols, strict=True)]] = cells.counts
+    counts: IntArray = flat_counts.reshape(n, width)
     teams = [team_index[t] for t in player_teams]
     team_of = np.array(teams, dtype=np.int64)
     per_head = variant is Variant.TWO_HEADED_GIANT and team_poison is TeamPoison.PER_HEAD
@@ -1405,5 +1411,5 @@ def assemble_columns(
 
 
 #: The array fields :func:`assemble` builds on their own (the others are rows of two read-only tables).
-_BUILT = ("counts", "team", "life", "value", "names", "type_names", "subtypes", "keywords", "head_poison",
-          *_NO_VALUES)  # fmt: skip
+#: The threshold and counter-value arrays are read-only already (:func:`_value_arrays`).
+_BUILT = ("counts", "team", "life", "value", "names", "type_names", "subtypes", "keywords", "head_poison")

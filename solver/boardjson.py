@@ -144,11 +144,20 @@ def load_struct(struct: BoardStruct, check_text: bool = False) -> Board:
     built from them; any other goes through :class:`_Checker`, which names every problem at
     its JSON path (or builds the board, for one whose spellings it had to normalise).
     """
-    if not check_text:
+    if not check_text or _all_text(struct):
         board = _accepted(struct)
         if board is not None:
             return board
     return _checked(struct, check_text)
+
+
+def _all_text(struct: BoardStruct) -> bool:
+    """Whether every string of the Structs is valid Unicode text: msgspec's encoder refuses a lone surrogate."""
+    try:
+        msgspec.json.encode(struct)
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _checked(struct: BoardStruct, check_text: bool) -> Board:

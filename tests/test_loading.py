@@ -307,3 +307,18 @@ def test_the_column_checks_accept_nothing_the_item_checks_refuse(data: dict[str,
     """Mutated examples (ids, references, kinds, types, teams, limits broken at random): never accepted by the
     column checks where the item checks refuse, and never built differently."""
     assert_columns_agree_with_items(data)
+
+
+def test_a_mapping_with_a_lone_surrogate_still_has_it_refused_at_its_path() -> None:
+    """A mapping takes the column checks only when every string is text (msgspec's encoder refuses a lone surrogate,
+    JSON text cannot hold one): the item checks name it."""
+    from solver import BoardError
+
+    data = generate(BoardSpec(20, "duel", seed=3))
+    data["permanents"][4]["name"] = "Bad \ud800 name"
+    with pytest.raises(BoardError) as caught:
+        load_board(data)
+    assert [p.path for p in caught.value.problems] == ["permanents[4].name"]
+    assert "lone surrogate" in caught.value.problems[0].message
+    data["permanents"][4]["name"] = "Good name"
+    assert load_board(data) == load_board(json.dumps(data))
