@@ -21,8 +21,7 @@ from __future__ import annotations
 import gc
 import json
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping, Sequence
 from itertools import compress
 from typing import Any, NamedTuple, TypeAlias, get_type_hints
 
@@ -77,6 +76,7 @@ __all__ = ["FORMAT_VERSION", "BoardLike", "as_board", "dump_board", "load_board"
 _TYPES: dict[str, str] = {name: name for name in CARD_TYPE_NAMES} | {"tribal": "kindred"}
 _TYPE_LIST = ", ".join(sorted(CARD_TYPE_NAMES))
 _VARIANTS = {v.value: v for v in Variant}
+_TEAM_POISON = {t.value: t for t in TeamPoison}
 #: The effect fields that are card parameters (solver.cards.Parameter), in the Struct's order.
 _PARAMETERS = tuple(sorted({p.name for card in CARDS.values() for p in card.parameters}))
 #: Per-process caches of what a spelling means (pure functions of the text; cleared past _CACHE_SIZE entries).
@@ -164,7 +164,7 @@ def _checked(struct: BoardStruct, check_text: bool) -> Board:
     """:func:`load_struct` by :class:`_Checker`, item by item: every problem at its path, or the board."""
     checker = _Checker(len(struct.players) + len(struct.permanents), check_text)
     checker.sizes(struct.variant, len(struct.players), len(struct.effects))
-    checker.team_poison = TeamPoison(struct.team_poison)
+    checker.team_poison = _TEAM_POISON[struct.team_poison]
     return checker.board(
         struct.variant, struct.proliferator, struct.proliferates, struct.players, struct.permanents, struct.effects
     )
@@ -342,7 +342,7 @@ def _accepted(struct: BoardStruct) -> Board | None:
         columns,
         tuple(e for e, _ in placed),
         struct.proliferates,
-        TeamPoison(struct.team_poison),
+        _TEAM_POISON[struct.team_poison],
         cells=cells,
         controller_rows=controllers,
         bits=bits,
@@ -370,21 +370,24 @@ def _canonical_types(listed: Sequence[str]) -> tuple[str, ...] | None:
     return result
 
 
-@contextmanager
-def gc_paused() -> Iterator[None]:
+class gc_paused:
     """Pause the cyclic garbage collector while loading (nested pauses leave it to the outermost).
 
     Loading allocates millions of small acyclic objects on big boards, and the collections
     that this triggers cost about a third of the load time while freeing nothing.  The
     analysis pauses it around a whole chunk of records for the same reason
-    (:func:`solver.analysis.analyze.analyze_chunk`).
+    (:func:`solver.analysis.analyze.analyze_chunk`).  A class rather than a generator-based
+    context manager: it is entered once per board, and a small board loads in tens of microseconds.
     """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
+
+    __slots__ = ("enabled",)
+
+    def __enter__(self) -> None:
+        self.enabled = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, *exc: object) -> None:
+        if self.enabled:
             gc.enable()
 
 
