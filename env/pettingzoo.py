@@ -212,6 +212,10 @@ class ProliferateAEC(AECEnv):  # type: ignore[misc]
         self._dict_space = observation_space(self.slots, self.n_bits, self.c_max)
         flat = spaces.flatten_space(self._dict_space)
         assert isinstance(flat, spaces.Box)  # a Dict of Box / MultiBinary / MultiDiscrete flattens to a Box
+        self._flat_size = int(flat.shape[0])
+        parts = self._dict_space.spaces
+        #: Each observation key, its shape for one game and its dtype, in the order the kernel writes them.
+        self._layout = tuple((key, (1, *(parts[key].shape or ())), parts[key].dtype) for key in _OBSERVED)
         self._obs_space = spaces.Dict(
             {
                 "observation": spaces.Box(
@@ -260,7 +264,7 @@ class ProliferateAEC(AECEnv):  # type: ignore[misc]
         game, seat = self._game, self._seat_of[agent]
         if not game.seat[seat, S_IN]:
             # A free-for-all player who has left the game (800.4a): nothing of theirs to show.
-            empty = np.zeros(self._obs_space["observation"].shape, np.float32)
+            empty = np.zeros(self._flat_size, np.float32)
             return {"observation": empty, "action_mask": np.zeros(self.n_bits, dtype=np.int8)}
         acting = game.deciding == seat and agent == self.agent_selection
         raw = self._raw_observation(seat, acting)
@@ -300,8 +304,7 @@ class ProliferateAEC(AECEnv):  # type: ignore[misc]
         round, rounds and mask only for the acting seat (everyone else sees no decision)."""
         game = self._game
         view = game.view(seat)
-        spaces_of = self._dict_space.spaces
-        out = {key: np.zeros((1, *spaces_of[key].shape), dtype=spaces_of[key].dtype) for key in _OBSERVED}
+        out = {key: np.zeros(shape, dtype=dtype) for key, shape, dtype in self._layout}
         K.observe(
             game.S, view, np.zeros(1, dtype=np.int64), np.array([not acting]), self.horizon, False, game.one_hot,
             tuple(out.values()),
