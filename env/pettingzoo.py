@@ -241,6 +241,8 @@ class ProliferateAEC(AECEnv):  # type: ignore[misc]
 
     # ------------------------------------------------------------------ AEC API
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        if options and "board" in options:  # not played silently as a sampled game
+            raise ValueError("options['board']: the PettingZoo adapter samples its games; it takes no given board")
         if seed is not None or not self._started:
             self.np_random, _ = seeding.np_random(seed)
         rng = self.np_random

@@ -410,3 +410,12 @@ def test_a_seed_replays_the_same_game(variant: str) -> None:
     first = play(5)
     assert first == play(5)
     assert first != play(6)
+
+
+def test_a_given_board_is_refused_not_ignored() -> None:
+    """The adapter samples its games: ``options["board"]`` names itself in a ValueError rather than being dropped."""
+    env = aec_env("duel")
+    with pytest.raises(ValueError, match=r"options\['board'\]"):
+        env.reset(seed=0, options={"board": {"variant": "duel"}})
+    env.reset(seed=0, options={"anything": 1})  # PettingZoo's api_test passes options of its own
+    assert env.agents == env.possible_agents
