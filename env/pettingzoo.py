@@ -76,6 +76,42 @@ _OBSERVED = (
 )
 
 
+class _Flat:
+    """``gymnasium.spaces.flatten`` of the observation Dict, as float32 in one preallocated pass per call.
+
+    The layout is gymnasium's (tested equal): the Dict's keys in its order, Box and MultiBinary values as they are,
+    MultiDiscrete values one-hot over each element's ``nvec`` (from its ``start``); gymnasium's generic flatten
+    costs about half of a step of this adapter.
+    """
+
+    def __init__(self, space: spaces.Dict) -> None:
+        self.parts: list[tuple[str, int, int, npt.NDArray[np.int64] | None]] = []
+        at = 0
+        for key, part in space.spaces.items():
+            if isinstance(part, spaces.MultiDiscrete):
+                nvec = part.nvec.astype(np.int64).ravel()
+                first = (
+                    np.concatenate([[0], np.cumsum(nvec)[:-1]]).astype(np.int64) - part.start.astype(np.int64).ravel()
+                )
+                self.parts.append((key, at, int(nvec.sum()), first))
+            elif isinstance(part, (spaces.Box, spaces.MultiBinary)):
+                self.parts.append((key, at, int(np.prod(part.shape)), None))
+            else:  # the observation space has no other kind
+                raise TypeError(f"observation key {key!r}: cannot flatten {part}")
+            at += self.parts[-1][2]
+        self.size = at
+
+    def __call__(self, raw: dict[str, npt.NDArray[Any]]) -> npt.NDArray[np.float32]:
+        out = np.zeros(self.size, dtype=np.float32)
+        for key, at, size, first in self.parts:
+            value = raw[key].ravel()
+            if first is None:
+                out[at : at + size] = value
+            else:
+                out[at + first + value] = 1.0
+        return out
+
+
 class _Game:
     """One game in the v1 engine's arrays with no agent seat, and one view per seat (rebuilt when the state moved)."""
 
@@ -212,7 +248,8 @@ class ProliferateAEC(AECEnv):  # type: ignore[misc]
         self._dict_space = observation_space(self.slots, self.n_bits, self.c_max)
         flat = spaces.flatten_space(self._dict_space)
         assert isinstance(flat, spaces.Box)  # a Dict of Box / MultiBinary / MultiDiscrete flattens to a Box
-        self._flat_size = int(flat.shape[0])
+        self._flat = _Flat(self._dict_space)
+        assert self._flat.size == flat.shape[0]
         parts = self._dict_space.spaces
         #: Each observation key, its shape for one game and its dtype, in the order the kernel writes them.
         self._layout = tuple((key, (1, *(parts[key].shape or ())), parts[key].dtype) for key in _OBSERVED)
@@ -266,11 +303,11 @@ class ProliferateAEC(AECEnv):  # type: ignore[misc]
         game, seat = self._game, self._seat_of[agent]
         if not game.seat[seat, S_IN]:
             # A free-for-all player who has left the game (800.4a): nothing of theirs to show.
-            empty = np.zeros(self._flat_size, np.float32)
+            empty = np.zeros(self._flat.size, np.float32)
             return {"observation": empty, "action_mask": np.zeros(self.n_bits, dtype=np.int8)}
         acting = game.deciding == seat and agent == self.agent_selection
         raw = self._raw_observation(seat, acting)
-        flat = np.asarray(spaces.flatten(self._dict_space, raw), dtype=np.float32)
+        flat = self._flat(raw)
         return {"observation": flat, "action_mask": raw["action_mask"].copy()}
 
     def step(self, action: Any) -> None:

@@ -419,3 +419,23 @@ def test_a_given_board_is_refused_not_ignored() -> None:
         env.reset(seed=0, options={"board": {"variant": "duel"}})
     env.reset(seed=0, options={"anything": 1})  # PettingZoo's api_test passes options of its own
     assert env.agents == env.possible_agents
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_observation_is_gymnasiums_flatten(variant: str) -> None:
+    """The adapter's own flatten (one pass, float32) is ``gymnasium.spaces.flatten`` of the Dict observation."""
+    env = aec_env(variant)
+    rng = np.random.default_rng(1)
+    env.reset(seed=8)
+    checked = 0
+    for agent in env.agent_iter(200):
+        obs, _, terminated, truncated, _ = env.last()
+        for q, other in enumerate(env.possible_agents):
+            if env._game.seat[q, S_IN]:
+                raw = env._raw_observation(q, other == agent and not (terminated or truncated))
+                expected = np.asarray(spaces.flatten(env._dict_space, raw), dtype=np.float32)
+                assert np.array_equal(env._flat(raw), expected)
+                checked += 1
+        mask = obs["action_mask"].astype(bool)
+        env.step(None if terminated or truncated else (mask & (rng.random(len(mask)) < 0.5)).astype(np.int8))
+    assert checked > 10
