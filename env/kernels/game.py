@@ -157,12 +157,12 @@ STATE_ORDER = ("counts", "gain", "obj", "seat", "game", "effects", "queue", "cho
                "rng")  # fmt: skip
 
 _CREATURE, _PLANESWALKER, _BATTLE, _ARTIFACT = 4, 32, 2, 1
-#: Outcomes of :func:`advance`: the agent decides, the game is over, a Python seat must decide.
-AGENT, OVER, PYTHON = 0, 1, 2
-POLICY_NOOP, POLICY_RANDOM, POLICY_RULE, POLICY_ORACLE, POLICY_PYTHON = 0, 1, 2, 3, 4
 #: ``game[G_AGENT]`` of a game with no learning seat: every seat is decided from outside (the PettingZoo adapter,
 #: whose tables' opponent is :data:`POLICY_PYTHON`, so :func:`advance` returns :data:`PYTHON` for every decision).
 NO_AGENT = -1
+#: Outcomes of :func:`advance`: the agent decides, the game is over, a Python seat must decide.
+AGENT, OVER, PYTHON = 0, 1, 2
+POLICY_NOOP, POLICY_RANDOM, POLICY_RULE, POLICY_ORACLE, POLICY_PYTHON = 0, 1, 2, 3, 4
 
 
 # ---------------------------------------------------------------------- small helpers
@@ -1605,6 +1605,16 @@ def step_games_parallel(S: tuple, T: tuple, V: tuple, games: np.ndarray, actions
 
 
 @njit(cache=True)
+def reset_seats(S: tuple, T: tuple, g: int, pool: np.ndarray, teams: np.ndarray, first: int) -> int:  # type: ignore[type-arg]
+    """Start game ``g`` with no agent seat (:data:`NO_AGENT`): a sampled scenario, seat ``first``'s opening, and
+    the game run to its first decision; the status (:data:`PYTHON` with a decision pending)."""
+    sample_game(S, T, g, pool, teams)
+    S[4][g][G_AGENT] = NO_AGENT
+    opening(S, T, g, first)
+    return advance(S, T, g)
+
+
+@njit(cache=True)
 def resume_one(S: tuple, T: tuple, V: tuple, g: int) -> int:  # type: ignore[type-arg]
     """After a Python seat's choice was written into the decision: resolve it and run on; the status."""
     resolve(S, T, g)
@@ -1634,16 +1644,6 @@ def reset_one(S: tuple, T: tuple, V: tuple, g: int, pool: np.ndarray, teams: np.
     if status == AGENT:
         build_view(S, T, g, V)
     return status
-
-
-@njit(cache=True)
-def reset_seats(S: tuple, T: tuple, g: int, pool: np.ndarray, teams: np.ndarray, first: int) -> int:  # type: ignore[type-arg]
-    """Start game ``g`` with no agent seat (:data:`NO_AGENT`): a sampled scenario, seat ``first``'s opening, and
-    the game run to its first decision; the status (:data:`PYTHON` with a decision pending)."""
-    sample_game(S, T, g, pool, teams)
-    S[4][g][G_AGENT] = NO_AGENT
-    opening(S, T, g, first)
-    return advance(S, T, g)
 
 
 @njit(cache=True)
