@@ -29,9 +29,8 @@ from solver.core import Board, BoolArray, IntArray
 
 from .actions import check_actions
 from .config import AgentConfig, EnvConfig, whole_number
-from .game import PendingDecision
-from .lockstep import Info, Obs
-from .vector import PerGameInfosVectorEnv, ProliferateVectorEnv, ProliferateVectorEnvV1, Step
+from .lockstep_v1 import Info, Obs, PendingV1
+from .vector import PerGameInfosVectorEnv, ProliferateVectorEnv, Step
 
 __all__ = ["ShardedVectorEnv", "make_vector_env"]
 
@@ -41,13 +40,6 @@ def make_vector_env(num_envs: int, *, shards: int = 1, **kwargs: Any) -> Prolife
     if whole_number("shards", shards, 1) == 1:
         return ProliferateVectorEnv(num_envs, **kwargs)
     return ShardedVectorEnv(num_envs, shards, **kwargs)
-
-
-def make_vector_env_v1(num_envs: int, *, shards: int = 1, **kwargs: Any) -> ProliferateVectorEnvV1 | ShardedVectorEnv:
-    """The v1 ids' ``vector_entry_point``: :class:`~env.vector.ProliferateVectorEnvV1`, or its games sharded."""
-    if whole_number("shards", shards, 1) == 1:
-        return ProliferateVectorEnvV1(num_envs, **kwargs)
-    return ShardedVectorEnv(num_envs, shards, version=1, **kwargs)
 
 
 class ShardedVectorEnv(PerGameInfosVectorEnv):
@@ -76,14 +68,15 @@ class ShardedVectorEnv(PerGameInfosVectorEnv):
     in a worker (a bad action, say) are raised here, as the one-process env raises them.
 
     ## Version History
-    - v0: the first version.
+    - v1: each shard is a v1 :class:`~env.vector.ProliferateVectorEnv` (its games in arrays,
+      one compiled step); the ``version`` switch between v0 and v1 shards went with v0.
+      Sharding never changes a game, so trajectories are the one-process env's.
+    - v0: retired (unregistered): shards of v0's vector env.  Its last commit is ``a0ec434``.
     """
 
     metadata: dict[str, Any] = {"render_modes": [], "autoreset_mode": AutoresetMode.NEXT_STEP}  # noqa: RUF012
 
-    def __init__(
-        self, num_envs: int, shards: int = 2, *, context: str | None = None, version: int = 0, **kwargs: Any
-    ) -> None:
+    def __init__(self, num_envs: int, shards: int = 2, *, context: str | None = None, **kwargs: Any) -> None:
         shards = whole_number("shards", shards, 2)  # 1 is ProliferateVectorEnv
         num_envs = whole_number("num_envs", num_envs, 1)
         if num_envs < shards:
@@ -99,9 +92,7 @@ class ShardedVectorEnv(PerGameInfosVectorEnv):
         try:
             for size in sizes:
                 parent, child = ctx.Pipe()
-                process = ctx.Process(
-                    target=_serve, args=(child, size, kwargs, version), daemon=True, name="proliferate-shard"
-                )
+                process = ctx.Process(target=_serve, args=(child, size, kwargs), daemon=True, name="proliferate-shard")
                 process.start()
                 child.close()
                 self._conns.append(parent)
@@ -172,9 +163,7 @@ class ShardedVectorEnv(PerGameInfosVectorEnv):
         actions: npt.NDArray[np.int64] = self._concat("oracle_actions")
         return actions
 
-    def policy_actions(
-        self, decide: Callable[[Board, PendingDecision], tuple[BoolArray, IntArray]]
-    ) -> npt.NDArray[np.int64]:
+    def policy_actions(self, decide: Callable[[Board, PendingV1], tuple[BoolArray, IntArray]]) -> npt.NDArray[np.int64]:
         """:meth:`ProliferateVectorEnv.policy_actions`, each shard's in its worker (``decide`` must be picklable)."""
         actions: npt.NDArray[np.int64] = self._concat("policy_actions", decide)
         return actions
@@ -237,7 +226,7 @@ class ShardedVectorEnv(PerGameInfosVectorEnv):
         self._conns, self._processes = [], []
 
 
-def _serve(conn: Connection, num_envs: int, kwargs: dict[str, Any], version: int = 0) -> None:
+def _serve(conn: Connection, num_envs: int, kwargs: dict[str, Any]) -> None:
     """A worker: one ProliferateVectorEnv of ``num_envs`` games, its methods called from the parent until ``close``.
 
     Ctrl-C reaches every process of the terminal's group: the workers ignore it, and the
@@ -245,7 +234,7 @@ def _serve(conn: Connection, num_envs: int, kwargs: dict[str, Any], version: int
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        venv = (ProliferateVectorEnvV1 if version == 1 else ProliferateVectorEnv)(num_envs, **kwargs)
+        venv = ProliferateVectorEnv(num_envs, **kwargs)
         ready = {
             "observation_space": venv.single_observation_space,
             "action_space": venv.single_action_space,
