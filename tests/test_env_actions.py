@@ -23,7 +23,7 @@ def _pair(mode: str) -> tuple[ProliferateEnv, ProliferateEnv]:
     """Two envs in the same state: one gets the bad action, the other is the control."""
     envs = []
     for _ in range(2):
-        made = gym.make("proliferate/Duel-v0", action_mode=mode).unwrapped
+        made = gym.make("proliferate/Duel-v1", action_mode=mode).unwrapped
         assert isinstance(made, ProliferateEnv)
         made.reset(seed=12)
         envs.append(made)
