@@ -1,6 +1,6 @@
 """Train MaskablePPO on a native vector env and record its learning curve: ``python -m benchmarks.train_maskable``.
 
-The agent trains on ``--env`` (default ``proliferate/Duel-v0``) through
+The agent trains on ``--env`` (default ``proliferate/Duel-v1``) through
 :class:`env.sb3.SB3VecEnv`, the Stable-Baselines3 adapter of the native vector env, with SB3's
 ``VecNormalize`` for count scales.  The default set-up learns each decision on its own, with
 one network for every slot:
@@ -246,7 +246,7 @@ def plot(payload: dict[str, Any], path: Path) -> Path | None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--env", default="proliferate/Duel-v0", choices=list(env.IDS), help="env id (default Duel-v0)")
+    parser.add_argument("--env", default="proliferate/Duel-v1", choices=list(env.IDS), help="env id (default Duel-v1)")
     parser.add_argument("--minutes", type=float, default=15.0, help="training wall-clock budget (default 15)")
     parser.add_argument("--steps", type=int, default=None, help="train for exactly this many steps instead")
     parser.add_argument("--envs", type=int, default=64, help="games in the native vector env (default 64)")
