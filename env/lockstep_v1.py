@@ -450,9 +450,7 @@ class LockstepV1:
         """Observations (fresh arrays) and the infos of the games ``idx`` (``terms`` None: a reset's, no terms)."""
         obs = self._arrays(idx)
         over = self.over[idx]
-        masks = obs["action_mask"].copy()
-        if over.any():
-            masks[np.ix_(over, np.arange(self.slots, masks.shape[1]))] = 0
+        masks = obs["action_mask"].copy()  # info["action_mask"]: the observation's, DONE = 1 once over too
         live = (~over).tolist()
         opportunities = [self._opportunities_of(g) if ok else None for g, ok in zip(idx.tolist(), live, strict=True)]
         columns = Columns(

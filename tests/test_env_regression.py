@@ -40,14 +40,15 @@ CONFIGS: dict[str, tuple[str, dict[str, Any]]] = {
 #: Recorded with the v1 envs (``python tests/test_env_regression.py``) when v0 was retired: the same
 #: configurations as v0's pins, which guarded issue 24 (a resolution that ends the game is worth its result
 #: alone, 104.2a, 104.3) and issue 25 (``info["action_mask"]`` of a terminating sequential step is the
-#: observation's mask, DONE = 1); those behaviours are pinned here on v1's trajectories.
+#: observation's mask, DONE = 1, which v1 had lost and has again); those behaviours are pinned here on v1's
+#: trajectories.
 EXPECTED: dict[str, str] = {
     "2hg": "d58c1d5212adbfeca44833375929892364e1c6518e4ff966ec023847b03d38c5",
     "2hg-oracle": "b3023d29c305038e3ae82644bd9159360a128ee80054537ec93b351ccce27832",
-    "2hg-sequential": "73dbdc842805b51857d4c4a038f63c269565d568a00ae59ca8628a521426cba1",
+    "2hg-sequential": "7da279d923a0f68544abc2955b3f6f506f4f622683083f89bb3eb33bd5300e3b",
     "duel": "0666de2a9418fb9a7c30133bb3d60ab612b37eafe83508d14e401fd47afa2076",
     "duel-regret-oracle": "6864fa179e611b481fd60501be9733136fdb5a81628c4f218e0247b8346615a8",
-    "duel-sequential": "81d033e47ee5051344110181c8020c9f79a4b42b0ec22a0a6d847868eabe66e2",
+    "duel-sequential": "a118662ac58e389c42df994d0f4a51eac909f8801472705293588e4b4e03550a",
     "ffa": "052066bb47aec53581d326b71dd3238371941f7b7f250b7335b16c8f6f7d609a",
     "ffa-random": "5e5f7412b8be6475eaa31594bab47fabf259a5d8127a87ac36ebebdab5e13aa6",
 }

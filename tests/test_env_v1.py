@@ -60,9 +60,9 @@ def test_the_v1_ids_make_the_envs_and_their_vector_envs() -> None:
         vec = gym.make_vec(env_id, num_envs=2)
         assert type(vec.unwrapped) is env.ProliferateVectorEnv
         vec.close()
-        sharded = gym.make_vec(env_id, num_envs=2, shards=2)
-        assert type(sharded.unwrapped) is env.ShardedVectorEnv
-        sharded.close()
+    sharded = gym.make_vec("proliferate/Duel-v1", num_envs=2, shards=2)
+    assert type(sharded.unwrapped) is env.ShardedVectorEnv
+    sharded.close()
     for cls in (ProliferateEnv, env.ProliferateVectorEnv, env.ShardedVectorEnv):
         history = (cls.__doc__ or "").split("## Version History", 1)[-1]
         assert "- v1:" in history and "- v0: retired" in history, cls
