@@ -229,7 +229,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         modes.append(f"N=256, {args.shards} processes")
     print(f"u = {unit * 1e6:.2f} µs (one CartPole-v1 step, this run; {u.show()})\n")
     print("## Env steps per second (aggregate over the sub-envs; = steps per u)\n")
-    rows = [["CartPoleVectorEnv", "-", *(_spread(cart[n], unit) for n in SIZES)]]
+    rows = [
+        ["CartPoleVectorEnv", "-", *(_spread(cart[n], unit) for n in SIZES), *["-"] * (len(modes) - 1 - len(SIZES))]
+    ]
     rows += [[env_id, *(_spread(per[m], unit) for m in modes)] for env_id, per in figures.items()]
     print(markdown_table(["id", *modes], rows))
 
