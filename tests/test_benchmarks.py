@@ -231,3 +231,12 @@ def test_same_game_runs_v0_in_a_checkout_of_the_last_commit_that_has_it(tmp_path
     assert recorded["argv"][:4] == ["--version", "v0", "--games", "24"] and "Duel" in recorded["argv"]
     assert recorded["path"] == str(checkout.resolve())
     assert main(["--version", "v0", "--v0-checkout", str(tmp_path / "nothing"), "--out", str(out)]) == 2
+
+
+@pytest.mark.parametrize(("wins", "n"), [(0, 3), (3, 3), (0, 7), (7, 7), (1, 3)])
+def test_the_wilson_interval_holds_the_observed_rate_even_at_zero_and_all(wins: int, n: int) -> None:
+    """At a rate of 0 the interval's lower end rounded to 5.6e-17, above the rate (seen on Duel-v1's games)."""
+    from benchmarks.games import wilson
+
+    low, high = wilson(wins, n)
+    assert 0.0 <= low <= wins / n <= high <= 1.0
