@@ -1,9 +1,10 @@
 """The native vector env over several processes: each steps a share of the games, in parallel.
 
-One process runs Python on one core at a time, so on a machine with more cores the games are
-split into ``shards`` contiguous shares, each a :class:`~env.vector.ProliferateVectorEnv` in a
-worker process, stepped at the same time (the way EnvPool and PufferLib use cores; Gymnasium's
-``AsyncVectorEnv`` does it one env per process).  Sub-env ``i`` is still seeded ``seed + i``
+One process runs its Python on one core at a time (its compiled step uses numba's threads from 64
+games), so the games can also be split into ``shards`` contiguous shares, each a
+:class:`~env.vector.ProliferateVectorEnv` in a worker process, stepped at the same time (the way
+EnvPool and PufferLib use cores; Gymnasium's ``AsyncVectorEnv`` does it one env per process).
+Sub-env ``i`` is still seeded ``seed + i``
 and plays exactly the game it plays unsharded, given the same actions: the shards only change
 where the games run.  ``gymnasium.make_vec(id, num_envs=N, shards=2)`` makes one.
 """
@@ -50,8 +51,8 @@ class ShardedVectorEnv(PerGameInfosVectorEnv):
     ``num_envs`` games (the infos are batched here from the shards' per-game infos, in
     sub-env order); every step sends each shard its slice of the actions and waits for all.
     Worth it when a step's games take much longer than sending the observations and infos
-    between processes (1-2 ms a step for 128 Duel games, about 260 kB pickled), i.e. from a
-    few dozen games per shard.
+    between processes (1-2 ms a step for 128 Duel games, about 260 kB pickled), which the
+    compiled step seldom does: ``benchmarks.env_throughput --shards K`` measures it.
 
     ## Arguments
     - ``num_envs``: the number of games, at least ``shards``; shard ``k`` plays a contiguous
