@@ -113,8 +113,9 @@ def test_train_maskable_trains_a_few_steps_and_writes_its_curve(tmp_path: Path) 
         *("--json", str(out)),
         *("--reward", "delta", "--no-compress", "--gamma", "0.99", "--lr-final", "1e-4"),
     )
-    assert "## MaskablePPO on proliferate/Duel-v1" in printed
+    assert "## MaskablePPO on proliferate/Duel-v1" in printed and "of the training wall time" in printed
     data = json.loads(out.read_text())
+    assert 0.0 < data["env_seconds"] <= data["train_seconds"] and data["env_share"] <= 1.0
     assert (data["reward"], data["compress_scale"], data["gamma"], data["policy"]) == ("delta", None, 0.99, "slots")
     assert data["shards"] == 2
     assert data["train_steps"] >= 64
