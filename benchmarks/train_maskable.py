@@ -248,9 +248,7 @@ def plot(payload: dict[str, Any], path: Path) -> Path | None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--env", default="proliferate/Duel-v1", choices=list(env.IDS_V1), help="env id (default Duel-v1)"
-    )
+    parser.add_argument("--env", default="proliferate/Duel-v1", choices=list(env.IDS), help="env id (default Duel-v1)")
     parser.add_argument("--minutes", type=float, default=15.0, help="training wall-clock budget (default 15)")
     parser.add_argument("--steps", type=int, default=None, help="train for exactly this many steps instead")
     parser.add_argument("--envs", type=int, default=64, help="games in the native vector env (default 64)")
