@@ -22,19 +22,16 @@ import gc
 import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from itertools import compress
 from typing import Any, NamedTuple, TypeAlias, get_type_hints
 
 import msgspec
 import numpy as np
 from msgspec import UNSET
-from msgspec.structs import astuple
 
 from . import effects, limits
 from .board import (
     CARD_TYPE_NAMES,
     FORMAT_VERSION,
-    PERMANENT_COLUMNS,
     Board,
     CardType,
     Effect,
@@ -46,9 +43,6 @@ from .board import (
     Threshold,
     Variant,
     assemble,
-    assemble_columns,
-    kind_cells,
-    type_bits,
 )
 from .cards import CARDS, SUPPORTED_CARDS, canonical_card
 from .errors import BoardError, Problem
@@ -60,7 +54,6 @@ from .formats import (
     EffectStruct,
     PermanentStruct,
     PlayerStruct,
-    field_names,
     is_text,
     join,
     keyed,
@@ -140,28 +133,8 @@ def load_struct(struct: BoardStruct, check_text: bool = False) -> Board:
     """The board of decoded Structs, after the checks a type cannot state; BoardError lists every problem.
 
     ``check_text``: also refuse lone surrogates in free text (JSON text decoded by msgspec
-    cannot hold one; a mapping can).  A board that passes :func:`_accepted`'s column checks is
-    built from them; any other goes through :class:`_Checker`, which names every problem at
-    its JSON path (or builds the board, for one whose spellings it had to normalise).
+    cannot hold one; a mapping can).
     """
-    if not check_text or _all_text(struct):
-        board = _accepted(struct)
-        if board is not None:
-            return board
-    return _checked(struct, check_text)
-
-
-def _all_text(struct: BoardStruct) -> bool:
-    """Whether every string of the Structs is valid Unicode text: msgspec's encoder refuses a lone surrogate."""
-    try:
-        msgspec.json.encode(struct)
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def _checked(struct: BoardStruct, check_text: bool) -> Board:
-    """:func:`load_struct` by :class:`_Checker`, item by item: every problem at its path, or the board."""
     checker = _Checker(len(struct.players) + len(struct.permanents), check_text)
     checker.sizes(struct.variant, len(struct.players), len(struct.effects))
     checker.team_poison = _TEAM_POISON[struct.team_poison]
@@ -187,170 +160,6 @@ def _kind(key: str) -> str | None:
     if kind == key:
         _CANONICAL.add(key)
     return kind
-
-
-#: The fields of a PermanentStruct as ``msgspec.structs.astuple`` gives them: the columns of assemble_columns.
-assert field_names(PermanentStruct) == PERMANENT_COLUMNS
-(_C_ID, _C_CONTROLLER, _C_TYPES, _C_NAME, _C_POWER, _C_TOUGHNESS, _C_DAMAGE, _C_COUNTERS, _C_KEYWORDS,
- _C_SUBTYPES, _C_CHAPTERS, _C_PROTECTOR, _C_PHASED, _C_NO_COUNTERS, _C_VALUE, _C_THRESHOLDS,
- _C_VALUES) = range(len(PERMANENT_COLUMNS))  # fmt: skip
-#: Type bits by canonical type names (a pure function of the names; cleared past _CACHE_SIZE entries).
-_BITS: dict[tuple[str, ...], int] = {}
-_CREATURE_BIT, _BATTLE_BIT = int(CardType.CREATURE), int(CardType.BATTLE)
-
-
-def _accepted(struct: BoardStruct) -> Board | None:
-    """The board of decoded Structs if it passes every check a type cannot state, else None (nothing reported).
-
-    The loader's usual path: the rules :class:`_Checker` applies item by item, read here over
-    whole columns (the permanents' fields as ``msgspec.structs.astuple`` rows, transposed), and
-    the columns handed on to :func:`~solver.board.assemble_columns` with what the checks worked
-    out (the controllers' rows, the type bits, the kinds and cells).  Anything it does not pass
-    (a problem, or a spelling to normalise: a kind not in its canonical spelling, an unseen
-    list of card types that does not parse) is left to :class:`_Checker`, which words every
-    problem at its JSON path; so this accepts a subset of what the checker accepts, and builds
-    the same board.
-    """
-    variant = _VARIANTS[struct.variant]
-    giant = variant is Variant.TWO_HEADED_GIANT
-    players, perms = struct.players, struct.permanents
-    n_players = len(players)
-    n = n_players + len(perms)
-    if n > limits.MAX_OBJECTS or (not giant and n_players > limits.MAX_SEATS):
-        return None
-    # ------------------------------------------------------------ players (few): ids, teams, the variant's seats
-    pids = [p.id for p in players]
-    pindex = {pid: i for i, pid in enumerate(pids)}
-    if len(pindex) != n_players or struct.proliferator not in pindex:
-        return None
-    teams: list[Any]
-    if giant:
-        teams = [p.team for p in players]
-        if UNSET in teams:
-            return None  # 810.1: a head names its team
-    else:
-        teams = [p.team or p.id for p in players]
-    default_life = 30 if giant else 20  # 103.4, 810.4
-    life = [default_life if p.life is UNSET else p.life for p in players]
-    n_teams = len(set(teams))
-    if variant is Variant.DUEL:
-        if n_players != 2 or n_teams != 2:
-            return None
-    elif n_players < 2:
-        return None
-    elif giant and (n_teams < 2 or n_teams > limits.MAX_SEATS or min(map(teams.count, teams)) < 2):
-        return None  # 810.1, 810.11
-    # ------------------------------------------------------------ permanents, a column at a time
-    m = len(perms)
-    columns: list[Sequence[Any]] = list(zip(*map(astuple, perms), strict=True)) if m else [()] * len(PERMANENT_COLUMNS)
-    if len(pindex.keys() | set(columns[_C_ID])) != n:
-        return None  # ids unique across players and permanents
-    try:
-        controllers = list(map(pindex.__getitem__, columns[_C_CONTROLLER]))
-    except KeyError:
-        return None
-    try:
-        types = list(map(_TYPE_CACHE.__getitem__, columns[_C_TYPES]))
-    except KeyError:
-        parsed = [_canonical_types(listed) for listed in columns[_C_TYPES]]
-        if None in parsed:
-            return None
-        types = parsed  # type: ignore[assignment]
-    try:
-        bits = list(map(_BITS.__getitem__, types))
-    except KeyError:
-        if len(_BITS) > _CACHE_SIZE:
-            _BITS.clear()
-        bits = [_BITS.setdefault(names, type_bits(names)) for names in types]
-    power, toughness, chapters = columns[_C_POWER], columns[_C_TOUGHNESS], columns[_C_CHAPTERS]
-    if not all(power) or not all(toughness):  # UNSET is false (and so is 0: then look closer)
-        for b, pw, tg in zip(bits, power, toughness, strict=True):
-            if b & _CREATURE_BIT and (pw is UNSET or tg is UNSET):
-                return None  # a creature states its power and toughness
-    for j in compress(range(m), columns[_C_SUBTYPES]):
-        if chapters[j] is UNSET and any(s.lower() == "saga" for s in columns[_C_SUBTYPES][j]):
-            return None  # 714.2d
-    stated_protectors: Sequence[Any] = columns[_C_PROTECTOR]
-    protectors: list[str | None] = [None] * m
-    if stated_protectors.count(UNSET) != m:
-        protectors = [None if x is UNSET else x for x in stated_protectors]
-        for j, x in enumerate(protectors):
-            if x is not None and (x not in pindex or not bits[j] & _BATTLE_BIT):
-                return None  # 310.9
-    stated_values: Sequence[Any] = columns[_C_VALUE]
-    values: list[float | None] = [None] * m
-    if stated_values.count(UNSET) != m:
-        values = [None if v is UNSET else v for v in stated_values]
-    keywords = [tuple(k.lower() for k in kw) if kw else () for kw in columns[_C_KEYWORDS]]
-    # ------------------------------------------------------------ counter kinds, thresholds, counter values
-    cells = kind_cells([*(p.counters for p in players), *columns[_C_COUNTERS]])
-    kinds = set(cells.kinds)
-    for kind in cells.kinds:
-        if kind not in _CANONICAL and _kind(kind) != kind:
-            return None  # another spelling (P1P1, "Poison"), or not a kind
-    thresholds: list[Any] = list(columns[_C_THRESHOLDS])
-    for j in compress(range(m), thresholds):
-        out = []
-        for t in thresholds[j]:
-            of_threshold = _kind(t.kind)
-            if of_threshold is None:
-                return None
-            kinds.add(of_threshold)
-            out.append(Threshold(of_threshold, t.at, t.effect, t.label))
-        thresholds[j] = tuple(out)
-    counter_values: list[Any] = list(columns[_C_VALUES])
-    for j in compress(range(m), counter_values):
-        canon: dict[str, float] = {}
-        for key, number in counter_values[j].items():
-            valued = _kind(key)
-            if valued is None or valued in canon:
-                return None
-            canon[valued] = float(number)
-        kinds.update(canon)
-        counter_values[j] = canon
-    if len(kinds) > limits.MAX_KINDS or len(kinds) * n > limits.MAX_CELLS:
-        return None
-    if giant and struct.team_poison == "shared" and "poison" in cells.kinds:
-        stated: dict[str, int] = {}
-        for team, p in zip(teams, players, strict=True):
-            count = p.counters.get("poison")
-            if count is not None and stated.setdefault(team, count) != count:
-                return None  # 810.10: the heads that state the team's poison agree
-    # ------------------------------------------------------------ effects (few)
-    placed: list[tuple[Effect, str]] = []
-    if struct.effects:
-        checker = _Checker(n, check_text=False)
-        checker.ids = dict.fromkeys([*pids, *columns[_C_ID]], "")
-        checker.player_ids = set(pids)
-        placed = checker.effects(struct.effects, dict(zip(columns[_C_ID], columns[_C_CONTROLLER], strict=True)))
-        checker.check_rounds(placed, struct.proliferator, struct.proliferates)
-        if checker.problems:
-            return None
-    columns[_C_TYPES] = types
-    columns[_C_KEYWORDS] = keywords
-    columns[_C_PROTECTOR] = protectors
-    columns[_C_VALUE] = values
-    columns[_C_THRESHOLDS] = thresholds
-    columns[_C_VALUES] = counter_values
-    board = assemble_columns(
-        variant,
-        struct.proliferator,
-        pids,
-        teams,
-        life,
-        [p.counters for p in players],
-        columns,
-        tuple(e for e, _ in placed),
-        struct.proliferates,
-        _TEAM_POISON[struct.team_poison],
-        cells=cells,
-        controller_rows=controllers,
-        bits=bits,
-    )
-    if placed:
-        _Checker(n, check_text=False).check_once_per_turn(board, placed)
-    check_magnitude(board)
-    return board
 
 
 def _canonical_types(listed: Sequence[str]) -> tuple[str, ...] | None:

@@ -17,7 +17,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from fuzz_strategies import mutated_boards
 from hypothesis import given, settings
 from strategies import board_dicts
 
@@ -241,77 +240,9 @@ def test_a_board_near_the_magnitude_limit_is_judged_by_its_exact_magnitude(near:
     assert magnitude_rows(board).sum() == worth + 5.0
 
 
-# ---------------------------------------------------------------------- the two checkers agree
-def _struct(data: Any) -> Any:
-    import msgspec
-
-    from solver.formats import BoardStruct, lone_surrogate_path
-
-    if lone_surrogate_path(data) is not None:
-        return None  # only the item checks read free text (a mapping can hold a lone surrogate; JSON text cannot)
-    try:
-        return msgspec.convert(data, BoardStruct)
-    except (msgspec.ValidationError, UnicodeEncodeError):
-        return None
-
-
-def _outcome(load: Any, struct: Any) -> Any:
-    from solver import BoardError
-
-    try:
-        return load(struct)
-    except BoardError as exc:
-        return exc.problems
-
-
-def assert_columns_agree_with_items(data: Any, *, accepted: bool = False) -> None:
-    """The column checks (``_accepted``) accept a subset of what the item checks (``_checked``) accept, and build
-    the same board, layout included; a board either refuses has the same problems from both."""
-    from solver.boardjson import _accepted, _checked
-
-    struct = _struct(data)
-    if struct is None:
-        return
-    fast = _outcome(_accepted, struct)
-    slow = _outcome(lambda s: _checked(s, False), struct)
-    if accepted:
-        assert isinstance(fast, Board)
-    if isinstance(fast, Board):
-        assert isinstance(slow, Board), slow
-        assert_same_arrays(fast, slow)
-        assert fast.kinds == slow.kinds
-        np.testing.assert_array_equal(fast.layout.packed, slow.layout.packed)
-    elif fast is not None:  # refused by a check after the build (the magnitude, once-a-turn kinds)
-        assert fast == slow
-
-
-@pytest.mark.parametrize("variant", VARIANTS)
-@pytest.mark.parametrize("size", [6, 20, 200])
-@pytest.mark.parametrize("extras", [False, True])
-def test_generated_boards_pass_the_column_checks_into_the_same_board(variant: str, size: int, extras: bool) -> None:
-    """Every board of the benchmarks' generator (every variant, thresholds, effects) takes the column path."""
-    assert_columns_agree_with_items(
-        generate(BoardSpec(size, variant, proliferates=2, extras=extras, seed=size)), accepted=True
-    )
-
-
-@settings(max_examples=80, deadline=None)
-@given(board_dicts())
-def test_valid_boards_pass_the_column_checks_into_the_same_board(data: dict[str, Any]) -> None:
-    assert_columns_agree_with_items(data)
-
-
-@settings(max_examples=300, deadline=None)
-@given(mutated_boards(max_edits=2))
-def test_the_column_checks_accept_nothing_the_item_checks_refuse(data: dict[str, Any]) -> None:
-    """Mutated examples (ids, references, kinds, types, teams, limits broken at random): never accepted by the
-    column checks where the item checks refuse, and never built differently."""
-    assert_columns_agree_with_items(data)
-
-
+# ---------------------------------------------------------------------- free text of a mapping
 def test_a_mapping_with_a_lone_surrogate_still_has_it_refused_at_its_path() -> None:
-    """A mapping takes the column checks only when every string is text (msgspec's encoder refuses a lone surrogate,
-    JSON text cannot hold one): the item checks name it."""
+    """A mapping's free text is checked for lone surrogates (JSON text cannot hold one): the checker names it."""
     from solver import BoardError
 
     data = generate(BoardSpec(20, "duel", seed=3))
