@@ -1,7 +1,8 @@
 """The solver's internals that the environments build on, declared in one place.
 
-:mod:`env` simulates games with the same rules and values as the solver: it builds and edits
-boards, applies choices, runs the state-based actions of many games at once and scores them.
+:mod:`env` simulates games with the same rules and values as the solver: its compiled step calls the
+core's kernels (the decision, the state-based actions, the 616.1 gains) on each game's arrays, and its
+Python side builds boards and decides them for the agents and the oracle.
 Those are not all part of the public API in :mod:`solver` (which is for callers deciding one
 board or many), but ``env`` may use every name listed here, and only these
 (``tests/test_layout.py`` checks it), so a change inside :mod:`solver` shows at once what it
@@ -10,7 +11,7 @@ breaks in the environments.
 
 from __future__ import annotations
 
-from .batch import decide_many, decide_one, score_many, settle_many
+from .batch import decide_many, decide_one
 from .board import Board, BoolArray, CardType, Effect, IntArray, Permanent, Player, Threshold, Variant, pt_table
 from .boardjson import as_board
 from .cards import CARDS, SUPPORTED_CARDS, Op
@@ -32,9 +33,9 @@ from .kernels.layout import (
 )
 from .kernels.sba import settle_row
 from .kernels.value import lost_seats_104_2a, popcount, rivals_of
-from .objective import MILLI, Objective
+from .objective import MILLI
 from .policy import DEFAULT_POLICY, Policy
-from .rules import ChoiceMatrix, Settled, counters_after, eligible_mask
+from .rules import ChoiceMatrix, eligible_mask
 from .terms import CARD_TYPE_NAMES
 
 __all__ = [
@@ -60,16 +61,13 @@ __all__ = [
     "ChoiceMatrix",
     "Effect",
     "IntArray",
-    "Objective",
     "Op",
     "Permanent",
     "Player",
     "Policy",
-    "Settled",
     "Threshold",
     "Variant",
     "as_board",
-    "counters_after",
     "decide_batch",
     "decide_many",
     "decide_one",
@@ -81,8 +79,6 @@ __all__ = [
     "pt_table",
     "rivals_of",
     "score_events",
-    "score_many",
-    "settle_many",
     "settle_row",
     "tabulate_rows",
     "team_options",

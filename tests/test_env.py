@@ -15,9 +15,13 @@ from gymnasium.utils.env_checker import check_env, data_equivalence
 
 import env
 import solver
-from env.boardops import retarget, with_life
+from env.config import AgentConfig, EnvConfig
 from env.core import ProliferateEnv
-from env.opportunities import SPELLS, Opportunity, prepare
+from env.kernels import game as K
+from env.kernels.engine import Engine
+from env.kernels.state import O_UID
+from env.kernels.tables import SOURCES
+from env.opportunities import SPELLS
 from env.scenarios import CARDS, LEGENDARY, make_permanent, rebuild, sample_scenario
 from solver.board import Effect, Variant
 from solver.brute import enumerate_choices
@@ -269,13 +273,32 @@ def test_a_board_of_another_variant_is_refused_naming_the_field() -> None:
 
 
 def test_a_spell_whose_only_target_is_gone_does_not_proliferate() -> None:
-    """608.2b: Grim Affliction with its target gone does nothing; otherwise its counter lands first."""
+    """608.2b: Grim Affliction with its target gone does nothing (the game's ``prepare`` kernel); otherwise its
+    -1/-1 counter lands first, before the proliferate (704.3: no state-based actions in between)."""
+    config = EnvConfig.build("duel")
+    engine = Engine(config, AgentConfig.build(config), 1, threads=False)
     board = solver.load_board(example("classic.json"))
-    grim = next(s for s in SPELLS if s.card == "Grim Affliction")
-    fizzled = prepare(board, Opportunity(grim, "alice", target="courser", fizzled=True))
-    assert not fizzled.happens and "courser" not in fizzled.board.index
-    resolved = prepare(board, Opportunity(grim, "alice", target="courser"))
-    assert resolved.happens and resolved.board.counters("courser")["-1/-1"] == 2
+    grim = SOURCES.index(next(s for s in SPELLS if s.card == "Grim Affliction"))
+    for fizzled in (1, 0):
+        engine.reset([0], [0], board)
+        start = engine.decision_board(0)
+        rows = engine.rows_of(0)
+        perms = rows[start.n_players :]
+        engine.arrays.obj[0, perms, O_UID] = np.arange(1, len(perms) + 1)  # a given board's are negative: no target
+        target = int(engine.arrays.uid[0, rows[start.index["courser"]]])
+        happens = K.prepare(engine.S, engine.T, 0, rows[start.index["alice"]], grim, target, -1, fizzled)
+        after = engine.decision_board(0)  # its ids follow the uids set above: compare by row
+        row = start.index["courser"]
+        if fizzled:
+            assert not happens and after.n_objects == start.n_objects - 1
+        else:
+            assert happens and after.n_objects == start.n_objects
+            assert _minus(after, row) == _minus(start, row) + 1
+
+
+def _minus(board: solver.Board, row: int) -> int:
+    column = board.kind_column("-1/-1")
+    return int(board.counts[row, column]) if column >= 0 else 0
 
 
 @pytest.mark.parametrize("mode", ["ansi", "rgb_array"])
@@ -323,11 +346,11 @@ def test_cheap_board_derivations_equal_a_full_rebuild() -> None:
         full = rebuild(variant, board.proliferator_id, 1, board.players, [*board.permanents, perm], effects)
         assert entered == full
         assert np.array_equal(gain(entered), gain(full))
-        moved = retarget(board, 1, 2)
+        moved = board.with_proliferator(1, 2)
         fresh = rebuild(variant, board.ids[1], 2, board.players, board.permanents, board.effects)
         assert moved == fresh and moved.rounds == fresh.rounds
         assert np.array_equal(gain(moved), gain(fresh)) and np.array_equal(moved.is_ally, fresh.is_ally)
-        life = with_life(moved, moved.life - 3)
+        life = moved.with_life(moved.life - 3)
         assert np.array_equal(gain(life), gain(fresh)) and list(life.life) == [p.life - 3 for p in fresh.players]
         assert np.array_equal(settle(life, life.counts).dies, settle(fresh, fresh.counts).dies)
 

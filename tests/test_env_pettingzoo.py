@@ -204,7 +204,7 @@ def test_the_adapters_are_version_1() -> None:
     assert "v1 (``proliferate_aec_v1``)" in (ProliferateAEC.__doc__ or "")
 
 
-V0_MODULES = ("env.game", "env.lockstep")
+V0_MODULES = ("env.game", "env.lockstep", "env.boardops")
 
 
 def _env_imports(path: Path) -> set[str]:
@@ -235,13 +235,12 @@ def test_the_adapter_does_not_import_the_v0_game_model() -> None:
 
 def test_a_fresh_interpreter_loads_no_v0_module_for_the_adapter() -> None:
     """Issue 28: ``import env.pettingzoo`` in a fresh interpreter leaves ``env.game`` and ``env.lockstep`` out of
-    ``sys.modules`` (active once ``import env`` itself no longer loads them: v0's retirement)."""
+    ``sys.modules`` (and ``import env`` alone loads none of them)."""
     probe = "import sys, {m}; print(','.join(sorted(n for n in {v0!r} if n in sys.modules)))"
     base = subprocess.run(
         [sys.executable, "-c", probe.format(m="env", v0=V0_MODULES)], check=True, capture_output=True, text=True
     )
-    if base.stdout.strip():
-        pytest.skip(f"import env itself still loads {base.stdout.strip()} (v0 not retired yet)")
+    assert base.stdout.strip() == ""
     run = subprocess.run(
         [sys.executable, "-c", probe.format(m="env.pettingzoo", v0=V0_MODULES)],
         check=True,

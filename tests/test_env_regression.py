@@ -19,7 +19,6 @@ import numpy as np
 import pytest
 
 import env  # noqa: F401  (registers the ids)
-from env.events import _power
 from env.scenarios import CARDS, make_permanent, sample_scenario, with_columns
 from env.spaces import _layout, seat_order
 from solver.board import GAIN
@@ -208,16 +207,6 @@ def test_the_layout_orders_permanents_by_controller_rank_then_row(variant: Varia
             assert row_of_slot[len(seats) : len(seats) + len(perms)].tolist() == perms
             filled = row_of_slot >= 0
             assert slot_of_row[row_of_slot[filled]].tolist() == np.flatnonzero(filled).tolist()
-
-
-@pytest.mark.parametrize("variant", VARIANTS)
-def test_power_is_printed_power_plus_the_counters_per_column(variant: Variant) -> None:
-    for seed in range(12):
-        board = _board(seed, variant)
-        per = board.power_per_counter.tolist()
-        rows = list(range(board.n_players, board.n_objects))
-        expected = {i: int(board.power[i]) + sum(int(board.counts[i, k]) * p for k, p in enumerate(per)) for i in rows}
-        assert _power(board, board.counts, rows) == expected
 
 
 if __name__ == "__main__":

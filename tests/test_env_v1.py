@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import warnings
 from importlib.resources import files
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -66,6 +67,18 @@ def test_the_v1_ids_make_the_envs_and_their_vector_envs() -> None:
     for cls in (ProliferateEnv, env.ProliferateVectorEnv, env.ShardedVectorEnv):
         history = (cls.__doc__ or "").split("## Version History", 1)[-1]
         assert "- v1:" in history and "- v0: retired" in history, cls
+
+
+def test_the_v0_game_model_is_gone() -> None:
+    """Issue 28: one game model. v0's Python game (``env.game``, its board edits ``env.boardops``, its lockstep)
+    is deleted, and the event and opportunity modules keep only their data (the kernels' tables read them)."""
+    import env.events
+    import env.opportunities
+
+    package = Path(env.__file__).parent
+    assert [m for m in ("game", "boardops", "lockstep") if (package / f"{m}.py").exists()] == []
+    assert env.events.__all__ == ["EventParams"]
+    assert not [name for name in env.opportunities.__all__ if name[0].islower()]  # no functions left
 
 
 @pytest.mark.parametrize("name", ["Duel", "TwoHeadedGiant", "FreeForAll", "Bandit"])
