@@ -13,11 +13,13 @@ packed buffer written by one compiled pass), so a batch of boards is their join
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from functools import cached_property, lru_cache
+from itertools import compress
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -1169,6 +1171,8 @@ def _value_arrays(
     ~200 us a 20-object board takes to load).
     """
     out: dict[str, np.ndarray] = dict(_NO_VALUES)
+    if not (thr_rows or cv_rows):
+        return out
     if thr_rows:
         out.update(
             thr_object=np.array([t[0] for t in thr_rows], dtype=np.int64),
@@ -1181,6 +1185,8 @@ def _value_arrays(
             cv_kind=np.array([c[1] for c in cv_rows], dtype=np.int64),
             cv_value=np.array([c[2] for c in cv_rows], dtype=np.float64),
         )
+    for array in out.values():
+        array.flags.writeable = False
     return out
 
 
@@ -1193,46 +1199,115 @@ def assemble(
     proliferates: int,
     team_poison: TeamPoison = TeamPoison.SHARED,
 ) -> Board:
-    """The board's arrays from checked players and permanent rows: the one copy of the array building.
+    """The board of checked players and permanent rows (:meth:`Board.build`): :func:`assemble_columns` of them."""
+    columns: Sequence[Sequence[Any]] = list(zip(*rows, strict=True)) if rows else [()] * len(PERMANENT_COLUMNS)
+    return assemble_columns(
+        variant,
+        proliferator,
+        [p.id for p in players],
+        [p.team for p in players],
+        [p.life for p in players],
+        [p.counters for p in players],
+        columns,
+        effects,
+        proliferates,
+        team_poison,
+    )
 
-    Column-wise (each field of every permanent read in one pass, each array built once)
-    because this is most of the loading time of small boards.  The input must already be
-    consistent (unique ids, controllers and protectors that are players).
-    """
-    n_players = len(players)
-    player_index = {p.id: i for i, p in enumerate(players)}
-    team_names = tuple(dict.fromkeys(p.team for p in players))
-    team_index = {t: i for i, t in enumerate(team_names)}
-    columns: list[tuple[Any, ...]] = list(zip(*rows, strict=True)) if rows else [()] * 17
-    (pids, ctrls, types_c, names, power, tough, damage, counters, keywords, subtypes, chapters, protectors, phased,
-     no_counters, value, thresholds, values) = columns  # fmt: skip
-    n = n_players + len(rows)
 
+#: The columns :func:`assemble_columns` reads, one per field of :class:`Permanent` in its order.
+PERMANENT_COLUMNS = tuple(f.name for f in fields(Permanent))
+
+
+class KindCells(NamedTuple):
+    """The counter kinds of a board's objects in order of first appearance, and its non-empty cells."""
+
+    kinds: dict[str, int]  # kind -> column
+    rows: list[int]
+    cols: list[int]
+    counts: list[int]
+
+
+def kind_cells(held: Sequence[Mapping[str, int]]) -> KindCells:
+    """The kinds and cells of the objects' counters (``held``, one mapping per row), kinds in order of first
+    appearance: one pass over the cells, the rows without counters skipped at C level (``compress``)."""
     kinds: dict[str, int] = {}
     cell_rows: list[int] = []
     cell_cols: list[int] = []
     cell_counts: list[int] = []
-    for row, held in enumerate([*(p.counters for p in players), *counters]):
-        for kind, count in held.items():
+    for row in compress(range(len(held)), held):
+        for kind, count in held[row].items():
             col = kinds.get(kind)
             if col is None:
                 col = kinds[kind] = len(kinds)
             cell_rows.append(row)
             cell_cols.append(col)
             cell_counts.append(count)
+    return KindCells(kinds, cell_rows, cell_cols, cell_counts)
+
+
+def type_bits(names: tuple[str, ...]) -> int:
+    """The :class:`CardType` bits of canonical card type names."""
+    bits = 0
+    for name in names:
+        bits |= _TYPE_BITS[name]
+    return bits
+
+
+def assemble_columns(
+    variant: Variant,
+    proliferator: str,
+    player_ids: Sequence[str],
+    player_teams: Sequence[str],
+    player_life: Sequence[int],
+    player_counters: Sequence[Mapping[str, int]],
+    columns: Sequence[Sequence[Any]],
+    effects: tuple[Effect, ...],
+    proliferates: int,
+    team_poison: TeamPoison = TeamPoison.SHARED,
+    *,
+    cells: KindCells | None = None,
+    controller_rows: Sequence[int] | None = None,
+    bits: Sequence[int] | None = None,
+) -> Board:
+    """The board's arrays from checked players and permanent columns: the one copy of the array building.
+
+    ``columns`` holds one sequence per field of :class:`Permanent` (:data:`PERMANENT_COLUMNS`),
+    each with one entry per permanent; an absent optional number (power, toughness, chapters)
+    may be any false value, an absent ``value`` or ``protector`` is None.  Column-wise (each
+    array built once, no per-object Python beyond a comprehension per column) because this is
+    most of the loading time of small boards.  The input must already be consistent (unique
+    ids, controllers and protectors that are players, canonical kinds and type names).  What
+    the caller has worked out already is passed along: the kinds and cells of the players'
+    then the permanents' counters (:func:`kind_cells`), the controllers' player rows, the type
+    bits (:func:`type_bits`).
+    """
+    n_players = len(player_ids)
+    player_index = {pid: i for i, pid in enumerate(player_ids)}
+    team_names = tuple(dict.fromkeys(player_teams))
+    team_index = {t: i for i, t in enumerate(team_names)}
+    (pids, ctrls, types_c, names, power, tough, damage, counters, keywords, subtypes, chapters, protectors, phased,
+     no_counters, value, thresholds, values) = columns  # fmt: skip
+    n = n_players + len(pids)
+
+    if cells is None:
+        cells = kind_cells([*player_counters, *counters])
+    kinds = dict(cells.kinds)
     thr_rows: list[tuple[int, int, int, str | float, str]] = []
     cv_rows: list[tuple[int, int, float]] = []
-    for row, (thrs, cvs) in enumerate(zip(thresholds, values, strict=True), start=n_players):
-        if not (thrs or cvs):  # most permanents: the loops below would only cost their setup
-            continue
+    for j in compress(range(len(pids)), map(operator.or_, map(bool, thresholds), map(bool, values))):
+        row, thrs, cvs = n_players + j, thresholds[j], values[j]  # most permanents have neither
         for t in thrs:
             thr_rows.append((row, kinds.setdefault(t.kind, len(kinds)), t.at, t.effect, t.label))
         for k, v in cvs.items():
             cv_rows.append((row, kinds.setdefault(k, len(kinds)), v))
 
-    counts = np.zeros((n, len(kinds)), dtype=np.int64)
-    counts[cell_rows, cell_cols] = cell_counts
-    teams = [team_index[p.team] for p in players]
+    width = len(kinds)
+    flat_counts = np.zeros(n * width, dtype=np.int64)
+    if cells.cols:  # flat indices: cheaper than numpy's two-dimensional fancy indexing on small boards
+        flat_counts[[row * width + col for row, col in zip(cells.rows, cells.cols, strict=True)]] = cells.counts
+    counts: IntArray = flat_counts.reshape(n, width)
+    teams = [team_index[t] for t in player_teams]
     team_of = np.array(teams, dtype=np.int64)
     per_head = variant is Variant.TWO_HEADED_GIANT and team_poison is TeamPoison.PER_HEAD
     head_poison = np.zeros(n_players, dtype=np.int64) if per_head else None
@@ -1246,39 +1321,50 @@ def assemble(
         if per_head:
             head_poison = np.array(stated, dtype=np.int64)
 
-    bits_of: dict[tuple[str, ...], int] = {}
-    for names_of_types in types_c:
-        if names_of_types not in bits_of:
-            bits = 0
-            for name in names_of_types:
-                bits |= _TYPE_BITS[name]
-            bits_of[names_of_types] = bits
-    zeros = [0] * n_players
+    if bits is None:
+        bits_of: dict[tuple[str, ...], int] = {}
+        for names_of_types in types_c:
+            if names_of_types not in bits_of:
+                bits_of[names_of_types] = type_bits(names_of_types)
+        bits = [bits_of[t] for t in types_c]
+    if controller_rows is None:
+        controller_rows = [player_index[c] for c in ctrls]
     nothing = [()] * n_players
-    # One array call per dtype (rows of it are the columns): small boards pay per call, not per object.
-    int_rows = np.array(
-        [
-            [*range(n_players), *(player_index[c] for c in ctrls)],
-            zeros + [bits_of[t] for t in types_c],
-            zeros + [x or 0 for x in power],
-            zeros + [x or 0 for x in tough],
-            zeros + list(damage),
-            zeros + [x or 0 for x in chapters],
-            [-1] * n_players + [-1 if p is None else player_index[p] for p in protectors],
-        ],
-        dtype=np.int64,
-    )
-    bool_rows = np.array(
-        [
-            [False] * n_players + ["indestructible" in k for k in keywords],
-            [False] * n_players + list(phased),
-            [False] * n_players + list(no_counters),
-        ],
-        dtype=bool,
-    )
+    m = len(pids)
+    # One table for every integer and boolean column (rows of it are the columns), its players' part and every
+    # column that all permanents leave at their default written once: converting Python numbers item by item
+    # is most of the cost of a big board.
+    table = np.zeros((10, n), dtype=np.int64)
+    table[0, :n_players] = range(n_players)
+    table[6, :n_players] = -1
+    if m:
+        table[0, n_players:] = controller_rows
+        table[1, n_players:] = bits
+        table[2, n_players:] = power if all(power) else [x or 0 for x in power]  # absent: any false value
+        table[3, n_players:] = tough if all(tough) else [x or 0 for x in tough]
+        if any(damage):
+            table[4, n_players:] = damage
+        if any(chapters):
+            table[5, n_players:] = [x or 0 for x in chapters]
+        if protectors.count(None) == m:
+            table[6, n_players:] = -1
+        else:
+            table[6, n_players:] = [-1 if p is None else player_index[p] for p in protectors]
+        if any(keywords):
+            table[7, n_players:] = [False if not k else "indestructible" in k for k in keywords]
+        if any(phased):
+            table[8, n_players:] = phased
+        if any(no_counters):
+            table[9, n_players:] = no_counters
+    int_rows = table[:7]
+    bool_rows = table[7:].astype(bool)
     int_rows.flags.writeable = bool_rows.flags.writeable = False  # and so every row of them
-    controller, type_bits, power_a, toughness_a, damage_a, chapters_a, protector_a = int_rows
+    controller, type_bits_a, power_a, toughness_a, damage_a, chapters_a, protector_a = int_rows
     indestructible, phased_out, no_counters_a = bool_rows
+    if value.count(None) == m:
+        value_a = np.full(n, np.nan)
+    else:
+        value_a = np.array([np.nan] * n_players + [np.nan if v is None else v for v in value], dtype=np.float64)
     # Filled like :meth:`Board._derived` rather than through the generated ``__init__``, whose
     # 33 frozen-field assignments are a tenth of the loading time of a small board.
     board = object.__new__(Board)
@@ -1286,15 +1372,15 @@ def assemble(
         variant=variant,
         proliferator=player_index[proliferator],
         proliferates=proliferates,
-        ids=(*player_index, *pids),
+        ids=(*player_ids, *pids),
         n_players=n_players,
         kinds=tuple(kinds),
         counts=counts,
         controller=controller,
         team=team_of,
         team_names=team_names,
-        life=np.array([p.life for p in players], dtype=np.int64),
-        types=type_bits,
+        life=np.array(player_life, dtype=np.int64),
+        types=type_bits_a,
         power=power_a,
         toughness=toughness_a,
         damage=damage_a,
@@ -1303,7 +1389,7 @@ def assemble(
         protector=protector_a,
         phased_out=phased_out,
         no_counters=no_counters_a,
-        value=np.array([np.nan] * n_players + [np.nan if v is None else v for v in value], dtype=np.float64),
+        value=value_a,
         effects=effects,
         names=_objects([""] * n_players + list(names)),
         type_names=_objects(nothing + list(types_c)),  # rows hold tuples already (see PermanentRow)
@@ -1325,5 +1411,5 @@ def assemble(
 
 
 #: The array fields :func:`assemble` builds on their own (the others are rows of two read-only tables).
-_BUILT = ("counts", "team", "life", "value", "names", "type_names", "subtypes", "keywords", "head_poison",
-          *_NO_VALUES)  # fmt: skip
+#: The threshold and counter-value arrays are read-only already (:func:`_value_arrays`).
+_BUILT = ("counts", "team", "life", "value", "names", "type_names", "subtypes", "keywords", "head_poison")

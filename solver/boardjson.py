@@ -21,8 +21,7 @@ from __future__ import annotations
 import gc
 import json
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple, TypeAlias, get_type_hints
 
 import msgspec
@@ -60,6 +59,7 @@ from .formats import (
     keyed,
     type_problems,
 )
+from .kernels.checks import magnitude_rows_kernel
 from .kinds import KindError, known_kind, same_kind_message
 
 __all__ = ["FORMAT_VERSION", "BoardLike", "as_board", "dump_board", "load_board", "load_struct"]
@@ -69,6 +69,7 @@ __all__ = ["FORMAT_VERSION", "BoardLike", "as_board", "dump_board", "load_board"
 _TYPES: dict[str, str] = {name: name for name in CARD_TYPE_NAMES} | {"tribal": "kindred"}
 _TYPE_LIST = ", ".join(sorted(CARD_TYPE_NAMES))
 _VARIANTS = {v.value: v for v in Variant}
+_TEAM_POISON = {t.value: t for t in TeamPoison}
 #: The effect fields that are card parameters (solver.cards.Parameter), in the Struct's order.
 _PARAMETERS = tuple(sorted({p.name for card in CARDS.values() for p in card.parameters}))
 #: Per-process caches of what a spelling means (pure functions of the text; cleared past _CACHE_SIZE entries).
@@ -136,27 +137,66 @@ def load_struct(struct: BoardStruct, check_text: bool = False) -> Board:
     """
     checker = _Checker(len(struct.players) + len(struct.permanents), check_text)
     checker.sizes(struct.variant, len(struct.players), len(struct.effects))
-    checker.team_poison = TeamPoison(struct.team_poison)
+    checker.team_poison = _TEAM_POISON[struct.team_poison]
     return checker.board(
         struct.variant, struct.proliferator, struct.proliferates, struct.players, struct.permanents, struct.effects
     )
 
 
-@contextmanager
-def gc_paused() -> Iterator[None]:
+def _kind(key: str) -> str | None:
+    """The canonical kind of a key, or None (cached for the process: boards repeat few kinds)."""
+    try:
+        return _KINDS[key]
+    except KeyError:
+        pass
+    try:
+        kind: str | None = known_kind(key)
+    except KindError:
+        kind = None
+    if len(_KINDS) > _CACHE_SIZE:
+        _KINDS.clear()
+        _CANONICAL.clear()
+    _KINDS[key] = kind
+    if kind == key:
+        _CANONICAL.add(key)
+    return kind
+
+
+def _canonical_types(listed: Sequence[str]) -> tuple[str, ...] | None:
+    """Card types of a list (cached), or None if it does not parse (the checker says why)."""
+    known = _TYPE_CACHE.get(tuple(listed))
+    if known is not None:
+        return known
+    out: list[str] = []
+    for item in listed:
+        card_type = _TYPES.get(item.lower())
+        if card_type is None or card_type in out:
+            return None
+        out.append(card_type)
+    if len(_TYPE_CACHE) > _CACHE_SIZE:
+        _TYPE_CACHE.clear()
+    _TYPE_CACHE[tuple(listed)] = result = tuple(out)
+    return result
+
+
+class gc_paused:
     """Pause the cyclic garbage collector while loading (nested pauses leave it to the outermost).
 
     Loading allocates millions of small acyclic objects on big boards, and the collections
     that this triggers cost about a third of the load time while freeing nothing.  The
     analysis pauses it around a whole chunk of records for the same reason
-    (:func:`solver.analysis.analyze.analyze_chunk`).
+    (:func:`solver.analysis.analyze.analyze_chunk`).  A class rather than a generator-based
+    context manager: it is entered once per board, and a small board loads in tens of microseconds.
     """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
+
+    __slots__ = ("enabled",)
+
+    def __enter__(self) -> None:
+        self.enabled = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, *exc: object) -> None:
+        if self.enabled:
             gc.enable()
 
 
@@ -603,7 +643,7 @@ class _Checker:
             if not is_text(t.label):
                 self.problem(f"{path}.thresholds[{j}].label", NOT_TEXT)
 
-    def parse_types(self, listed: list[str], path: str) -> tuple[str, ...] | None:
+    def parse_types(self, listed: Sequence[str], path: str) -> tuple[str, ...] | None:
         """Card types of a list not seen before (any letter case, 'tribal' for kindred), or None with problems."""
         out: list[str] = []
         ok = True
@@ -752,21 +792,7 @@ class _Checker:
 
     def kind(self, key: str) -> str | None:
         """The canonical kind of a key, or None (cached for the process: boards repeat few kinds)."""
-        try:
-            return _KINDS[key]
-        except KeyError:
-            pass
-        try:
-            kind: str | None = known_kind(key)
-        except KindError:
-            kind = None
-        if len(_KINDS) > _CACHE_SIZE:
-            _KINDS.clear()
-            _CANONICAL.clear()
-        _KINDS[key] = kind
-        if kind == key:
-            _CANONICAL.add(key)
-        return kind
+        return _kind(key)
 
     def kind_at(self, key: str, path: str, quoted: bool = True) -> str | None:
         """Like :meth:`kind`, counting the kind and reporting why a key is not one (at ``path``, keyed if quoted)."""
@@ -789,30 +815,36 @@ def magnitude_rows(board: Board, gain: IntArray | None = None) -> FloatArray:
     ``value``, else 1 + (|power| + |toughness|) / 2 for a creature); a Saga's worth and 1.5
     per chapter; the amounts of its numeric thresholds.  Float, so it cannot overflow.
     ``gain`` is what one proliferate adds per object and kind: :func:`solver.effects.gain`
-    unless given (an upper bound of it gives an upper bound of the magnitude).
+    unless given (an upper bound of it gives an upper bound of the magnitude).  The compiled
+    :func:`solver.kernels.checks.magnitude_rows_kernel` on the board's arrays.
     """
-    if gain is None:
-        gain = effects.gain(board)
-    out: FloatArray = board.counts.sum(axis=1, dtype=np.float64)
-    out += board.rounds * gain.sum(axis=1, dtype=np.float64)
-    if len(board.cv_object):
-        cells = (board.cv_object, board.cv_kind)
-        after = board.counts[cells].astype(np.float64) + board.rounds * gain[cells].astype(np.float64)
-        np.add.at(out, board.cv_object, after * np.maximum(np.abs(board.cv_value) - 1.0, 0.0))
-    creature = (board.types & int(CardType.CREATURE)) != 0
-    default = np.where(creature, 1.0 + (np.abs(board.power) + np.abs(board.toughness)) / 2, 0.0)
-    out += np.where(np.isnan(board.value), default, np.abs(board.value))
-    out += np.where(board.chapters > 0, 1.0 + 1.5 * board.chapters, 0.0)
-    numeric = [j for j, effect in enumerate(board.thr_effect) if not isinstance(effect, str)]
-    if numeric:
-        amounts = np.abs(np.array([float(board.thr_effect[j]) for j in numeric], dtype=np.float64))
-        np.add.at(out, board.thr_object[numeric], amounts)
+    out: FloatArray = np.empty(board.n_objects, dtype=np.float64)
+    _magnitude(board, effects.gain(board) if gain is None else gain, 0.0, out)
     return out
+
+
+_NO_GAIN = np.zeros((0, 0), dtype=np.int64)
+_NO_AMOUNTS = np.zeros(0, dtype=np.float64)
+
+
+def _magnitude(board: Board, gain: IntArray, bound: float, out: FloatArray) -> float:
+    """:func:`magnitude_rows` into ``out``, at ``gain`` (or ``bound`` on every cell with counters if it is empty)."""
+    amounts = _NO_AMOUNTS
+    if board.thr_effect:
+        amounts = np.array([0.0 if isinstance(e, str) else abs(float(e)) for e in board.thr_effect])
+    return float(
+        magnitude_rows_kernel(
+            board.counts, gain, bound, board.rounds, _CREATURE, board.types, board.power, board.toughness,
+            board.value, board.chapters, board.cv_object, board.cv_kind, board.cv_value, board.thr_object, amounts,
+            out,
+        )
+    )  # fmt: skip
 
 
 #: A board whose magnitude bound is below this is accepted without working out its gains (a margin far
 #: above float rounding, so a board at the limit is always judged by its exact magnitude).
 _SURELY_WITHIN = limits.MAX_MAGNITUDE * (1 - 1e-9)
+_CREATURE = int(CardType.CREATURE)
 
 
 def check_magnitude(board: Board) -> None:
@@ -825,8 +857,10 @@ def check_magnitude(board: Board) -> None:
     when a board is decided.
     """
     bound = effects.gain_bound(board)
-    if bound <= limits.MAX_MAGNITUDE and magnitude_rows(board, bound * (board.counts > 0)).sum() <= _SURELY_WITHIN:
-        return
+    if bound <= limits.MAX_MAGNITUDE:
+        rows: FloatArray = np.empty(board.n_objects, dtype=np.float64)
+        if _magnitude(board, _NO_GAIN, float(bound), rows) <= _SURELY_WITHIN:
+            return
     total = np.cumsum(magnitude_rows(board))
     if not len(total) or total[-1] <= limits.MAX_MAGNITUDE:
         return

@@ -122,17 +122,19 @@ class ThresholdStruct(_Strict):
 class PermanentStruct(_Strict):
     """A permanent on the battlefield (only these can be proliferated, 403.3)."""
 
-    # The fields of solver.board.Permanent, in its order (the loader builds PermanentRow tuples from them).
+    # The fields of solver.board.Permanent, in its order: the loader reads them as columns of
+    # ``msgspec.structs.astuple`` rows (solver.board.PERMANENT_COLUMNS); the lists are decoded as tuples, as a
+    # Permanent holds them.
     id: Annotated[Id, Meta(description="The permanent's id, unique across players and permanents.")]
     controller: Annotated[Id, Meta(description="Id of the player who controls it.")]
     types: Annotated[
-        list[Annotated[str, Meta(extra_json_schema={"enum": list(CARD_TYPE_NAMES)})]],
+        tuple[Annotated[str, Meta(extra_json_schema={"enum": list(CARD_TYPE_NAMES)})], ...],
         Meta(
             description="Card types: artifact, battle, creature, enchantment, land, planeswalker, kindred; any "
             "letter case, 'tribal' for kindred; stored lower-case (the schema gives the canonical spelling).",
             extra_json_schema={"uniqueItems": True},
         ),
-    ] = []
+    ] = ()
     name: Annotated[str, Meta(description="Card name, for people.")] = ""
     power: (
         Annotated[
@@ -154,15 +156,16 @@ class PermanentStruct(_Strict):
     ] = 0
     counters: Annotated[Counters, Meta(description="Counters on the permanent. " + _KIND)] = {}
     keywords: Annotated[
-        list[str],
+        tuple[str, ...],
         Meta(
             description="Keyword abilities it has without counters (e.g. 'indestructible', which stops 704.5g but "
             "not 704.5f). Stored lower-case."
         ),
-    ] = []
+    ] = ()
     subtypes: Annotated[
-        list[str], Meta(description="Subtypes such as 'Saga' or 'Siege'. A Saga (any letter case) needs 'chapters'.")
-    ] = []
+        tuple[str, ...],
+        Meta(description="Subtypes such as 'Saga' or 'Siege'. A Saga (any letter case) needs 'chapters'."),
+    ] = ()
     chapters: (
         Annotated[
             int,
@@ -466,7 +469,7 @@ def _walk(value: Any, t: mi.Type, path: str, name: str, out: list[Problem]) -> N
                 out.append(Problem(path, f"unsupported {name} {value!r}; this library reads {name} {shown}"))
             else:
                 out.append(Problem(path, f"unknown {name or 'value'} {value!r}; expected one of {shown}"))
-    elif isinstance(t, mi.ListType):
+    elif isinstance(t, mi.ListType | mi.VarTupleType):
         _list(value, t, path, name, out)
     elif isinstance(t, mi.DictType):
         if not isinstance(value, Mapping):
@@ -536,7 +539,10 @@ def _union(value: Any, t: mi.UnionType, path: str, name: str, out: list[Problem]
         trials.append((member, found))
     fitting = [(member, found) for member, found in trials if _json_kind_fits(value, member)]
     if len(fitting) == 1 and (
-        isinstance(_bare(fitting[0][0]), mi.IntType | mi.FloatType | mi.ListType | mi.DictType | mi.StructType)
+        isinstance(
+            _bare(fitting[0][0]),
+            mi.IntType | mi.FloatType | mi.ListType | mi.VarTupleType | mi.DictType | mi.StructType,
+        )
         or all(p.message == NOT_TEXT for p in fitting[0][1])
     ):
         out.extend(fitting[0][1])  # a number out of range, a bad item, bad text: the member's own problems say more
@@ -560,7 +566,7 @@ def _json_kind_fits(value: Any, t: mi.Type) -> bool:
         return isinstance(value, int | float) and not isinstance(value, bool)
     if isinstance(t, mi.BoolType):
         return isinstance(value, bool)
-    if isinstance(t, mi.ListType):
+    if isinstance(t, mi.ListType | mi.VarTupleType):
         return isinstance(value, list)
     if isinstance(t, mi.DictType | mi.StructType):
         return isinstance(value, Mapping)
@@ -582,7 +588,7 @@ def _describe(t: mi.Type) -> str:
         return "a number"
     if isinstance(t, mi.BoolType):
         return "a boolean"
-    if isinstance(t, mi.ListType):
+    if isinstance(t, mi.ListType | mi.VarTupleType):
         return "a list"
     if isinstance(t, mi.NoneType):
         return "null"
@@ -650,7 +656,7 @@ def _float(value: Any, t: mi.FloatType, path: str, out: list[Problem]) -> None:
         out.append(Problem(path, f"must be within ±{int(bound) if bound == int(bound) else bound}"))
 
 
-def _list(value: Any, t: mi.ListType, path: str, name: str, out: list[Problem]) -> None:
+def _list(value: Any, t: mi.ListType | mi.VarTupleType, path: str, name: str, out: list[Problem]) -> None:
     if not isinstance(value, list | tuple):
         out.append(Problem(path, "must be a list"))
         return

@@ -238,3 +238,18 @@ def test_a_board_near_the_magnitude_limit_is_judged_by_its_exact_magnitude(near:
     board = load_board(data)
     assert gain_bound(board) == 2**20
     assert magnitude_rows(board).sum() == worth + 5.0
+
+
+# ---------------------------------------------------------------------- free text of a mapping
+def test_a_mapping_with_a_lone_surrogate_still_has_it_refused_at_its_path() -> None:
+    """A mapping's free text is checked for lone surrogates (JSON text cannot hold one): the checker names it."""
+    from solver import BoardError
+
+    data = generate(BoardSpec(20, "duel", seed=3))
+    data["permanents"][4]["name"] = "Bad \ud800 name"
+    with pytest.raises(BoardError) as caught:
+        load_board(data)
+    assert [p.path for p in caught.value.problems] == ["permanents[4].name"]
+    assert "lone surrogate" in caught.value.problems[0].message
+    data["permanents"][4]["name"] = "Good name"
+    assert load_board(data) == load_board(json.dumps(data))

@@ -96,7 +96,9 @@ class Record:
             "game": self.game,
             "turn": self.turn,
             "decider": self.decider,
-            "board": msgspec.to_builtins(self.board) if isinstance(self.board, BoardStruct) else self.board,
+            "board": (
+                _json_ready(msgspec.to_builtins(self.board)) if isinstance(self.board, BoardStruct) else self.board
+            ),
             "chosen": list(self.chosen),
             "poison_recipients": dict(self.poison_recipients),
         }
@@ -132,6 +134,16 @@ def parse_record(data: object) -> Record:
     if problems:
         raise RecordError(problems)
     return _record_with_raw_board(data)
+
+
+def _json_ready(value: Any) -> Any:
+    """Builtins as parsed JSON has them: the board's lists that its Structs hold as tuples (card types, keywords,
+    subtypes; ``msgspec.to_builtins`` keeps tuples) as lists."""
+    if isinstance(value, tuple | list):
+        return [_json_ready(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _json_ready(item) for key, item in value.items()}
+    return value
 
 
 def parse_line(text: str | bytes) -> Record:
