@@ -17,7 +17,8 @@ Printed: win rates with Wilson 95% intervals per decider, per environment and ar
 oracle's lead over the rule-based filter (a paired difference, same seeds), and how often each
 baseline's result differs from the oracle's on the same seed, split by what the position held
 at ``p0``'s first decision (poison in play, a threshold or Saga in play); the games per second
-and the time of one game in ``u`` (one CartPole-v1 step timed in the same run).  The summary
+and the time of one game in ``u`` (one CartPole-v1 step timed in the same run).  A game that reaches the env's turn
+limit unfinished scores 0 points (the table shows how many did).  The summary
 goes to ``benchmarks/results/games.json``.  A smaller sample (``--records`` games per cell and
 decider, the first seeds of each cell) is also played through the Python path of the env, and
 every game of it (each ``p0`` decision's material balance,
@@ -64,7 +65,8 @@ ENV_IDS = ("proliferate/Duel-v1", "proliferate/TwoHeadedGiant-v1", "proliferate/
 #: The deciders of seat p0, names of env.policies.BOARD_POLICIES (and of the compiled policies).
 DECIDERS = ("oracle", "rule", "everything", "random")
 LABELS = {"oracle": "oracle", "rule": "rule-based", "everything": "everything", "random": "random"}
-#: Seeds per environment and archetype by default: 15 cells x 4 deciders x 16,667 = 1,000,020 games.
+#: Seeds per environment and archetype by default: 3 environments x 6 archetypes x 4 deciders x 16,667 = 1,200,024
+#: games, 250,000 or more per decider.
 DEFAULT_GAMES = 16_667
 #: Agent steps before a Python-path game counts as unfinished (the compiled games end by the env's turn limit).
 MAX_STEPS = 10_000
@@ -309,6 +311,7 @@ def _table(summary: dict[str, Any], names: Sequence[str]) -> str:
         cells += [_rate(row[d]) for d in DECIDERS]
         cells.append(_lead(row["rule"]))
         cells += [f"{100 * row[d]['changed'] / max(row['games'], 1):.1f}%" for d in DECIDERS[1:]]
+        cells.append(f"{100 * row['oracle']['unfinished'] / max(row['games'], 1):.1f}%")
         rows.append(cells)
     headers = [
         "games",
@@ -316,6 +319,7 @@ def _table(summary: dict[str, Any], names: Sequence[str]) -> str:
         *[f"{LABELS[d]} win % [95%]" for d in DECIDERS],
         "oracle − rule-based, points [95%]",
         *[f"result ≠ oracle: {LABELS[d]}" for d in DECIDERS[1:]],
+        "unfinished (oracle; 0 points)",
     ]
     return markdown_table(headers, rows)
 
