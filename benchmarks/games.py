@@ -53,7 +53,6 @@ from env.core import ProliferateEnv
 from env.kernels import game as K
 from env.kernels.engine import Engine
 from env.kernels.rng import StreamGenerator
-from env.lockstep_v1 import LockstepV1
 from env.policies import BOARD_POLICIES
 from env.scenarios import ARCHETYPES
 from solver.analysis.winprob import material_balance
@@ -146,7 +145,7 @@ class GameStream(StreamGenerator):
     compiled policy draws there, so the Python game stays the compiled one."""
 
     def __init__(self, core: ProliferateEnv) -> None:
-        self.state = cast("LockstepV1", core._core).engine.arrays.rng[0:1]
+        self.state = core._core.engine.arrays.rng[0:1]
 
 
 def play(
