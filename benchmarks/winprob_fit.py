@@ -36,8 +36,7 @@ from solver.analysis.winprob import K, fit_k
 from . import games as games_benchmark
 from .common import RESULTS, markdown_table, write_json
 
-#: The two-sided games' envs, either version (the stored records of benchmarks.games are v0's games, the same game).
-TWO_SIDED = tuple(f"proliferate/{name}-{v}" for name in ("Duel", "TwoHeadedGiant") for v in ("v0", "v1"))
+TWO_SIDED = games_benchmark.ENV_IDS[:2]  # Duel and Two-Headed Giant
 EXCLUDED_ARCHETYPES = ("superfriends",)
 BUCKETS = (-math.inf, -40, -20, -10, -5, 0, 5, 10, 20, 40, math.inf)
 
@@ -71,7 +70,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     source = args.games_file or RESULTS / "games.jsonl.gz"
     if args.play or not source.exists():
-        games_benchmark.main(["--games", str(args.games), "--games-out", str(source)])
+        games_benchmark.main(["--games", str(args.games), "--records", str(args.games), "--games-out", str(source)])
     with gzip.open(source, "rt", encoding="utf-8") as lines:
         played = [json.loads(line) for line in lines]
     balances, scores = samples(played)

@@ -31,6 +31,7 @@ __all__ = [
     "BOARD_POLICIES",
     "BoardPolicy",
     "decide_each",
+    "everything_choice",
     "matrices",
     "noop_choice",
     "oracle_choice",
@@ -105,6 +106,14 @@ def rule_choice(
     return matrices(board, [chosen] * board.rounds, [named] * board.rounds)
 
 
+def everything_choice(board: Board, rng: np.random.Generator | None = None) -> tuple[BoolArray, IntArray]:
+    """Every eligible permanent the proliferator controls, and the proliferator: the "grow my stuff" reflex."""
+    rows = np.arange(board.n_objects)
+    mine = (board.controller == board.proliferator) | (rows == board.proliferator)
+    chosen: list[int] = np.flatnonzero(mine & eligible_mask(board)).tolist()
+    return matrices(board, [chosen] * board.rounds)
+
+
 def oracle_choice(
     board: Board, rng: np.random.Generator | None = None, policy: Policy | None = None
 ) -> tuple[BoolArray, IntArray]:
@@ -118,6 +127,7 @@ BOARD_POLICIES: dict[str, BoardPolicy] = {
     "random": random_choice,
     "rule": rule_choice,
     "oracle": oracle_choice,
+    "everything": everything_choice,
 }
 
 

@@ -132,6 +132,23 @@ class Engine:
                 out_i[j, 3] = K.result_of(a.seat[g], a.game[g])
         return out_f, out_i
 
+    def play(self, seeds: Sequence[int], policy: str) -> npt.NDArray[np.int64]:
+        """Whole games, game ``j``'s stream seeded with ``seeds[j]`` (as :meth:`reset` seeds it), the agent
+        deciding by the compiled ``policy`` (a name of :data:`~env.kernels.tables.OPPONENTS`); a row per game
+        (:func:`~env.kernels.game.play_games`' ``W_`` columns).  The games run on this engine's slots over numba's
+        threads; each game's row depends on its seed alone.  ValueError for a policy or opponent that is not
+        compiled (a callable)."""
+        if policy not in OPPONENTS or policy == "python":
+            raise ValueError(f"policy must be one of {[p for p in OPPONENTS if p != 'python']}, not {policy!r}")
+        if self.python_opponent is not None:
+            raise ValueError("whole games need a compiled opponent, not a callable")
+        states = np.array([seeded_state(seed) for seed in seeds], dtype=np.uint64)
+        out = np.zeros((len(states), K.N_W), dtype=np.int64)
+        for g in range(self.n):
+            self.arrays.seat_ids[g], self.arrays.team_names[g] = self._seat_ids, self._team_names
+        K.play_games(self.S, self.T, self.views, states, self.pool, self.teams, OPPONENTS.index(policy), out)
+        return out
+
     def _python_decisions(self, indices: Sequence[int] | np.ndarray, status: np.ndarray) -> None:
         """Hand the decisions of a Python opponent to it, one game at a time, until every game waits on the agent
         or is over (the slower path of a callable opponent)."""

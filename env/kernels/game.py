@@ -60,6 +60,7 @@ from .state import (
     G_PTARGET,
     G_QHEAD,
     G_QLEN,
+    G_STEPS,
     G_TRUNC,
     G_TURNS,
     MAX_QUEUE,
@@ -130,6 +131,7 @@ from .tables import (
     I_SPELL0,
     I_START_LIFE,
     I_START_PERMANENTS,
+    OPPONENTS,
     PRELUDE_DESTROY,
     PRELUDE_NONE,
     SRC_ACTIVATED,
@@ -150,7 +152,7 @@ from .tables import (
     I_GIVEN as I_GIVEN_SRC,
 )
 
-__all__ = ["STATE_ORDER", "advance", "opening", "resolve", "settle_game"]
+__all__ = ["STATE_ORDER", "advance", "opening", "play_games", "resolve", "settle_game"]
 
 #: The state arrays in the order of ``S`` (attributes of :class:`env.kernels.state.GameArrays`).
 STATE_ORDER = ("counts", "gain", "obj", "seat", "game", "effects", "queue", "chosen", "recipients", "picked", "order",
@@ -162,7 +164,12 @@ _CREATURE, _PLANESWALKER, _BATTLE, _ARTIFACT = 4, 32, 2, 1
 NO_AGENT = -1
 #: Outcomes of :func:`advance`: the agent decides, the game is over, a Python seat must decide.
 AGENT, OVER, PYTHON = 0, 1, 2
-POLICY_NOOP, POLICY_RANDOM, POLICY_RULE, POLICY_ORACLE, POLICY_PYTHON = 0, 1, 2, 3, 4
+#: The seats' policy codes (:data:`env.kernels.tables.OPPONENTS`, the names of :data:`env.policies.BOARD_POLICIES`).
+POLICY_NOOP, POLICY_RANDOM, POLICY_RULE, POLICY_ORACLE, POLICY_EVERYTHING, POLICY_PYTHON = (
+    OPPONENTS.index(name) for name in ("noop", "random", "rule", "oracle", "everything", "python")
+)
+#: The agent's policy when its decisions are made outside (the env's step): :func:`advance` stops for them.
+AGENT_EXTERNAL = -1
 
 
 # ---------------------------------------------------------------------- small helpers
@@ -837,7 +844,8 @@ def implicit_recipients(S: tuple, T: tuple, g: int) -> None:  # type: ignore[typ
 
 @njit(cache=True)
 def decide_scripted(S: tuple, T: tuple, g: int, policy: int) -> None:  # type: ignore[type-arg]
-    """The scripted seat's choice (``env.policies``: noop, random, rule; the oracle through the compiled core)."""
+    """Seat ``policy``'s choice for game ``g``'s pending decision (``env.policies``: noop, random, rule, everything;
+    the oracle through the compiled core)."""
     counts, obj, seat, game, chosen, recipients, rng = S[0][g], S[2][g], S[3][g], S[4][g], S[7][g], S[8][g], S[11]
     card, kind_w, ints = T[1], T[4], T[10]
     seats = seat.shape[0]
@@ -867,8 +875,15 @@ def decide_scripted(S: tuple, T: tuple, g: int, policy: int) -> None:  # type: i
                     if m > 1:
                         recipients[r, t] = heads[draw_below(rng, g, m)]
         return
-    # the rule-based filter (env.policies.rule_choice)
     me = game[G_PROLIF]
+    if policy == POLICY_EVERYTHING:  # env.policies.everything_choice: every eligible object of mine, and me
+        for j in range(n_ok):
+            s = ok[j]
+            if s == me or (s >= seats and obj[s, O_CTRL] == me):
+                for r in range(rounds):
+                    chosen[r, s] = 1
+        return
+    # the rule-based filter (env.policies.rule_choice)
     my_team = seat[me, S_TEAM]
     for j in range(n_ok):
         s = ok[j]
@@ -1217,9 +1232,12 @@ def choice_value(S: tuple, T: tuple, g: int) -> int:  # type: ignore[type-arg]
 
 # ---------------------------------------------------------------------- running a game
 @njit(cache=True)
-def advance(S: tuple, T: tuple, g: int) -> int:  # type: ignore[type-arg]
+def advance(S: tuple, T: tuple, g: int, agent: int) -> int:  # type: ignore[type-arg]
     """``Game.advancing`` with the scripted seats' decisions made here: run until the agent must decide
-    (:data:`AGENT`), the game is over (:data:`OVER`) or a seat decided in Python must (:data:`PYTHON`)."""
+    (:data:`AGENT`), the game is over (:data:`OVER`) or a seat decided in Python must (:data:`PYTHON`).
+
+    ``agent`` is the agent's policy: :data:`AGENT_EXTERNAL` (the env's step decides: stop for it) or a policy
+    code, whose decisions are made here like the other seats' (each counts one agent step, ``G_STEPS``)."""
     seat, game, queue = S[3][g], S[4][g], S[6][g]
     ints = T[10]
     game[G_PENDING] = 0
@@ -1237,11 +1255,15 @@ def advance(S: tuple, T: tuple, g: int) -> int:  # type: ignore[type-arg]
             if not prepare(S, T, g, p, src, target, sac, fizzled):
                 continue
             begin(S, T, g, p, src, target, sac)
+            policy = ints[I_OPPONENT]
             if p == game[G_AGENT]:
-                return AGENT
-            if ints[I_OPPONENT] == POLICY_PYTHON:
+                if agent == AGENT_EXTERNAL:
+                    return AGENT
+                policy = agent
+                game[G_STEPS] += 1
+            elif policy == POLICY_PYTHON:
                 return PYTHON
-            decide_scripted(S, T, g, ints[I_OPPONENT])
+            decide_scripted(S, T, g, policy)
             resolve(S, T, g)
             continue
         turn(S, T, g)
@@ -1554,7 +1576,7 @@ def step_one(S: tuple, T: tuple, V: tuple, g: int, action: np.ndarray, out_f: np
     game, seat = S[4][g], S[3][g]
     ints, floats = T[10], T[11]
     sequential = ints[I_SEQUENTIAL] == 1
-    game[18] += 1  # G_STEPS
+    game[G_STEPS] += 1
     illegal = take_action(S, T, g, V, action, sequential)
     out_f[0] = -floats[10] * illegal  # F_PENALTY
     out_f[1] = 0.0
@@ -1580,7 +1602,7 @@ def step_one(S: tuple, T: tuple, V: tuple, g: int, action: np.ndarray, out_f: np
     resolve(S, T, g)
     status = OVER
     if not game[G_OVER] and ints[I_BANDIT] == 0:
-        status = advance(S, T, g)
+        status = advance(S, T, g, AGENT_EXTERNAL)
     out_i[2] = status
     out_i[3] = result_of(seat, game)
     if status == AGENT:
@@ -1611,7 +1633,7 @@ def reset_seats(S: tuple, T: tuple, g: int, pool: np.ndarray, teams: np.ndarray,
     sample_game(S, T, g, pool, teams)
     S[4][g][G_AGENT] = NO_AGENT
     opening(S, T, g, first)
-    return advance(S, T, g)
+    return advance(S, T, g, AGENT_EXTERNAL)
 
 
 @njit(cache=True)
@@ -1620,7 +1642,7 @@ def resume_one(S: tuple, T: tuple, V: tuple, g: int) -> int:  # type: ignore[typ
     resolve(S, T, g)
     status = OVER
     if not S[4][g][G_OVER]:
-        status = advance(S, T, g)
+        status = advance(S, T, g, AGENT_EXTERNAL)
     if status == AGENT:
         build_view(S, T, g, V)
     return status
@@ -1640,7 +1662,7 @@ def reset_one(S: tuple, T: tuple, V: tuple, g: int, pool: np.ndarray, teams: np.
         return AGENT
     sample_game(S, T, g, pool, teams)
     opening(S, T, g, 0)
-    status = advance(S, T, g)
+    status = advance(S, T, g, AGENT_EXTERNAL)
     if status == AGENT:
         build_view(S, T, g, V)
     return status
@@ -1655,6 +1677,69 @@ def reset_games(S: tuple, T: tuple, V: tuple, games: np.ndarray, states: np.ndar
     for j in range(len(games)):
         rng[games[j]] = states[j]
         status[j] = reset_one(S, T, V, games[j], pool, teams, given)
+
+
+# ---------------------------------------------------------------------- whole games (benchmarks.games)
+#: Columns of :func:`play_games`' row per game.
+W_RESULT, W_DECISIONS, W_TURNS, W_POISON, W_THRESHOLD, W_ERROR = range(6)
+N_W = 6
+
+
+@njit(cache=True)
+def first_decision_flags(S: tuple, T: tuple, g: int) -> tuple[bool, bool]:  # type: ignore[type-arg]
+    """What game ``g``'s pending decision holds: poison counters on any object, and a permanent with a counter
+    threshold or a Saga (714: its chapters)."""
+    counts, obj, seat, game = S[0][g], S[2][g], S[3][g], S[4][g]
+    card, thr_off, poison = T[1], T[18], T[10][I_POISON]
+    seats = seat.shape[0]
+    poisoned = threshold = False
+    for s in range(seats + game[G_NPERM]):
+        if s < seats:
+            if seat[s, S_IN] and counts[s, poison] > 0:
+                poisoned = True
+            continue
+        c = obj[s, O_CARD]
+        poisoned = poisoned or counts[s, poison] > 0
+        threshold = threshold or thr_off[c + 1] > thr_off[c] or card[c, C_CHAPTERS] > 0
+    return poisoned, threshold
+
+
+@njit(cache=True)
+def play_one(S: tuple, T: tuple, V: tuple, g: int, state: np.uint64, pool: np.ndarray, teams: np.ndarray,  # type: ignore[type-arg]
+             policy: int, out: np.ndarray) -> None:  # fmt: skip
+    """One whole game on slot ``g``, its stream starting at ``state``, the agent deciding by ``policy``: the game
+    :func:`reset_one` starts, the agent's decisions made here (:func:`advance`), to its end; into ``out`` (the
+    ``W_`` columns) its result (:func:`result_of`), the agent's decisions, the turns, what the agent's first
+    decision held and the error code (3: a seat decided in Python, which this loop cannot call)."""
+    seat, game = S[3][g], S[4][g]
+    S[11][g] = state
+    status = reset_one(S, T, V, g, pool, teams, False)
+    out[:] = 0
+    if status == AGENT:
+        poisoned, threshold = first_decision_flags(S, T, g)
+        out[W_POISON] = poisoned
+        out[W_THRESHOLD] = threshold
+        game[G_STEPS] += 1
+        decide_scripted(S, T, g, policy)
+        resolve(S, T, g)
+        status = OVER if game[G_OVER] else advance(S, T, g, policy)
+    out[W_RESULT] = result_of(seat, game)
+    out[W_DECISIONS] = game[G_STEPS]
+    out[W_TURNS] = game[G_TURNS]
+    out[W_ERROR] = 3 if status == PYTHON else game[G_ERROR]
+
+
+@njit(cache=True, parallel=True)
+def play_games(S: tuple, T: tuple, V: tuple, states: np.ndarray, pool: np.ndarray, teams: np.ndarray,  # type: ignore[type-arg]
+               policy: int, out: np.ndarray) -> None:  # fmt: skip
+    """:func:`play_one` for game ``j`` of ``states`` (its stream's start) into ``out[j]``, on slot ``j % N``
+    over numba's threads.  Each game starts from its own state and draws only its own stream, so ``out`` is the
+    same whatever the thread count or ``N``."""
+    n = S[4].shape[0]
+    k = len(states)
+    for w in prange(n):
+        for j in range(w, k, n):
+            play_one(S, T, V, w, states[j], pool, teams, policy, out[j])
 
 
 @njit(cache=True)

@@ -30,8 +30,9 @@ I64 = npt.NDArray[np.int64]
 
 #: Every source of a decision by code: the permanents, then the spells, then a given board's own.
 SOURCES: tuple[Source, ...] = (*PERMANENT_SOURCES.values(), *SPELLS, GIVEN)
-#: Scripted-seat policies by code (a callable is code 4: the step hands those decisions to Python).
-OPPONENTS = ("noop", "random", "rule", "oracle", "python")
+#: Seat policies by code, the names of :data:`env.policies.BOARD_POLICIES` (a callable is "python": the step hands
+#: those decisions to Python).
+OPPONENTS = ("noop", "random", "rule", "oracle", "everything", "python")
 
 # Columns of Tables.src.
 (SRC_PATTERN, SRC_PROLIFS, SRC_PRELUDE, SRC_TARGET, SRC_SAC, SRC_NEEDS, SRC_VRASKA, SRC_COMBAT, SRC_ENTERS,

@@ -5,7 +5,7 @@ The v1 envs' compiled game (:mod:`env.kernels.game`, :mod:`env.kernels.gains`,
 from numba's cache takes about a second.  This plays a few steps of every variant through
 every entry point the envs call (the step on one thread and over numba's threads, a reset on
 a sampled and on a given board, the optimum, the value of a choice, a Python opponent's
-resume), so the first ``gymnasium.make("proliferate/Duel-v1")`` after installing loads cached
+resume, whole games), so the first ``gymnasium.make("proliferate/Duel-v1")`` after installing loads cached
 code.  The compiled core it calls (:mod:`solver.kernels`) is warmed by
 ``python -m solver.kernels.warm``, which runs first.  The cache lives in ``__pycache__``
 beside the sources when that is writable, else in numba's user-wide cache directory;
@@ -50,6 +50,8 @@ def warm() -> float:
                 over = np.flatnonzero(out_i[:, 2] != K.AGENT).tolist()
                 if over:
                     engine.reset(over, over)
+            if opponent == "rule":
+                engine.play([0, 1], "random")  # whole games (benchmarks.games), over numba's threads
         board = sample_scenario(config.variant, np.random.default_rng(0), max_permanents=config.start_permanents)
         engine = Engine(config, AgentConfig.build(config), 1, threads=False)
         engine.reset([0], [0], board.board)
