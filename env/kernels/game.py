@@ -1,9 +1,9 @@
 """The game between the agent's decisions, compiled: events, opportunities, scripted seats, state-based actions.
 
-One function per step of :mod:`env.game` (the Python model of v0, whose structure this follows
-line by line: :func:`turn` is ``Game._turn``, :func:`turn_events` is ``env.events.turn_events``,
-:func:`turn_opportunities` and :func:`prepare` are ``env.opportunities``' ...), over one game's
-slots (:mod:`env.kernels.state`) and the tables of :mod:`env.kernels.tables`.  The state-based
+One function per step of the game (docs/environments.md: a seat's turn, its events, its opportunities,
+their costs, a decision and its resolution), over one game's slots (:mod:`env.kernels.state`) and the
+tables of :mod:`env.kernels.tables` (the cards of :mod:`env.scenarios`, :mod:`env.opportunities` and
+:mod:`env.events` as data).  The state-based
 actions of every object are the compiled core's :func:`solver.kernels.sba.settle_row`; who
 loses is :func:`solver.kernels.value.lost_seats_104_2a`; the oracle seat is
 :func:`solver.kernels.exact.decide_batch`.  Every random draw reads the game's own stream
@@ -211,7 +211,7 @@ def same_team_heads(seat: np.ndarray, player: int, shared: bool, out: np.ndarray
 def add_counters(
     counts: np.ndarray, seat: np.ndarray, s: int, col: int, amount: int, shared: bool, poison: int
 ) -> None:
-    """``env.boardops.add_counters``: a 2HG team's poison on every head, else never below zero."""
+    """Counters put on slot ``s``: a 2HG team's poison on every head (810.10), else never below zero."""
     seats = seat.shape[0]
     if col == poison and s < seats:
         heads = np.empty(seats, dtype=np.int64)
@@ -270,7 +270,7 @@ def queue_push(queue: np.ndarray, game: np.ndarray, front: bool, seat: int, src:
 @njit(cache=True)
 def remove_slots(counts: np.ndarray, obj: np.ndarray, game: np.ndarray, effects: np.ndarray, card: np.ndarray,
                  seats: int, gone: np.ndarray) -> None:  # fmt: skip
-    """``env.boardops.remove``: the permanents in ``gone`` leave (the others keep their order), and so do the
+    """The permanents in ``gone`` leave (the others keep their order), and so do the
     replacement effects no permanent of their card under their controller generates any more."""
     n_perm = game[G_NPERM]
     w = seats
@@ -319,7 +319,7 @@ def remove_uid(counts: np.ndarray, obj: np.ndarray, game: np.ndarray, effects: n
 # ---------------------------------------------------------------------- state-based actions and losing
 @njit(cache=True)
 def settle_game(S: tuple, T: tuple, g: int, start: np.ndarray) -> None:  # type: ignore[type-arg]
-    """The state-based actions after a resolution or a turn's events (704.3), then ``Game._take`` and ``_lose``.
+    """The state-based actions after a resolution or a turn's events (704.3), then who lost (:func:`lose`).
 
     ``start`` is the counts before (for the Saga chapters already reached).  Dead permanents
     and finished Sagas (714.4) leave, dies triggers go to the front of the queue, losers are out.
@@ -414,7 +414,7 @@ def settle_game(S: tuple, T: tuple, g: int, start: np.ndarray) -> None:  # type:
 
 @njit(cache=True)
 def lose(S: tuple, T: tuple, g: int, losers: np.ndarray) -> None:  # type: ignore[type-arg]
-    """``Game._lose``: the losers are out; a duel or 2HG is over, a free-for-all goes on (800.4a) while the
+    """The losers are out; a duel or 2HG is over, a free-for-all goes on (800.4a) while the
     agent is in (or, with :data:`NO_AGENT`, any seat) and more than one player is left, without the losers'
     permanents and effects."""
     counts, obj, seat, game, effects = S[0][g], S[2][g], S[3][g], S[4][g], S[5][g]
@@ -464,8 +464,8 @@ def lose(S: tuple, T: tuple, g: int, losers: np.ndarray) -> None:  # type: ignor
 # ---------------------------------------------------------------------- a seat's turn (env.events)
 @njit(cache=True)
 def turn_events(S: tuple, T: tuple, g: int, p: int, triggers: np.ndarray) -> tuple[bool, int]:  # type: ignore[type-arg]
-    """``env.events.turn_events`` for seat ``p``: whether anything happened, and the triggers (seat, source) in
-    ``triggers`` (their number is returned)."""
+    """The event model (:class:`env.events.EventParams`) of seat ``p``'s turn: whether anything happened, and the
+    triggers (seat, source) in ``triggers`` (their number is returned)."""
     counts, obj, seat, game, effects, rng = S[0][g], S[2][g], S[3][g], S[4][g], S[5][g], S[11]
     src_t, card, ints, floats = T[0], T[1], T[10], T[11]
     power_delta = T[7]
@@ -689,7 +689,7 @@ def turn_opportunities(S: tuple, T: tuple, g: int, p: int) -> None:  # type: ign
 
 @njit(cache=True)
 def opening(S: tuple, T: tuple, g: int, p: int) -> None:  # type: ignore[type-arg]
-    """``env.opportunities.opening``: a proliferate that surely happens, queued to start the episode on."""
+    """The opening: a proliferate that surely happens, queued to start the episode on."""
     obj, seat, game, queue, rng = S[2][g], S[3][g], S[4][g], S[6][g], S[11]
     src_t, card, ints = T[0], T[1], T[10]
     seats = seat.shape[0]
@@ -719,7 +719,7 @@ def opening(S: tuple, T: tuple, g: int, p: int) -> None:  # type: ignore[type-ar
 
 @njit(cache=True)
 def prepare(S: tuple, T: tuple, g: int, p: int, src: int, target: int, sac: int, fizzled: int) -> bool:  # type: ignore[type-arg]
-    """``env.opportunities.prepare``: pay the costs and resolve what comes first; False if nothing proliferates."""
+    """An opportunity's resolution begins: pay the costs and resolve what comes first; False if nothing proliferates."""
     counts, obj, seat, game, effects = S[0][g], S[2][g], S[3][g], S[4][g], S[5][g]
     src_t, card, ints = T[0], T[1], T[10]
     seats = seat.shape[0]
@@ -754,7 +754,7 @@ def prepare(S: tuple, T: tuple, g: int, p: int, src: int, target: int, sac: int,
 
 @njit(cache=True)
 def turn(S: tuple, T: tuple, g: int) -> None:  # type: ignore[type-arg]
-    """``Game._turn``: the next seat's turn (its events, their state-based actions, its opportunities)."""
+    """The next seat's turn (its events, their state-based actions, its opportunities)."""
     counts, seat, game, queue = S[0][g], S[3][g], S[4][g], S[6][g]
     ints = T[10]
     if game[G_TURNS] >= ints[I_MAX_TURNS]:
@@ -1233,7 +1233,7 @@ def choice_value(S: tuple, T: tuple, g: int) -> int:  # type: ignore[type-arg]
 # ---------------------------------------------------------------------- running a game
 @njit(cache=True)
 def advance(S: tuple, T: tuple, g: int, agent: int) -> int:  # type: ignore[type-arg]
-    """``Game.advancing`` with the scripted seats' decisions made here: run until the agent must decide
+    """The game with the scripted seats' decisions made here: run until the agent must decide
     (:data:`AGENT`), the game is over (:data:`OVER`) or a seat decided in Python must (:data:`PYTHON`).
 
     ``agent`` is the agent's policy: :data:`AGENT_EXTERNAL` (the env's step decides: stop for it) or a policy
@@ -1272,13 +1272,13 @@ def advance(S: tuple, T: tuple, g: int, agent: int) -> int:  # type: ignore[type
 
 @njit(cache=True)
 def result_of(seat: np.ndarray, game: np.ndarray) -> int:
-    """``Game.result`` for the agent: 0 undecided, 1 win, 2 loss, 3 draw (a 2HG team's result, 810.8a)."""
+    """The result for the agent: 0 undecided, 1 win, 2 loss, 3 draw (a 2HG team's result, 810.8a)."""
     return result_of_seat(seat, game, game[G_AGENT])
 
 
 @njit(cache=True)
 def result_of_seat(seat: np.ndarray, game: np.ndarray, agent: int) -> int:
-    """``Game.result`` for seat ``agent``: 0 undecided, 1 win, 2 loss, 3 draw.  A seat that lost has lost (104.3,
+    """The result for seat ``agent``: 0 undecided, 1 win, 2 loss, 3 draw.  A seat that lost has lost (104.3,
     800.4a; a draw if nobody is left, 104.4a); the others win once the game is over before ``max_turns``.  In 2HG
     :func:`lose` marks the whole team, so teammates always share a result (810.8a)."""
     if seat[agent, S_LOST]:
@@ -1291,7 +1291,7 @@ def result_of_seat(seat: np.ndarray, game: np.ndarray, agent: int) -> int:
     return 0
 
 
-# ---------------------------------------------------------------------- a new game (env.scenarios.sample_scenario)
+# ---------------------------------------------------------------------- a new game (the scenarios of env.scenarios)
 @njit(cache=True)
 def sample_game(S: tuple, T: tuple, g: int, pool: np.ndarray, teams: np.ndarray) -> None:  # type: ignore[type-arg]
     """A seeded game start (``sample_scenario``): each seat's deck from ``pool``, a handful of its permanents

@@ -12,8 +12,7 @@ The layout of game ``g`` (the first axis of every array) mirrors a :class:`solve
   thresholds, counter values) is its *card*, an entry of the catalogue, so a slot holds a card
   code and its changing state only (counters, damage, controller, protector, phasing);
 * replacement effects in play are ``(card, controller seat, level)`` rows per game (an effect
-  leaves with the last permanent of its card under its controller, as
-  :func:`env.boardops.drop_orphan_effects` does).
+  leaves with the last permanent of its card under its controller).
 
 :meth:`GameArrays.load` puts a :class:`solver.Board` into one game's slots and
 :meth:`GameArrays.board` builds the board back, so every rule the solver has applies to a
