@@ -1,35 +1,33 @@
-"""Env steps per second, native vector envs included, next to CartPole-v1 in the same run.
+"""Env steps per second: the single env and the native vector env at N = 1, 64, 256 and 4,096, against CartPole.
 
-``python -m benchmarks.env_throughput`` measures, for every id: the single env made with
-``gym.make`` (all default wrappers) and the native vector env of ``gym.make_vec(id,
-num_envs=N)`` (aggregate sub-env steps per second), with random legal actions drawn from
-the observation's mask; ``--rewards`` adds the other reward modes; ``--shards K`` (default:
-the number of CPUs) adds each native vector env with its games split over K processes
-(:class:`env.sharded.ShardedVectorEnv`; the targets stay judged on one process, as CartPole
-runs on one).  CartPole-v1 (``gym.make``)
-is the baseline every ratio is against, and its own native vector env shows what the same
-N gives a simple numpy game.  Each figure is the median of ``--repeats`` timed windows with
-its min-max spread.  Then: the resident memory of an N-game Duel vector env (a fresh
-process: after imports, and after reset and a few steps), and a profile of a vector step
-split between the solver, the env's own code and Gymnasium.
+``python -m benchmarks.env_throughput`` times, for every id: the single env (``gym.make``, all
+default wrappers) and the native vector env of ``gym.make_vec(id, num_envs=N)`` at each N
+(aggregate sub-env steps per second), with random legal actions drawn from the observation's
+mask; next to the yardstick ``u`` (one ``gym.make("CartPole-v1")`` step,
+:func:`benchmarks.common.cartpole_unit`) and ``CartPoleVectorEnv`` at the same N, all in the
+same run.  Every figure is the median of ``--repeats`` timed windows (min-max spread), each
+env stepped for a warm-up window first (the first step loads the compiled kernels), and is
+stated in steps per ``u`` (issue 28's targets: Duel N = 256 at least 3, TwoHeadedGiant and
+FreeForAll at least 1.5, the single Duel env at least 0.25).  ``--shards K`` adds each id's
+N = 256 env with its games split over K processes (:class:`env.sharded.ShardedVectorEnv`; not
+judged).  Then the resident memory of a fresh process holding 4,096 Duel games, reset and
+stepped (target at most 500 MB), and the bytes of their arrays.
 
-``--baseline CHECKOUT`` also measures another checkout's envs (for instance a worktree of
-``main``) in the same run: each figure of ours and the baseline's is then taken in a fresh
-process, one right after the other, so the "x baseline" column compares code under the
-same load.
+``--baseline CHECKOUT`` also times another checkout's envs (a worktree of ``main``, say; it must
+have the same ids) in the same run: each figure of ours and the baseline's is then taken in a
+fresh process, one right after the other, so the "x baseline" column compares code under the
+same load.  Results go to ``benchmarks/results/env_throughput.json``.
 """
 
 from __future__ import annotations
 
 import argparse
-import cProfile
 import os
-import pstats
 import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -37,72 +35,66 @@ import gymnasium as gym
 import numpy as np
 
 import env
-from benchmarks.common import markdown_table, write_json
+from env.config import AgentConfig, EnvConfig
+from env.kernels.engine import Engine
 
-#: Targets of issue 12 (aggregate steps/s).
+from .common import cartpole_unit, markdown_table, write_json
+
+SIZES = (1, 64, 256, 4096)
+#: Issue 28's targets, in steps per u.
 TARGETS = {
-    ("proliferate/Duel-v0", "single"): 3_000,
-    ("proliferate/Duel-v0", "vector"): 50_000,
-    ("proliferate/TwoHeadedGiant-v0", "vector"): 20_000,
-    ("proliferate/FreeForAll-v0", "vector"): 20_000,
+    ("proliferate/Duel-v1", "N=256"): 3.0,
+    ("proliferate/TwoHeadedGiant-v1", "N=256"): 1.5,
+    ("proliferate/FreeForAll-v1", "N=256"): 1.5,
+    ("proliferate/Duel-v1", "single"): 0.25,
 }
-MEMORY_TARGET_MB = 200
+MEMORY_TARGET_MB = 500
+MEMORY_GAMES = 4096
+
+Rate = tuple[float, float, float]  # steps/s: median, min, max
 
 
-def _actions(masks: np.ndarray, discrete: bool, rng: np.random.Generator) -> Any:
-    if discrete:
-        return np.array([int(rng.choice(np.flatnonzero(m))) for m in masks], dtype=np.int64)
+def _legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Random legal subset actions: a coin flip on each allowed bit."""
     return (masks.astype(bool) & (rng.random(masks.shape) < 0.5)).astype(np.int8)
 
 
-def _single(env_id: str, kwargs: dict[str, Any]) -> Callable[[float], float]:
-    made = gym.make(env_id, **kwargs)
+def _single(env_id: str) -> Callable[[float], float]:
+    made = gym.make(env_id)
     rng = np.random.default_rng(0)
-    obs, _ = made.reset(seed=0)
-    state = {"obs": obs}
+    state = {"obs": made.reset(seed=0)[0]}
 
     def run(seconds: float) -> float:
-        start = time.perf_counter()
-        steps = 0
-        while time.perf_counter() - start < seconds:
+        steps, start = 0, time.perf_counter()
+        while time.perf_counter() - start < seconds or steps < 2:
+            obs, _, terminated, truncated, _ = made.step(_legal(state["obs"]["action_mask"], rng))
+            state["obs"] = made.reset()[0] if terminated or truncated else obs
             steps += 1
-            if isinstance(state["obs"], dict):
-                action: Any = _actions(state["obs"]["action_mask"][None], False, rng)[0]
-            else:
-                action = made.action_space.sample()
-            obs, _, term, trunc, _ = made.step(action)
-            state["obs"] = made.reset()[0] if term or trunc else obs
         return steps / (time.perf_counter() - start)
 
     return run
 
 
-def _vector(env_id: str, kwargs: dict[str, Any], n: int) -> Callable[[float], float]:
-    return _stepper(gym.make_vec(env_id, num_envs=n, **kwargs), n)
-
-
 def _stepper(vec: gym.vector.VectorEnv[Any, Any, Any], n: int) -> Callable[[float], float]:
+    """Aggregate steps/s of a vector env (random legal actions; CartPole's sampled from its space)."""
     rng = np.random.default_rng(0)
-    obs, _ = vec.reset(seed=0)
-    state = {"obs": obs}
+    state = {"obs": vec.reset(seed=0)[0]}
 
     def run(seconds: float) -> float:
-        start = time.perf_counter()
-        steps = 0
+        steps, start = 0, time.perf_counter()
         while time.perf_counter() - start < seconds or steps < 2:
-            steps += 1
-            if isinstance(state["obs"], dict):
-                action: Any = _actions(state["obs"]["action_mask"], False, rng)
-            else:
-                action = vec.action_space.sample()
+            obs = state["obs"]
+            action = _legal(obs["action_mask"], rng) if isinstance(obs, dict) else vec.action_space.sample()
             state["obs"] = vec.step(action)[0]
+            steps += 1
         return steps * n / (time.perf_counter() - start)
 
     return run
 
 
-def measure(run: Callable[[float], float], seconds: float, repeats: int) -> tuple[float, float, float]:
-    run(seconds / 5)  # warm-up
+def measure(run: Callable[[float], float], seconds: float, repeats: int) -> Rate:
+    """Median, min and max of ``repeats`` timed windows, after an untimed warm-up window (kernel loads, caches)."""
+    run(max(seconds / 5, 0.2))
     rates = [run(seconds) for _ in range(repeats)]
     return statistics.median(rates), min(rates), max(rates)
 
@@ -115,7 +107,7 @@ def rss():
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * resource.getpagesize() / 2**20
 before = rss()
-vec = gym.make_vec("proliferate/Duel-v0", num_envs=int(sys.argv[1]))
+vec = gym.make_vec("proliferate/Duel-v1", num_envs=int(sys.argv[1]))
 obs, _ = vec.reset(seed=0)
 rng = np.random.default_rng(0)
 for _ in range(5):
@@ -128,11 +120,11 @@ _RATE_PROBE = """
 import statistics, sys, time
 import gymnasium as gym, numpy as np
 import env
-env_id, mode, n, seconds, repeats = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
+env_id, n, seconds, repeats = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
 rng = np.random.default_rng(0)
 def act(masks):
     return (masks.astype(bool) & (rng.random(masks.shape) < 0.5)).astype(np.int8)
-if mode == "single":
+if n == 0:
     made = gym.make(env_id)
     obs, _ = made.reset(seed=0)
     def step():
@@ -153,16 +145,16 @@ def run(window):
     while time.perf_counter() - start < window or steps < 2:
         steps += step()
     return steps / (time.perf_counter() - start)
-run(seconds / 5)
+run(max(seconds / 5, 0.2))
 rates = [run(seconds) for _ in range(repeats)]
 print(statistics.median(rates), min(rates), max(rates))
 """
 
 
-def rate(checkout: Path, env_id: str, mode: str, n: int, seconds: float, repeats: int) -> tuple[float, float, float]:
-    """Steps/s (median, min, max) of ``checkout``'s env in a fresh process, random legal subset actions."""
+def rate(checkout: Path, env_id: str, n: int, seconds: float, repeats: int) -> Rate:
+    """Steps/s of ``checkout``'s env in a fresh process (``n`` = 0: the single env)."""
     done = subprocess.run(
-        [sys.executable, "-c", _RATE_PROBE, env_id, mode, str(n), str(seconds), str(repeats)],
+        [sys.executable, "-c", _RATE_PROBE, env_id, str(n), str(seconds), str(repeats)],
         capture_output=True,
         text=True,
         check=True,
@@ -173,15 +165,15 @@ def rate(checkout: Path, env_id: str, mode: str, n: int, seconds: float, repeats
     return median, low, high
 
 
-def compare(baseline: Path, n: int, seconds: float, repeats: int) -> list[dict[str, Any]]:
-    """Ours against ``baseline`` for every proliferate id but the bandit, single and vector, back to back."""
+def compare(baseline: Path, ids: Sequence[str], seconds: float, repeats: int) -> list[dict[str, Any]]:
+    """Ours against ``baseline``: each id's single env and N = 256 vector env, back to back in fresh processes."""
     ours = Path(__file__).resolve().parent.parent
     rows: list[dict[str, Any]] = []
-    for env_id in [i for i in env.IDS if "Bandit" not in i]:
-        for mode in ("single", "vector"):
-            base = rate(baseline, env_id, mode, n, seconds, repeats)
-            mine = rate(ours, env_id, mode, n, seconds, repeats)
-            label = "single" if mode == "single" else f"vector x{n}"
+    for env_id in ids:
+        for n in (0, 256):
+            base = rate(baseline, env_id, n, seconds, repeats)
+            mine = rate(ours, env_id, n, seconds, repeats)
+            label = "single" if n == 0 else f"N={n}"
             rows.append({"id": env_id, "mode": label, "baseline": base, "ours": mine, "ratio": mine[0] / base[0]})
     return rows
 
@@ -193,125 +185,80 @@ def memory(n: int) -> tuple[float, float]:
     return before, after
 
 
-def profile(env_id: str, n: int, seconds: float) -> list[tuple[str, float]]:
-    """Share of a native vector step's time by where the code lives (own time of each function)."""
-    run = _vector(env_id, {}, n)
-    run(seconds / 5)
-    profiler = cProfile.Profile()
-    profiler.enable()
-    run(seconds)
-    profiler.disable()
-    raw: dict[tuple[str, int, str], tuple[Any, ...]] = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
-    groups = {"solver (rules, objective, boards)": 0.0, "env (game, events, layout)": 0.0, "numpy": 0.0, "other": 0.0}
-    for (path, _, _), v in raw.items():
-        own = float(v[2])
-        if "/solver/" in path:
-            groups["solver (rules, objective, boards)"] += own
-        elif "/env/" in path and "site-packages" not in path:
-            groups["env (game, events, layout)"] += own
-        elif "numpy" in path or path == "~":
-            groups["numpy"] += own
-        else:
-            groups["other"] += own
-    total = sum(groups.values()) or 1.0
-    return [(name, t / total) for name, t in groups.items()]
+def _spread(r: Rate, unit: float) -> str:
+    return f"{r[0]:,.0f}/s [{r[1]:,.0f}-{r[2]:,.0f}] = {r[0] * unit:.3f}u"
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--seconds", type=float, default=2.0, help="length of a timed window (default 2 s)")
     parser.add_argument("--repeats", type=int, default=3, help="timed windows per figure (default 3)")
-    parser.add_argument("--num-envs", type=int, default=256, help="games in each native vector env (default 256)")
-    parser.add_argument("--rewards", action="store_true", help="also measure reward_mode terminal and regret")
-    parser.add_argument(
-        "--shards", type=int, default=os.cpu_count() or 1, help="processes of the sharded vector envs (1: none)"
-    )
+    parser.add_argument("--ids", nargs="+", default=list(env.IDS), choices=list(env.IDS))
+    parser.add_argument("--shards", type=int, default=1, help="also the N = 256 env over K processes (1: not)")
     parser.add_argument("--json", type=Path, default=None, help="where to write the JSON (default benchmarks/results)")
     parser.add_argument("--baseline", type=Path, default=None, help="another checkout to compare with, same run")
     args = parser.parse_args(argv)
-    n = args.num_envs
-
-    cart = measure(_single("CartPole-v1", {}), args.seconds, args.repeats)
-    rows: list[dict[str, Any]] = [
-        {
-            "id": "CartPole-v1",
-            "reward_mode": "-",
-            "mode": "single",
-            "steps_per_s": cart[0],
-            "min": cart[1],
-            "max": cart[2],
-        }
-    ]
-    cart_vec = measure(_vector("CartPole-v1", {}, n), args.seconds, args.repeats)
-    rows.append(
-        {
-            "id": "CartPole-v1",
-            "reward_mode": "-",
-            "mode": f"vector x{n}",
-            "steps_per_s": cart_vec[0],
-            "min": cart_vec[1],
-        }
-        | {"max": cart_vec[2]}
-    )
-    rewards = ("delta", "terminal", "regret") if args.rewards else ("delta",)
-    for env_id in env.IDS:
-        for reward in rewards:
-            kwargs = {"reward_mode": reward}
-            for mode in ("single", "vector"):
-                factory = _single(env_id, kwargs) if mode == "single" else _vector(env_id, kwargs, n)
-                median, low, high = measure(factory, args.seconds, args.repeats)
-                label = "single" if mode == "single" else f"vector x{n}"
-                rows.append(
-                    {"id": env_id, "reward_mode": reward, "mode": label, "steps_per_s": median, "min": low, "max": high}
-                )
-        if args.shards > 1:
-            sharded = gym.make_vec(env_id, num_envs=n, shards=args.shards, reward_mode="delta")
+    u = cartpole_unit()
+    unit = u.median
+    cart = {
+        n: measure(
+            _stepper(gym.make_vec("CartPole-v1", num_envs=n, vectorization_mode="vector_entry_point"), n),
+            args.seconds,
+            args.repeats,
+        )
+        for n in SIZES
+    }
+    figures: dict[str, dict[str, Rate]] = {}
+    for env_id in args.ids:
+        per = {"single": measure(_single(env_id), args.seconds, args.repeats)}
+        for n in SIZES:
+            vec = gym.make_vec(env_id, num_envs=n)
             try:
-                median, low, high = measure(_stepper(sharded, n), args.seconds, args.repeats)
+                per[f"N={n}"] = measure(_stepper(vec, n), args.seconds, args.repeats)
+            finally:
+                vec.close()
+        if args.shards > 1:
+            sharded = gym.make_vec(env_id, num_envs=256, shards=args.shards)
+            try:
+                per[f"N=256, {args.shards} processes"] = measure(_stepper(sharded, 256), args.seconds, args.repeats)
             finally:
                 sharded.close()
-            label = f"vector x{n}, {args.shards} processes"
-            rows.append(
-                {"id": env_id, "reward_mode": "delta", "mode": label, "steps_per_s": median} | {"min": low, "max": high}
-            )
-    table = [
-        [
-            r["id"],
-            r["reward_mode"],
-            r["mode"],
-            f"{r['steps_per_s']:,.0f} [{r['min']:,.0f}-{r['max']:,.0f}]",
-            f"{r['steps_per_s'] / cart[0]:.4f}",
-        ]
-        for r in rows
+        figures[env_id] = per
+    modes = ["single", *(f"N={n}" for n in SIZES)]
+    if args.shards > 1:
+        modes.append(f"N=256, {args.shards} processes")
+    print(f"u = {unit * 1e6:.2f} µs (one CartPole-v1 step, this run; {u.show()})\n")
+    print("## Env steps per second (aggregate over the sub-envs; = steps per u)\n")
+    rows = [
+        ["CartPoleVectorEnv", "-", *(_spread(cart[n], unit) for n in SIZES), *["-"] * (len(modes) - 1 - len(SIZES))]
     ]
-    print(f"## Env throughput (env steps/s; ratio = / single CartPole-v1 in this run, {cart[0]:,.0f} steps/s)\n")
-    print(markdown_table(["id", "reward", "mode", "steps/s [min-max]", "x CartPole"], table))
+    rows += [[env_id, *(_spread(per[m], unit) for m in modes)] for env_id, per in figures.items()]
+    print(markdown_table(["id", *modes], rows))
 
-    before, after = memory(n)
-    print(f"\n## Memory: a {n}-game Duel-v0 vector env\n")
-    print(f"{after:,.0f} MB resident after reset and 5 steps ({before:,.0f} MB after imports; target < 200 MB)")
+    before, after = memory(MEMORY_GAMES)
+    config = EnvConfig.build("duel")
+    arrays_mb = Engine(config, AgentConfig.build(config), MEMORY_GAMES).nbytes / 2**20
+    print(f"\n## Memory: {MEMORY_GAMES:,} Duel-v1 games\n")
+    print(
+        f"{after:,.0f} MB resident after reset and 5 steps ({before:,.0f} MB after imports; target at most "
+        f"{MEMORY_TARGET_MB} MB); their arrays {arrays_mb:.1f} MB"
+    )
 
-    shares = profile("proliferate/Duel-v0", n, args.seconds)
-    print(f"\n## Where a native vector step of Duel-v0 (x{n}) goes (own time under cProfile)\n")
-    print(markdown_table(["code", "share"], [[name, f"{s:.0%}"] for name, s in shares]))
-
-    print("\n## Targets (issue 12)\n")
+    print("\n## Targets (issue 28, steps per u)\n")
     target_rows = []
     for (env_id, mode), target in TARGETS.items():
-        label = "single" if mode == "single" else f"vector x{n}"
-        got = next(r for r in rows if r["id"] == env_id and r["mode"] == label and r["reward_mode"] == "delta")
-        met = "met" if got["steps_per_s"] >= target else "NOT met"
-        target_rows.append([env_id, label, f"{target:,}", f"{got['steps_per_s']:,.0f}", met])
-        split = next((r for r in rows if r["id"] == env_id and r["mode"] == f"{label}, {args.shards} processes"), None)
-        if split is not None:
-            target_rows.append([env_id, split["mode"], "(not judged)", f"{split['steps_per_s']:,.0f}", ""])
-    target_rows.append(
-        ["memory", f"x{n} Duel", f"< {MEMORY_TARGET_MB} MB", f"{after:,.0f} MB", "met" if after < 200 else "NOT met"]
-    )
-    print(markdown_table(["id", "mode", "target steps/s", "measured", ""], target_rows))
+        if env_id in figures:
+            got = figures[env_id][mode][0] * unit
+            target_rows.append(
+                [env_id, mode, f"at least {target}", f"{got:.3f}", "met" if got >= target else "NOT met"]
+            )
+    met = "met" if after <= MEMORY_TARGET_MB else "NOT met"
+    target_rows.append(["memory", f"{MEMORY_GAMES:,} Duel", f"at most {MEMORY_TARGET_MB} MB", f"{after:,.0f} MB", met])
+    print(markdown_table(["id", "mode", "target", "measured", ""], target_rows))
+
     extra: dict[str, Any] = {}
     if args.baseline is not None:
-        against = compare(args.baseline, n, args.seconds, args.repeats)
+        against = compare(args.baseline, args.ids, args.seconds, args.repeats)
         print(f"\n## Against {args.baseline} (each pair measured back to back, fresh processes)\n")
         spread = "{0:,.0f} [{1:,.0f}-{2:,.0f}]".format
         print(
@@ -327,15 +274,16 @@ def main(argv: list[str] | None = None) -> int:
     path = write_json(
         "env_throughput",
         {
-            "num_envs": n,
-            "results": rows,
-            "memory_mb": {"after_imports": before, "vector_env": after},
-            "profile_vector_duel": dict(shares),
-        }
-        | extra,
+            "u_s": unit,
+            "cartpole_vector": {f"N={n}": cart[n] for n in SIZES},
+            "steps_per_s": figures,
+            "memory_mb": {"games": MEMORY_GAMES, "after_imports": before, "resident": after, "arrays": arrays_mb},
+            "targets_per_u": {f"{i} {m}": t for (i, m), t in TARGETS.items()},
+            **extra,
+        },
         args.json,
     )
-    print(f"\nJSON: {path}")
+    print(f"\nwrote {path}")
     return 0
 
 

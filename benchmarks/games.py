@@ -44,7 +44,7 @@ from solver.rules import eligible_mask
 
 from .common import RESULTS, markdown_table, write_json
 
-ENV_IDS = ("proliferate/Duel-v0", "proliferate/TwoHeadedGiant-v0", "proliferate/FreeForAll-v0")
+ENV_IDS = ("proliferate/Duel-v1", "proliferate/TwoHeadedGiant-v1", "proliferate/FreeForAll-v1")
 DECIDERS = ("oracle", "filter", "everything", "random")
 #: Agent steps before a game counts as unfinished (generous: most games end within 40 decisions).
 MAX_STEPS = 300
@@ -101,7 +101,7 @@ def play(
     poison_start = bool(poison >= 0 and first.counts[:, poison].any())
     threshold_start = bool(len(first.thr_at) or (first.chapters > 0).any())
     balances: list[float] = []
-    name = f"{env_id.split('/')[1].removesuffix('-v0')} {archetype} seed {seed} {decider}"
+    name = f"{env_id.split('/')[1].removesuffix('-v1')} {archetype} seed {seed} {decider}"
     while True:
         board = core.decision_board()
         balances.append(material_balance(board, core.policy))
@@ -151,7 +151,7 @@ def wilson(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
     p = successes / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    return (max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half)))  # it holds p: no rounding past it
 
 
 def _points(result: str) -> float:
@@ -177,7 +177,7 @@ def summarise(games: Sequence[GameResult]) -> dict[str, Any]:
         oracle = per.get("oracle")
         if oracle is None:
             continue
-        env_name = key[0].split("/")[1].removesuffix("-v0")
+        env_name = key[0].split("/")[1].removesuffix("-v1")
         groups["all"].append(key)
         groups[f"env={env_name}"].append(key)
         groups[f"archetype={key[1]}"].append(key)

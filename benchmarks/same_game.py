@@ -1,4 +1,4 @@
-"""Does env v1 play v0's game?  ``python -m benchmarks.same_game --version v1`` (issue 28, item 5).
+"""Does env v1 play v0's game?  ``python -m benchmarks.same_game [--version v0|v1]`` (issue 28, item 5).
 
 Plays seeded games of every id of one version with a decider in seat ``p0`` (the oracle, the
 rule-based filter, uniform random; the other seats are the envs' default rule-based opponents)
@@ -12,20 +12,27 @@ differ from v0's seed for seed (another random stream), so the comparison is sta
 Every game of a run has its own seed (:func:`cell_seeds`: one block of seeds per decider and
 deck), so the games of a group are independent and the standard errors are those of
 independent samples.  (Reusing one block of seeds in every cell made the deciders' and the
-decks' games share their starts, which the standard errors did not account for.)  That v1
-plays v0's rules draw for draw is tested directly: ``tests/test_env_v1.py`` runs v0's Python
-game model on v1's random stream and gets v1's games.
+decks' games share their starts, which the standard errors did not account for.)  While both
+versions were in the tree, v1 was also tested to play v0's rules draw for draw (v0's Python game
+model on v1's random stream gave v1's games: ``tests/test_env_v1.py`` at commit ``a0ec434``).
 
-Run it in a checkout of each version (v0: the last commit that has it) and compare with
+v0 is retired, so ``--version v0`` runs this script of the last commit that has v0
+(:data:`V0_COMMIT`) in a checkout of it: ``--v0-checkout PATH``, or by default a ``git worktree``
+of that commit made in a temporary directory (and removed after; its first run compiles the
+kernels of that tree, minutes).  Compare two runs with
 ``python -m benchmarks.same_game --compare v0.json v1.json``.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
+import os
+import subprocess
 import sys
+import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Sequence
@@ -44,6 +51,9 @@ from solver.rules import counters_after, eligible_mask, losers, settle
 DECIDERS = {"oracle": oracle_choice, "rule": rule_choice, "random": random_choice}
 NAMES = ("Duel", "TwoHeadedGiant", "FreeForAll", "Bandit")
 MAX_STEPS = 300
+#: The last commit with the v0 envs (``--version v0`` runs there).
+V0_COMMIT = "a0ec434"
+REPO = Path(__file__).resolve().parent.parent
 
 assert env.IDS
 
@@ -168,9 +178,35 @@ def compare(a: dict[str, Any], b: dict[str, Any]) -> tuple[list[str], int, int]:
     return lines, n, far
 
 
+def run_v0(args: argparse.Namespace) -> int:
+    """``--version v0``: this script of :data:`V0_COMMIT` in ``args.v0_checkout`` (or a temporary worktree of it)."""
+    with contextlib.ExitStack() as stack:
+        checkout: Path | None = args.v0_checkout
+        if checkout is None:
+            checkout = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="proliferate-v0-"))) / "tree"
+            subprocess.run(
+                ["git", "-C", str(REPO), "worktree", "add", "--detach", str(checkout), V0_COMMIT], check=True
+            )
+            stack.callback(subprocess.run, ["git", "-C", str(REPO), "worktree", "remove", "--force", str(checkout)])
+        elif not (checkout / "benchmarks" / "same_game.py").is_file():
+            print(
+                f"--v0-checkout: {checkout} has no benchmarks/same_game.py (a checkout of {V0_COMMIT})", file=sys.stderr
+            )
+            return 2
+        command = [sys.executable, "-m", "benchmarks.same_game", "--version", "v0", "--games", str(args.games)]
+        command += ["--ids", *args.ids, "--seed", str(args.seed)]
+        if args.out:
+            command += ["--out", str(args.out.resolve())]
+        root = str(checkout.resolve())
+        return subprocess.run(command, cwd=root, env={**os.environ, "PYTHONPATH": root}, check=False).returncode
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--version", default="v1", help="the env version to play (v0 or v1)")
+    parser.add_argument("--version", default="v1", choices=("v0", "v1"), help="the env version to play")
+    parser.add_argument(
+        "--v0-checkout", type=Path, help=f"a checkout of {V0_COMMIT} for --version v0 (default: a temporary worktree)"
+    )
     parser.add_argument("--games", type=int, default=10_008, help="games per id (split over deciders and decks)")
     parser.add_argument("--ids", nargs="+", default=list(NAMES), choices=NAMES)
     parser.add_argument("--seed", type=int, default=0)
@@ -184,6 +220,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("\n".join(lines))
         print(f"\n{n} comparisons, {far} with |z| > 3 (about {n * 0.0027:.1f} expected by chance)")
         return 0
+    if args.version == "v0":
+        return run_v0(args)
     per = max(1, args.games // (len(DECIDERS) * len(ARCHETYPES)))
     result: dict[str, Any] = {"version": args.version, "games_per_cell": {}, "ids": {}, "elapsed_s": {}}
     if args.out and args.out.exists():  # another run's ids of the same version are kept

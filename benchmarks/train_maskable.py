@@ -1,6 +1,6 @@
 """Train MaskablePPO on a native vector env and record its learning curve: ``python -m benchmarks.train_maskable``.
 
-The agent trains on ``--env`` (default ``proliferate/Duel-v0``) through
+The agent trains on ``--env`` (default ``proliferate/Duel-v1``) through
 :class:`env.sb3.SB3VecEnv`, the Stable-Baselines3 adapter of the native vector env, with SB3's
 ``VecNormalize`` for count scales.  The default set-up learns each decision on its own, with
 one network for every slot:
@@ -37,7 +37,9 @@ training it plays ``--eval-games`` evaluation games (fixed seeds, masked determi
 policy; 500 games, so that the standard error of a win rate is about 2 points, not 3.5)
 with ``reward_mode="regret"``: the learning curve is the win rate against the env's
 opponents (the rule-based per-object filter by default) and the mean regret per decision
-against the oracle, against env steps and training wall time (evaluation time excluded).
+against the oracle, against env steps and training wall time (evaluation time excluded).  The time spent inside the
+training env (the adapter's ``reset`` and ``step_wait``, i.e. the native vector env and SB3's
+``VecMonitor``) is clocked on its own, and the run reports its share of the training wall time.
 The same games are played by :class:`env.RandomAgent`-style random legal actions, the
 rule-based agent and the oracle, for reference.  Writes JSON and, with the ``plot`` extra, a
 PNG next to it.  Needs the ``rl`` extra (sb3-contrib, torch).
@@ -246,7 +248,7 @@ def plot(payload: dict[str, Any], path: Path) -> Path | None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--env", default="proliferate/Duel-v0", choices=list(env.IDS), help="env id (default Duel-v0)")
+    parser.add_argument("--env", default="proliferate/Duel-v1", choices=list(env.IDS), help="env id (default Duel-v1)")
     parser.add_argument("--minutes", type=float, default=15.0, help="training wall-clock budget (default 15)")
     parser.add_argument("--steps", type=int, default=None, help="train for exactly this many steps instead")
     parser.add_argument("--envs", type=int, default=64, help="games in the native vector env (default 64)")
@@ -314,9 +316,27 @@ def main(argv: list[str] | None = None) -> int:
             obs, rewards, dones, infos = self.venv.step_wait()
             return obs, compress(rewards, args.scale), dones, infos
 
+    in_env = {"seconds": 0.0}
+
+    class Clocked(VecEnvWrapper):
+        """The training env, with the time spent inside it added to ``in_env``."""
+
+        def reset(self) -> Any:
+            start = time.perf_counter()
+            obs = self.venv.reset()
+            in_env["seconds"] += time.perf_counter() - start
+            return obs
+
+        def step_wait(self) -> Any:
+            start = time.perf_counter()
+            out = self.venv.step_wait()
+            in_env["seconds"] += time.perf_counter() - start
+            return out
+
     train_env = make_sb3_vec_env(args.env, args.envs, seed=args.seed, reward_mode=args.reward, shards=args.shards)
+    clocked = Clocked(train_env)
     venv = VecNormalize(
-        train_env if args.no_compress else CompressedReward(train_env),
+        clocked if args.no_compress else CompressedReward(clocked),
         norm_obs=True,
         norm_reward=args.no_compress,
         norm_obs_keys=["counters", "stats", "times"],
@@ -386,11 +406,13 @@ def main(argv: list[str] | None = None) -> int:
 
     checkpoint()
     clock["train"] = 0.0
+    in_env["seconds"] = 0.0  # the model's set-up reset is not training
     clock["since"] = time.perf_counter()
     model.learn(total_timesteps=args.steps or 10**9, callback=Curve())
     checkpoint()
     venv.close()  # the training games (and their processes, when sharded)
     steps, trained_for = int(model.num_timesteps), clock["train"]
+    env_share = in_env["seconds"] / max(trained_for, 1e-9)
 
     final = curve[-1]
     rule_win = baselines["rule-based"]["win_rate"]
@@ -399,7 +421,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(
         f"\n## MaskablePPO on {args.env}: {steps:,} steps in {trained_for:.0f} s of training "
-        f"({steps / max(trained_for, 1e-9):,.0f} steps/s incl. learning), {args.eval_games} evaluation games\n"
+        f"({steps / max(trained_for, 1e-9):,.0f} steps/s incl. learning), {args.eval_games} evaluation games; "
+        f"{in_env['seconds']:.1f} s of it inside the env ({env_share:.1%} of the training wall time)\n"
     )
 
     def show(value: float | None, pct: bool) -> str:
@@ -420,6 +443,8 @@ def main(argv: list[str] | None = None) -> int:
         "shards": args.shards,
         "train_steps": steps,
         "train_seconds": trained_for,
+        "env_seconds": in_env["seconds"],
+        "env_share": env_share,
         "eval_games": args.eval_games,
         "reward": args.reward,
         "compress_scale": None if args.no_compress else args.scale,

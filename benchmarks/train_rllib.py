@@ -4,7 +4,7 @@ RLlib runs the same code on a laptop and on a cluster: ``--env-runners N`` envir
 workers collect experience (each a Ray actor with its own copies of the environment) and a
 learner updates one torch policy.  Two set-ups, both on the project's own environments:
 
-* ``--env proliferate/Duel-v0`` (or any single-agent id): the Gymnasium env in sequential
+* ``--env proliferate/Duel-v1`` (or any single-agent id): the Gymnasium env in sequential
   mode (``Discrete(slots + 1)``: pick one object per step, then DONE);
 * ``--env 2hg`` / ``--env ffa``: every seat of a Two-Headed Giant or free-for-all game is an
   agent, through the PettingZoo AEC adapter (:mod:`env.pettingzoo`) and RLlib's
@@ -219,7 +219,7 @@ def illegal_share(env_name: str, algo: Any, episodes: int, seed: int) -> float:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--env", default="proliferate/Duel-v0", help="a single-agent id, or 2hg / ffa (multi-agent)")
+    parser.add_argument("--env", default="proliferate/Duel-v1", help="a single-agent id, or 2hg / ffa (multi-agent)")
     parser.add_argument("--iterations", type=int, default=5, help="training iterations (default 5)")
     parser.add_argument("--env-runners", type=int, nargs="+", default=[1], help="env runner counts to compare")
     parser.add_argument("--batch", type=int, default=512, help="environment steps per iteration (default 512)")

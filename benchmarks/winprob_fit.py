@@ -36,7 +36,8 @@ from solver.analysis.winprob import K, fit_k
 from . import games as games_benchmark
 from .common import RESULTS, markdown_table, write_json
 
-TWO_SIDED = ("proliferate/Duel-v0", "proliferate/TwoHeadedGiant-v0")
+#: The two-sided games' envs, either version (the stored records of benchmarks.games are v0's games, the same game).
+TWO_SIDED = tuple(f"proliferate/{name}-{v}" for name in ("Duel", "TwoHeadedGiant") for v in ("v0", "v1"))
 EXCLUDED_ARCHETYPES = ("superfriends",)
 BUCKETS = (-math.inf, -40, -20, -10, -5, 0, 5, 10, 20, 40, math.inf)
 

@@ -12,17 +12,16 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
 from solver.core import Policy, Variant
 
 from .events import EventParams
-from .game import GameConfig
 from .policies import BOARD_POLICIES, BoardPolicy
 from .scenarios import check_archetypes
 
-__all__ = ["ActionMode", "AgentConfig", "EnvConfig", "Opponent", "RewardMode", "whole_number"]
+__all__ = ["ActionMode", "AgentConfig", "EnvConfig", "GameConfig", "Opponent", "RewardMode", "whole_number"]
 
 ActionMode = Literal["subset", "sequential"]
 RewardMode = Literal["delta", "terminal", "regret"]
@@ -40,6 +39,19 @@ def whole_number(name: str, value: object, at_least: int) -> int:
     if number < at_least:
         raise ValueError(f"{name} must be an integer of at least {at_least}, not {value!r}")
     return number
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    """How the game moves between decisions: the event model's probabilities (:class:`env.events.EventParams`),
+    the opportunities' (:mod:`env.opportunities`), the turn limit and the proliferate queue's capacity."""
+
+    events: EventParams | None = field(default_factory=EventParams)
+    p_activate: float = 0.5
+    p_spell: float = 0.35
+    p_fizzle: float = 0.15
+    max_turns: int = 200
+    capacity: int = 30
 
 
 #: Seats per variant: the player slots that come first in every observation.

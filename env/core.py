@@ -2,13 +2,15 @@
 
 The agent always plays seat ``p0`` of generated games (or the proliferator of a board
 given with ``reset(options={"board": ...})``); the observation is relative to it, so slot
-0 is always "me".  See :class:`ProliferateEnv` for spaces, rewards and episodes.
+0 is always "me".  See :class:`ProliferateEnv` for spaces, rewards and episodes.  The game
+itself is :mod:`env.kernels` (its state in fixed-slot arrays, stepped by compiled code),
+through :class:`env.lockstep_v1.LockstepV1` with one game: the native vector env's engine.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, cast
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -20,8 +22,7 @@ from solver.core import Board, BoolArray, IntArray, Policy, Variant
 from .actions import check_actions
 from .config import ActionMode, AgentConfig, EnvConfig, Opponent, RewardMode
 from .events import EventParams
-from .game import PendingDecision
-from .lockstep import Episode, Lockstep
+from .lockstep_v1 import EpisodeV1, LockstepV1, PendingV1
 from .render import render_ansi, render_rgb
 from .spaces import View, maskable, observation_space
 
@@ -39,7 +40,10 @@ class ProliferateEnv(gym.Env[dict[str, Any], Any]):
     (infect and toxic damage, -1/-1 effects, +1/+1 growth, planeswalker activations,
     permanents entering with counters, creatures dying) and the other seats' own
     proliferates, decided by ``opponent``.  With ``bandit=True`` an episode is a single
-    decision on a sampled position.  All rules and values come from :mod:`solver`.
+    decision on a sampled position.  The game's state is kept in fixed-slot arrays and
+    advanced by one compiled call per step (:mod:`env.kernels`, the engine of the native
+    vector env with one game); its state-based actions, values and optima are the compiled
+    core's (:mod:`solver`).
 
     ## Action space
     ``action_mode="subset"`` (default): ``MultiBinary(slots + extra)``; bit ``s`` chooses the
@@ -87,7 +91,9 @@ class ProliferateEnv(gym.Env[dict[str, Any], Any]):
     - ``action_mode``: ``"subset"`` or ``"sequential"``; ``reward_mode``: ``"delta"``,
       ``"terminal"`` or ``"regret"``; ``bandit``: one decision per episode.
     - ``opponent``: ``"rule"`` (default), ``"noop"``, ``"random"``, ``"oracle"`` or a callable
-      ``(board, np_random) -> (chosen, recipients)`` deciding the other seats' proliferates.
+      ``(board, np_random) -> (chosen, recipients)`` deciding the other seats' proliferates
+      (called through a slower path: the decision board is built from the arrays for each of
+      its decisions).
     - ``events`` (:class:`env.EventParams` or a dict of its fields), ``archetypes`` (deck
       names of :data:`env.scenarios.ARCHETYPES`), ``policy`` (objective weights),
       ``p_activate``, ``p_spell``, ``p_fizzle``, ``max_turns``: the game
@@ -99,9 +105,17 @@ class ProliferateEnv(gym.Env[dict[str, Any], Any]):
     N of these games stepped together by the same code.
 
     ## Version History
-    - v0: the first version.  Unchanged semantics since, save for actions outside the
-      action space, which now raise ``ValueError`` before the step instead of being
-      counted or raising another error.
+    - v1: the game's state is kept in fixed-slot arrays and stepped by compiled code
+      (:mod:`env.kernels`); the single env is the vector env's engine with one game.  Each
+      game has its own random stream (SplitMix64, seeded by one draw from the env's
+      ``np_random``), so trajectories for a seed differ from v0's; the game is v0's
+      (``benchmarks/results/same_game_compare.md``: 540 statistics over 2,016-10,008
+      games per id, none more than 2.5 standard errors apart).  ``info`` no longer carries ``dies`` and
+      ``losers``; a callable ``opponent`` goes through a slower path; a given board with
+      what the arrays do not model (a card effect not in their tables, 2HG poison per
+      head) is a ``ValueError``.
+    - v0: retired (unregistered): a Python game model over immutable boards.  Its last
+      commit is ``a0ec434``.
     """
 
     metadata: dict[str, Any] = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}  # noqa: RUF012
@@ -155,11 +169,7 @@ class ProliferateEnv(gym.Env[dict[str, Any], Any]):
         self.render_mode = render_mode
         self.action_space: spaces.Space[Any] = action_space(self.agent)
         self.observation_space = observation_space(self.slots, self.n_bits, c_max)
-        self._core = self._make_core(1)
-
-    def _make_core(self, n: int) -> Lockstep:
-        """The games' engine: v0's :class:`~env.lockstep.Lockstep`; v1 overrides it."""
-        return Lockstep(self.settings, self.agent, n)
+        self._core = LockstepV1(self.settings, self.agent, 1)
 
     # ------------------------------------------------------------------ configuration, read-only
     @property
@@ -226,8 +236,8 @@ class ProliferateEnv(gym.Env[dict[str, Any], Any]):
 
     def render(self) -> Any:
         ep = self._core.episodes[0]
-        if self.render_mode is None or ep is None or ep.view is None:
-            return None
+        if self.render_mode is None or ep is None or ep.game.pending is None:
+            return None  # nothing to show before a reset or once the episode is over
         mask = self.current_mask()
         if self.render_mode == "ansi":
             return render_ansi(ep.view, mask[: self.slots], ep.last, self._pending().opportunity)
@@ -260,10 +270,10 @@ class ProliferateEnv(gym.Env[dict[str, Any], Any]):
         return self._core.action_for(self._episode(), chosen, recipients)
 
     # ------------------------------------------------------------------ internals
-    def _episode(self) -> Episode:
+    def _episode(self) -> EpisodeV1:
         return self._core.episode(0)
 
-    def _pending(self) -> PendingDecision:
+    def _pending(self) -> PendingV1:
         return self._episode().pending()
 
     def _current_view(self) -> View:
@@ -275,26 +285,3 @@ def action_space(agent: AgentConfig) -> spaces.Space[Any]:
     if agent.action_mode == "subset":
         return spaces.MultiBinary(agent.n_bits)
     return spaces.Discrete(agent.n_bits)
-
-
-class ProliferateEnvV1(ProliferateEnv):
-    """:class:`ProliferateEnv`'s game, its state kept as arrays and stepped by compiled code (issue 28).
-
-    The same spaces, action modes, masks, rewards, opponents, oracle and keywords as v0 (see
-    :class:`ProliferateEnv` and ``docs/environments.md``); the game model is
-    :mod:`env.kernels` (the state of the game in fixed-slot arrays, one compiled call per
-    step), and this single env is the vector env's engine with one game.
-
-    ## Version History
-    - v1: the game runs in compiled code over arrays, with its own random stream per game
-      (SplitMix64, seeded by one draw from the env's ``np_random``): the same game as v0,
-      with other trajectories for a seed.  ``info`` no longer carries ``dies`` and
-      ``losers``.  A callable ``opponent`` is called through a slower path (the decision
-      board is built from the arrays for each of its decisions).
-    - v0: the first version, a Python game model over immutable boards (retired).
-    """
-
-    def _make_core(self, n: int) -> Lockstep:
-        from .lockstep_v1 import LockstepV1
-
-        return cast("Lockstep", LockstepV1(self.settings, self.agent, n))  # the same interface

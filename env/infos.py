@@ -1,6 +1,6 @@
 """Per-game info dicts batched as Gymnasium's vector envs batch them (``VectorEnv._add_info``), key for key.
 
-Used by the native vector envs (:mod:`env.vector`) and by v1's batching by key
+Used by the native vector envs (:mod:`env.vector`) and by their batching by key
 (:class:`env.lockstep_v1.Columns`), which makes the same arrays without a dict per game.
 """
 

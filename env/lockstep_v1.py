@@ -1,9 +1,8 @@
-"""The v1 lockstep: N games kept as arrays and stepped by one compiled call (issue 28).
+"""N games kept as arrays and stepped by one compiled call: the one core of the single and the vector env.
 
-:class:`LockstepV1` has :class:`env.lockstep.Lockstep`'s interface, so the single env
-(:class:`env.core.ProliferateEnvV1`) and the native vector env (:class:`env.vector.ProliferateVectorEnvV1`)
-are v0's classes over another core: the single env is N = 1 of the same engine
-(:class:`env.kernels.engine.Engine`), with no second game model.  Each game's random stream is
+The single env (:class:`env.core.ProliferateEnv`) is :class:`LockstepV1` with ``n = 1`` and the
+native vector env (:class:`env.vector.ProliferateVectorEnv`) the same code with ``n = num_envs``:
+one engine (:class:`env.kernels.engine.Engine`), no second game model.  Each game's random stream is
 seeded by one draw from the generator Gymnasium gives that game (the env's ``np_random``, or
 the vector env's generator of sub-env ``i`` seeded with ``seed + i``), so sub-env ``i`` plays
 what a single env reset with ``seed + i`` plays, and a game's play depends on nothing else.
@@ -19,7 +18,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from solver.core import MILLI, Board
+from solver.core import MILLI, Board, BoardError, as_board
 
 from .config import AgentConfig, EnvConfig
 from .decide import Plan
@@ -29,15 +28,37 @@ from .kernels.engine import Engine
 from .kernels.gains import UNTABLED
 from .kernels.state import G_OVER, G_PROUND, G_PSAC, G_PSEAT, G_PSRC, G_PTARGET, G_STEPS, G_TRUNC
 from .kernels.tables import SOURCES
-from .lockstep import Info, Obs, given_board
 from .opportunities import Opportunity
 from .scenarios import start_life
-from .spaces import N_GLOBALS, View
+from .spaces import MAX_ROUNDS, N_GLOBALS, View
 
-__all__ = ["EpisodeV1", "LockstepV1"]
+__all__ = ["EpisodeV1", "Info", "LockstepV1", "Obs", "given_board"]
+
+Obs = dict[str, npt.NDArray[Any]]
+Info = dict[str, Any]
 
 _TERMINAL = {1: 1.0, 2: -1.0, 3: 0.0}
 _RESULTS = {1: "win", 2: "loss", 3: "draw"}
+
+
+def given_board(given: Any, config: EnvConfig) -> Board:
+    """The board of ``reset(options={"board": ...})``, checked against the env's variant, seats and rounds.
+
+    Any form :func:`solver.as_board` takes; a bad board or one this env cannot play is a ``ValueError``.
+    """
+    try:
+        board = as_board(given)
+    except BoardError as exc:
+        raise ValueError(f"options['board'] is not a valid board:\n{exc}") from exc
+    if board.variant is not config.variant:
+        raise ValueError(
+            f"options['board'].variant is {board.variant.value!r}; this env plays {config.variant.value!r}"
+        )
+    if board.n_players > config.n_seats:
+        raise ValueError(f"options['board'].players has {board.n_players} players; at most {config.n_seats} here")
+    if board.rounds > MAX_ROUNDS:
+        raise ValueError(f"options['board'].proliferates gives {board.rounds} rounds; at most {MAX_ROUNDS}")
+    return board
 
 
 def unmodelled(board: Board) -> None:
@@ -223,7 +244,7 @@ class PendingV1:
 
 
 class _GameView:
-    """What :class:`env.core.ProliferateEnv` reads of ``episode.game``: the pending decision or None."""
+    """What the envs read of ``episode.game``: the pending decision or None."""
 
     def __init__(self, core: LockstepV1, g: int) -> None:
         self.core, self.g = core, g
@@ -241,7 +262,7 @@ class _GameView:
 
 
 class EpisodeV1:
-    """One game of the batch from the learning seat's side (:class:`env.lockstep.Episode`'s interface)."""
+    """One game of the batch from the learning seat's side: its pending decision, steps and seat."""
 
     def __init__(self, core: LockstepV1, g: int) -> None:
         self.core, self.g = core, g
@@ -429,9 +450,7 @@ class LockstepV1:
         """Observations (fresh arrays) and the infos of the games ``idx`` (``terms`` None: a reset's, no terms)."""
         obs = self._arrays(idx)
         over = self.over[idx]
-        masks = obs["action_mask"].copy()
-        if over.any():
-            masks[np.ix_(over, np.arange(self.slots, masks.shape[1]))] = 0
+        masks = obs["action_mask"].copy()  # info["action_mask"]: the observation's, DONE = 1 once over too
         live = (~over).tolist()
         opportunities = [self._opportunities_of(g) if ok else None for g, ok in zip(idx.tolist(), live, strict=True)]
         columns = Columns(
@@ -458,7 +477,7 @@ class LockstepV1:
         return cached[1]
 
     def opportunity(self, g: int) -> Opportunity:
-        """The source of game ``g``'s pending decision, as v0 reports it."""
+        """The source of game ``g``'s pending decision (``info["opportunity"]``)."""
         a = self.engine.arrays
         game = a.game[g]
         ids = a.seat_ids[g]

@@ -1,12 +1,16 @@
 """PettingZoo adapters (AEC and parallel): every seat of a duel, Two-Headed Giant or free-for-all game is an agent.
 
 The Gymnasium env has one learning seat and scripts the others; multi-agent users (self-play,
-team play, independent learners) want every seat decided from outside.  This adapter runs the
-same :class:`env.game.Game` with ``external`` set to every seat and lays boards out with the
-same :class:`env.spaces.View`, so nothing about the game or its rules is re-implemented:
-decisions go through :func:`env.agents.matrices` (the solver's legality checks and implicit
-poison recipients) and :func:`env.game.resolve_all` (``solver.rules.counters_after``, then the
-state-based actions of :func:`solver.batch.settle_many`).
+team play, independent learners) want every seat decided from outside.  This adapter plays the
+Gymnasium envs' own game, the v1 engine (:mod:`env.kernels`: one game's state in arrays, stepped
+by the compiled kernels), with no agent seat (:data:`env.kernels.game.NO_AGENT`): every decision
+comes back to Python (:func:`env.kernels.game.advance` returns ``PYTHON``), the acting seat's
+bits are taken by the kernels' :func:`~env.kernels.game.take_action` over that seat's view
+(:func:`~env.kernels.game.build_view_of`), and the completed decision is valued from the
+decider's side (:func:`~env.kernels.game.choice_value`) and resolved, the game run on to the
+next decision (:func:`~env.kernels.game.resume_one`).  Nothing about the game or its rules is
+implemented here: this module only maps seats to agents and kernels' outputs to PettingZoo's
+dicts.
 
 :class:`ProliferateParallel` (``parallel_env``) is the same game through PettingZoo's parallel
 API: every live agent sends an action each step, and only the acting agent's (the one whose
@@ -27,22 +31,138 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv, ParallelEnv
 
-from solver.core import MILLI, Board, Policy, Variant
+from solver.core import Policy, Variant
 
 from .actions import check_actions
 from .config import EnvConfig
 from .events import EventParams
-from .game import Game, PendingDecision, advance_all, resolve_all
-from .opportunities import opening
-from .policies import matrices
-from .scenarios import sample_scenario, start_life
-from .spaces import View, observation_space
+from .kernels import game as K
+from .kernels.engine import TEAMS, view_arrays
+from .kernels.rng import seeded_state
+from .kernels.state import (
+    G_OVER,
+    G_PENDING,
+    G_PROUND,
+    G_PROUNDS,
+    G_PSEAT,
+    G_STEPS,
+    S_IN,
+    S_TEAM,
+    GameArrays,
+)
+from .kernels.tables import I_VARIANT, build_tables
+from .scenarios import ARCHETYPES
+from .spaces import observation_space
 
 __all__ = ["ProliferateAEC", "ProliferateParallel", "aec_env", "parallel_env"]
 
 RewardMode = Literal["terminal", "delta"]
-_TERMINAL = {"win": 1.0, "loss": -1.0, "draw": 0.0}
+#: Rewards and ``game_result`` by :func:`env.kernels.game.result_of_seat`'s code (0: undecided).
+_TERMINAL = (0.0, 1.0, -1.0, 0.0)
+_RESULTS = (None, "win", "loss", "draw")
 _VARIANTS = (Variant.DUEL, Variant.TWO_HEADED_GIANT, Variant.FREE_FOR_ALL)
+#: The observation's keys in the order :func:`env.kernels.game.observe` writes them.
+_OBSERVED = (
+    "counters",
+    "kind",
+    "relation",
+    "stats",
+    "present",
+    "eligible",
+    "times",
+    "picked",
+    "action_mask",
+    "globals",
+)
+
+
+class _Flat:
+    """``gymnasium.spaces.flatten`` of the observation Dict, as float32 in one preallocated pass per call.
+
+    The layout is gymnasium's (tested equal): the Dict's keys in its order, Box and MultiBinary values as they are,
+    MultiDiscrete values one-hot over each element's ``nvec`` (from its ``start``); gymnasium's generic flatten
+    costs about half of a step of this adapter.
+    """
+
+    def __init__(self, space: spaces.Dict) -> None:
+        self.parts: list[tuple[str, int, int, npt.NDArray[np.int64] | None]] = []
+        at = 0
+        for key, part in space.spaces.items():
+            if isinstance(part, spaces.MultiDiscrete):
+                nvec = part.nvec.astype(np.int64).ravel()
+                first = (
+                    np.concatenate([[0], np.cumsum(nvec)[:-1]]).astype(np.int64) - part.start.astype(np.int64).ravel()
+                )
+                self.parts.append((key, at, int(nvec.sum()), first))
+            elif isinstance(part, (spaces.Box, spaces.MultiBinary)):
+                self.parts.append((key, at, int(np.prod(part.shape)), None))
+            else:  # the observation space has no other kind
+                raise TypeError(f"observation key {key!r}: cannot flatten {part}")
+            at += self.parts[-1][2]
+        self.size = at
+
+    def __call__(self, raw: dict[str, npt.NDArray[Any]]) -> npt.NDArray[np.float32]:
+        out = np.zeros(self.size, dtype=np.float32)
+        for key, at, size, first in self.parts:
+            value = raw[key].ravel()
+            if first is None:
+                out[at : at + size] = value
+            else:
+                out[at + first + value] = 1.0
+        return out
+
+
+class _Game:
+    """One game in the v1 engine's arrays with no agent seat, and one view per seat (rebuilt when the state moved)."""
+
+    def __init__(self, config: EnvConfig) -> None:
+        self.arrays = arrays = GameArrays(1, config.variant, config.n_seats, config.slots)
+        tables = build_tables(
+            config, arrays.catalogue, opponent=K.POLICY_PYTHON, bandit=False, sequential=False, penalty=0.0
+        )
+        arrays._widen()
+        self.S: tuple[np.ndarray, ...] = tuple(getattr(arrays, name) for name in K.STATE_ORDER)
+        self.T = tables.as_tuple()
+        self.pool = np.array([ARCHETYPES.index(a) for a in (config.archetypes or ARCHETYPES)], dtype=np.int64)
+        self.teams = np.array(TEAMS[config.variant.value], dtype=np.int64)
+        self.one_hot = np.zeros(3, dtype=np.float32)
+        self.one_hot[int(tables.ints[I_VARIANT])] = 1.0
+        self.views = [view_arrays(1, config.slots) for _ in range(config.n_seats)]
+        self.version = 0
+        self._built = [-1] * config.n_seats
+        self.game = arrays.game[0]
+        self.seat = arrays.seat[0]
+
+    def start(self, state: np.uint64, first: int) -> None:
+        """A new game on the stream ``state``, seat ``first`` opening (:func:`env.kernels.game.reset_seats`)."""
+        self.arrays.rng[0] = state
+        status = K.reset_seats(self.S, self.T, 0, self.pool, self.teams, first)
+        self.moved()
+        if status != K.PYTHON:  # cannot happen: the opening always proliferates
+            raise RuntimeError("the game ended before its first decision")
+
+    def moved(self) -> None:
+        """The state changed: every seat's view is stale."""
+        self.version += 1
+
+    def view(self, seat: int) -> tuple[np.ndarray, ...]:
+        """The game laid out from ``seat``'s side, built once per state."""
+        if self._built[seat] != self.version:
+            K.build_view_of(self.S, self.T, 0, self.views[seat], seat)
+            self._built[seat] = self.version
+        return self.views[seat]
+
+    @property
+    def deciding(self) -> int:
+        """The seat with a decision pending, or -1."""
+        return int(self.game[G_PSEAT]) if self.game[G_PENDING] and not self.game[G_OVER] else -1
+
+    @property
+    def over(self) -> bool:
+        return bool(self.game[G_OVER])
+
+    def result(self, seat: int) -> int:
+        return int(K.result_of_seat(self.seat, self.game, seat))
 
 
 class ProliferateAEC(AECEnv):  # type: ignore[misc]
@@ -74,10 +194,14 @@ class ProliferateAEC(AECEnv):  # type: ignore[misc]
     An action outside the action space raises ``ValueError`` before any state changes.
 
     ## Version History
-    - v0 (``proliferate_aec_v0``): the first version; duels since issue 24.
+    - v1 (``proliferate_aec_v1``): the game is the v1 engine's (the Gymnasium ``-v1`` envs' compiled game, with
+      every seat's decision handed to Python), not v0's Python game model: the same spaces, masks, rewards and
+      ends, but a seed plays another trajectory.
+    - v0 (``proliferate_aec_v0``): the first version, on v0's Python game model (``env.game.Game``); duels since
+      issue 24.
     """
 
-    metadata: dict[str, Any] = {"render_modes": [], "name": "proliferate_aec_v0", "is_parallelizable": False}  # noqa: RUF012
+    metadata: dict[str, Any] = {"render_modes": [], "name": "proliferate_aec_v1", "is_parallelizable": False}  # noqa: RUF012
 
     def __init__(
         self,
@@ -120,10 +244,15 @@ class ProliferateAEC(AECEnv):  # type: ignore[misc]
         self.policy = config.policy
         self.c_max = config.c_max
         self.horizon = config.horizon
-        self.n_bits = slots + (2 if self.variant is Variant.TWO_HEADED_GIANT else 0)
-        self._dict_space = observation_space(slots, self.n_bits, c_max)
+        self.n_bits = self.slots + (2 if self.variant is Variant.TWO_HEADED_GIANT else 0)
+        self._dict_space = observation_space(self.slots, self.n_bits, self.c_max)
         flat = spaces.flatten_space(self._dict_space)
         assert isinstance(flat, spaces.Box)  # a Dict of Box / MultiBinary / MultiDiscrete flattens to a Box
+        self._flat = _Flat(self._dict_space)
+        assert self._flat.size == flat.shape[0]
+        parts = self._dict_space.spaces
+        #: Each observation key, its shape for one game and its dtype, in the order the kernel writes them.
+        self._layout = tuple((key, (1, *(parts[key].shape or ())), parts[key].dtype) for key in _OBSERVED)
         self._obs_space = spaces.Dict(
             {
                 "observation": spaces.Box(
@@ -133,16 +262,11 @@ class ProliferateAEC(AECEnv):  # type: ignore[misc]
             }
         )
         self.possible_agents = [f"player_{i}" for i in range(self.n_seats)]
-        self._seat_of = {agent: f"p{i}" for i, agent in enumerate(self.possible_agents)}
-        self._agent_of = {seat: agent for agent, seat in self._seat_of.items()}
+        self._seat_of = {agent: i for i, agent in enumerate(self.possible_agents)}
         self._action_spaces = {a: spaces.MultiBinary(self.n_bits) for a in self.possible_agents}
         self._obs_spaces = {a: self._obs_space for a in self.possible_agents}
-        self._start_life = start_life(self.variant)
-        self._kind_map: dict[tuple[str, ...], npt.NDArray[np.float64]] = {}
-        self._orders: dict[tuple[object, ...], tuple[str, ...]] = {}
-        self._views: dict[str, View] = {}
-        self._game: Game | None = None
-        self._steps = 0
+        self._game = _Game(config)
+        self._started = False
         self.np_random, _ = seeding.np_random(None)
 
     # ------------------------------------------------------------------ spaces
@@ -154,154 +278,104 @@ class ProliferateAEC(AECEnv):  # type: ignore[misc]
 
     # ------------------------------------------------------------------ AEC API
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        if seed is not None or self._game is None:
+        if options and "board" in options:  # not played silently as a sampled game
+            raise ValueError("options['board']: the PettingZoo adapter samples its games; it takes no given board")
+        if seed is not None or not self._started:
             self.np_random, _ = seeding.np_random(seed)
         rng = self.np_random
-        config = self.settings
-        scenario = sample_scenario(
-            config.variant, rng, max_permanents=config.start_permanents, archetypes=config.archetypes
-        )
-        seats = scenario.seats
-        game = Game(
-            scenario.board,
-            seats,
-            scenario.archetypes,
-            rng,
-            external=frozenset(seats),
-            policies={},
-            config=config.game,
-            policy=config.policy,
-        )
-        self._game = game
-        self._steps = 0
+        # The game's stream is seeded by one draw from the env's generator (as the Gymnasium v1 envs seed theirs),
+        # and the opening seat is drawn from it too: every seat opens as often.
+        state = seeded_state(int(rng.integers(0, 2**63)))
+        first = int(rng.integers(self.n_seats))
+        self._game.start(state, first)
+        self._started = True
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
-        first = seats[int(rng.integers(len(seats)))]
-        game.start(first, opening(scenario.board, first, rng))
-        advance_all([game])
-        if game.pending is None:  # cannot happen: the opening always proliferates
-            raise RuntimeError("the game ended before its first decision")
         self._select()
 
     def observe(self, agent: str) -> dict[str, Any]:
-        game = self._game
-        if game is None:
+        if not self._started:
             raise RuntimeError("call reset() before observe()")
-        mask = np.zeros(self.n_bits, dtype=np.int8)
-        seat = self._seat_of[agent]
-        if seat not in self._board().index:
+        game, seat = self._game, self._seat_of[agent]
+        if not game.seat[seat, S_IN]:
             # A free-for-all player who has left the game (800.4a): nothing of theirs to show.
-            return {"observation": np.zeros(self._obs_space["observation"].shape, np.float32), "action_mask": mask}
-        view = self._view(seat)
-        times = np.zeros(self.slots, dtype=np.int8)
-        rounds, round_index = 1, 0
-        decision = game.pending
-        if decision is not None and decision.seat == seat and agent == self.agent_selection:
-            mask[: self.slots] = view.eligible
-            mask[self.slots :] = view.recipient_open
-            for rows in decision.rows:
-                times[view.slot_of_row[rows]] += 1
-            rounds, round_index = max(decision.rounds, 1), decision.round
-        picked = np.zeros(self.slots, dtype=np.int8)
-        raw = view.observation(mask, times, picked, round_index, rounds, self._steps / self.horizon)
-        flat = np.asarray(spaces.flatten(self._dict_space, raw), dtype=np.float32)
-        return {"observation": flat, "action_mask": mask}
+            empty = np.zeros(self._flat.size, np.float32)
+            return {"observation": empty, "action_mask": np.zeros(self.n_bits, dtype=np.int8)}
+        acting = game.deciding == seat and agent == self.agent_selection
+        raw = self._raw_observation(seat, acting)
+        flat = self._flat(raw)
+        return {"observation": flat, "action_mask": raw["action_mask"].copy()}
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection
         if self._finished(agent):
             self._was_dead_step(action)
             return
-        game, decision = self._game, self._pending()
-        assert game is not None
+        game = self._game
         bits = check_actions(action, "subset", self.n_bits, None)[0]
+        seat = self._seat_of[agent]
+        if game.deciding != seat:
+            raise RuntimeError("no decision is pending: call reset()")
         self._cumulative_rewards[agent] = 0.0
         self.rewards = dict.fromkeys(self.agents, 0.0)
-        self._steps += 1
-        illegal = self._take(decision, bits)
+        game.game[G_STEPS] += 1
+        illegal = int(K.take_action(game.S, game.T, 0, game.view(seat), bits, False))
+        game.moved()
+        done_rounds = int(game.game[G_PROUND])
         for a in self.agents:
             self.infos[a] = {}
-        self.infos[agent] = {"illegal_bits": illegal, "round": decision.round}
-        if decision.round >= decision.rounds:
-            self._resolve(game, decision)
+        self.infos[agent] = {"illegal_bits": illegal, "round": done_rounds}
+        if done_rounds >= game.game[G_PROUNDS]:
+            self._resolve(seat)
         self._accumulate_rewards()
         self._select()
 
     def close(self) -> None:
-        self._game = None
+        self._started = False
 
     # ------------------------------------------------------------------ internals
-    def _pending(self) -> PendingDecision:
-        decision = None if self._game is None else self._game.pending
-        if decision is None:
-            raise RuntimeError("no decision is pending: call reset()")
-        return decision
+    def _raw_observation(self, seat: int, acting: bool) -> dict[str, npt.NDArray[Any]]:
+        """The Gymnasium observation dict of ``seat``'s view (:func:`env.kernels.game.observe`); the decision's
+        round, rounds and mask only for the acting seat (everyone else sees no decision)."""
+        game = self._game
+        view = game.view(seat)
+        out = {key: np.zeros(shape, dtype=dtype) for key, shape, dtype in self._layout}
+        K.observe(
+            game.S, view, np.zeros(1, dtype=np.int64), np.array([not acting]), self.horizon, False, game.one_hot,
+            tuple(out.values()),
+        )  # fmt: skip
+        return {key: value[0] for key, value in out.items()}
 
     def _finished(self, agent: str) -> bool:
         return bool(self.terminations.get(agent) or self.truncations.get(agent))
 
-    def _board(self) -> Board:
-        """The board being decided on, or the game's board between decisions and after the end."""
+    def _resolve(self, seat: int) -> None:
+        """The completed decision: its value to the decider's side, its resolution and the game run on to the next
+        decision (in the kernels), then every live agent whose result is decided terminates."""
         game = self._game
-        assert game is not None
-        return game.pending.board if game.pending is not None else game.board
-
-    def _view(self, seat: str) -> View:
-        """The current board from ``seat``'s side, built once per board state and seat."""
-        game = self._game
-        assert game is not None
-        board = self._board()
-        cached = self._views.get(seat)
-        if cached is not None and cached.board is board:
-            return cached
-        view = View.build(
-            board, game.seats, seat, self.slots, self.c_max, self._kind_map, self._start_life, self._orders
-        )
-        self._views[seat] = view
-        return view
-
-    def _take(self, decision: PendingDecision, bits: npt.NDArray[np.int64]) -> int:
-        """Record one proliferate of the acting seat's decision (checked bits); return how many were ignored."""
-        view = self._view(decision.seat)
-        on = bits != 0
-        ok = view.eligible.astype(bool)
-        open_bits = view.recipient_open.astype(bool)
-        illegal = int((on[: self.slots] & ~ok).sum()) + int((on[self.slots :] & ~open_bits).sum())
-        rows = {int(view.row_of_slot[s]) for s in np.flatnonzero(on[: self.slots] & ok)}
-        named: dict[int, int] = {}
-        for t, (first, second) in enumerate(view.recipient_heads):
-            if open_bits[t] and first in rows and second in rows:
-                named[int(decision.board.team[first])] = second if on[self.slots + t] else first
-        decision.rows.append(sorted(rows))
-        decision.recipients.append(named)
-        return illegal
-
-    def _resolve(self, game: Game, decision: PendingDecision) -> None:
-        """Apply the completed decision through the solver, run the game on, and pay rewards."""
-        chosen, recipients = matrices(decision.board, decision.rows, decision.recipients)
-        outcome = resolve_all([game], [decision], [(chosen, recipients)])[0]
+        S, T = game.S, game.T
         if self.reward_mode == "delta":
-            value = decision.objective.value_of(outcome.settled) / MILLI
-            team = decision.board.team[decision.board.index[decision.seat]]
-            for seat in game.seats:
-                row = decision.board.index.get(seat)
-                if row is not None and decision.board.team[row] == team and self._agent_of[seat] in self.rewards:
-                    self.rewards[self._agent_of[seat]] += value
-        game.pending = None
-        if not game.over:
-            advance_all([game])
-        for seat in game.seats:
-            agent = self._agent_of[seat]
+            K.implicit_recipients(S, T, 0)
+            value = int(K.choice_value(S, T, 0)) / 1000.0
+            team = game.seat[seat, S_TEAM]
+            for q, agent in enumerate(self.possible_agents):
+                if game.seat[q, S_IN] and game.seat[q, S_TEAM] == team and agent in self.rewards:
+                    self.rewards[agent] += value
+        status = int(K.resume_one(S, T, game.view(seat), 0))
+        game.moved()
+        if status == K.OVER and not game.over:
+            raise RuntimeError("the compiled game stopped with an error (an opportunity queue overflowed)")
+        for q, agent in enumerate(self.possible_agents):
             if agent not in self.agents or self._finished(agent):
                 continue
-            result = game.result(seat)
-            if result is not None:
+            result = game.result(q)
+            if result:
                 self.terminations[agent] = True
-                self.infos[agent]["game_result"] = result
+                self.infos[agent]["game_result"] = _RESULTS[result]
                 if self.reward_mode == "terminal":
                     self.rewards[agent] += _TERMINAL[result]
             elif game.over:  # passed max_turns with this seat's result undecided
@@ -309,10 +383,9 @@ class ProliferateAEC(AECEnv):  # type: ignore[misc]
 
     def _select(self) -> None:
         """The acting seat's agent is next; agents that just finished are stepped with None first."""
-        game = self._game
-        assert game is not None
-        if game.pending is not None:
-            self.agent_selection = self._agent_of[game.pending.seat]
+        deciding = self._game.deciding
+        if deciding >= 0:
+            self.agent_selection = self.possible_agents[deciding]
         elif self.agents:
             self.agent_selection = self.agents[0]
         self._deads_step_first()
@@ -331,9 +404,13 @@ class ProliferateParallel(ParallelEnv):  # type: ignore[misc]
     returns observations, rewards, terminations, truncations and infos for every agent live
     at the start of the step; agents that finish leave ``agents`` afterwards.  The acting
     agent is ``acting_agent`` and ``infos[agent]["acting"]`` says so to learners.
+
+    ## Version History
+    - v1 (``proliferate_parallel_v1``): the AEC env's v1 game (see :class:`ProliferateAEC`).
+    - v0 (``proliferate_parallel_v0``): the first version (issue 24), on v0's Python game model.
     """
 
-    metadata: dict[str, Any] = {"render_modes": [], "name": "proliferate_parallel_v0"}  # noqa: RUF012
+    metadata: dict[str, Any] = {"render_modes": [], "name": "proliferate_parallel_v1"}  # noqa: RUF012
 
     def __init__(self, variant: str = "two_headed_giant", **kwargs: Any) -> None:
         self.aec = ProliferateAEC(variant, **kwargs)

@@ -1,9 +1,10 @@
 """The native vector env over several processes: each steps a share of the games, in parallel.
 
-One process runs Python on one core at a time, so on a machine with more cores the games are
-split into ``shards`` contiguous shares, each a :class:`~env.vector.ProliferateVectorEnv` in a
-worker process, stepped at the same time (the way EnvPool and PufferLib use cores; Gymnasium's
-``AsyncVectorEnv`` does it one env per process).  Sub-env ``i`` is still seeded ``seed + i``
+One process runs its Python on one core at a time (its compiled step uses numba's threads from 64
+games), so the games can also be split into ``shards`` contiguous shares, each a
+:class:`~env.vector.ProliferateVectorEnv` in a worker process, stepped at the same time (the way
+EnvPool and PufferLib use cores; Gymnasium's ``AsyncVectorEnv`` does it one env per process).
+Sub-env ``i`` is still seeded ``seed + i``
 and plays exactly the game it plays unsharded, given the same actions: the shards only change
 where the games run.  ``gymnasium.make_vec(id, num_envs=N, shards=2)`` makes one.
 """
@@ -29,9 +30,8 @@ from solver.core import Board, BoolArray, IntArray
 
 from .actions import check_actions
 from .config import AgentConfig, EnvConfig, whole_number
-from .game import PendingDecision
-from .lockstep import Info, Obs
-from .vector import PerGameInfosVectorEnv, ProliferateVectorEnv, ProliferateVectorEnvV1, Step
+from .lockstep_v1 import Info, Obs, PendingV1
+from .vector import PerGameInfosVectorEnv, ProliferateVectorEnv, Step
 
 __all__ = ["ShardedVectorEnv", "make_vector_env"]
 
@@ -43,13 +43,6 @@ def make_vector_env(num_envs: int, *, shards: int = 1, **kwargs: Any) -> Prolife
     return ShardedVectorEnv(num_envs, shards, **kwargs)
 
 
-def make_vector_env_v1(num_envs: int, *, shards: int = 1, **kwargs: Any) -> ProliferateVectorEnvV1 | ShardedVectorEnv:
-    """The v1 ids' ``vector_entry_point``: :class:`~env.vector.ProliferateVectorEnvV1`, or its games sharded."""
-    if whole_number("shards", shards, 1) == 1:
-        return ProliferateVectorEnvV1(num_envs, **kwargs)
-    return ShardedVectorEnv(num_envs, shards, version=1, **kwargs)
-
-
 class ShardedVectorEnv(PerGameInfosVectorEnv):
     """:class:`~env.vector.ProliferateVectorEnv`'s games, split over ``shards`` worker processes.
 
@@ -58,8 +51,8 @@ class ShardedVectorEnv(PerGameInfosVectorEnv):
     ``num_envs`` games (the infos are batched here from the shards' per-game infos, in
     sub-env order); every step sends each shard its slice of the actions and waits for all.
     Worth it when a step's games take much longer than sending the observations and infos
-    between processes (1-2 ms a step for 128 Duel games, about 260 kB pickled), i.e. from a
-    few dozen games per shard.
+    between processes (1-2 ms a step for 128 Duel games, about 260 kB pickled), which the
+    compiled step seldom does: ``benchmarks.env_throughput --shards K`` measures it.
 
     ## Arguments
     - ``num_envs``: the number of games, at least ``shards``; shard ``k`` plays a contiguous
@@ -76,14 +69,15 @@ class ShardedVectorEnv(PerGameInfosVectorEnv):
     in a worker (a bad action, say) are raised here, as the one-process env raises them.
 
     ## Version History
-    - v0: the first version.
+    - v1: each shard is a v1 :class:`~env.vector.ProliferateVectorEnv` (its games in arrays,
+      one compiled step); the ``version`` switch between v0 and v1 shards went with v0.
+      Sharding never changes a game, so trajectories are the one-process env's.
+    - v0: retired (unregistered): shards of v0's vector env.  Its last commit is ``a0ec434``.
     """
 
     metadata: dict[str, Any] = {"render_modes": [], "autoreset_mode": AutoresetMode.NEXT_STEP}  # noqa: RUF012
 
-    def __init__(
-        self, num_envs: int, shards: int = 2, *, context: str | None = None, version: int = 0, **kwargs: Any
-    ) -> None:
+    def __init__(self, num_envs: int, shards: int = 2, *, context: str | None = None, **kwargs: Any) -> None:
         shards = whole_number("shards", shards, 2)  # 1 is ProliferateVectorEnv
         num_envs = whole_number("num_envs", num_envs, 1)
         if num_envs < shards:
@@ -99,9 +93,7 @@ class ShardedVectorEnv(PerGameInfosVectorEnv):
         try:
             for size in sizes:
                 parent, child = ctx.Pipe()
-                process = ctx.Process(
-                    target=_serve, args=(child, size, kwargs, version), daemon=True, name="proliferate-shard"
-                )
+                process = ctx.Process(target=_serve, args=(child, size, kwargs), daemon=True, name="proliferate-shard")
                 process.start()
                 child.close()
                 self._conns.append(parent)
@@ -172,9 +164,7 @@ class ShardedVectorEnv(PerGameInfosVectorEnv):
         actions: npt.NDArray[np.int64] = self._concat("oracle_actions")
         return actions
 
-    def policy_actions(
-        self, decide: Callable[[Board, PendingDecision], tuple[BoolArray, IntArray]]
-    ) -> npt.NDArray[np.int64]:
+    def policy_actions(self, decide: Callable[[Board, PendingV1], tuple[BoolArray, IntArray]]) -> npt.NDArray[np.int64]:
         """:meth:`ProliferateVectorEnv.policy_actions`, each shard's in its worker (``decide`` must be picklable)."""
         actions: npt.NDArray[np.int64] = self._concat("policy_actions", decide)
         return actions
@@ -237,7 +227,7 @@ class ShardedVectorEnv(PerGameInfosVectorEnv):
         self._conns, self._processes = [], []
 
 
-def _serve(conn: Connection, num_envs: int, kwargs: dict[str, Any], version: int = 0) -> None:
+def _serve(conn: Connection, num_envs: int, kwargs: dict[str, Any]) -> None:
     """A worker: one ProliferateVectorEnv of ``num_envs`` games, its methods called from the parent until ``close``.
 
     Ctrl-C reaches every process of the terminal's group: the workers ignore it, and the
@@ -245,7 +235,7 @@ def _serve(conn: Connection, num_envs: int, kwargs: dict[str, Any], version: int
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        venv = (ProliferateVectorEnvV1 if version == 1 else ProliferateVectorEnv)(num_envs, **kwargs)
+        venv = ProliferateVectorEnv(num_envs, **kwargs)
         ready = {
             "observation_space": venv.single_observation_space,
             "action_space": venv.single_action_space,

@@ -1,6 +1,6 @@
-"""The native vector env: ``gymnasium.make_vec(id, num_envs=N)`` steps N games as stacked arrays.
+"""The native vector env: ``gymnasium.make_vec(id, num_envs=N)`` steps N games kept as arrays.
 
-It is the same :class:`~env.lockstep.Lockstep` as the single env, over N games, so sub-env
+It is the same :class:`~env.lockstep_v1.LockstepV1` as the single env, over N games, so sub-env
 ``i`` reset with ``seed + i`` plays exactly the game a single env reset with ``seed + i``
 plays, given the same actions (as Gymnasium's built-in vector envs seed their sub-envs).
 The registered ``TimeLimit`` is applied here too (``max_episode_steps``, passed by
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -26,15 +26,11 @@ from .actions import check_actions
 from .config import ActionMode, AgentConfig, EnvConfig, Opponent, RewardMode, whole_number
 from .core import action_space
 from .events import EventParams
-from .game import PendingDecision, plan_all
 from .infos import batch_infos
-from .lockstep import Info, Lockstep, Obs
+from .lockstep_v1 import Columns, Info, LockstepV1, Obs, PendingV1
 from .spaces import maskable, observation_space
 
-if TYPE_CHECKING:
-    from .lockstep_v1 import Columns, LockstepV1
-
-__all__ = ["ProliferateVectorEnv", "ProliferateVectorEnvV1", "batch_infos"]
+__all__ = ["ProliferateVectorEnv", "batch_infos"]
 
 Step = tuple[Obs, npt.NDArray[np.float64], npt.NDArray[np.bool_], npt.NDArray[np.bool_], list[Info]]
 
@@ -72,13 +68,15 @@ class PerGameInfosVectorEnv(VectorEnv[dict[str, Any], Any, Any], ABC):
 
 
 class ProliferateVectorEnv(PerGameInfosVectorEnv):
-    """``num_envs`` games of :class:`~env.core.ProliferateEnv` stepped together, as stacked arrays.
+    """``num_envs`` games of :class:`~env.core.ProliferateEnv` kept as arrays and stepped by one compiled call.
 
     ## Description
     Each sub-env is a :class:`~env.core.ProliferateEnv` game (same spaces, rewards, episodes
-    and keywords); all N are stepped in lockstep by one implementation, which batches what
-    the games share: the checks of the actions, masks, the other seats' decisions, the
-    solver's optimum where needed, observations.  See ``docs/environments.md``.
+    and keywords); all N are in the same fixed-slot arrays and one compiled call advances
+    them all (the agents' choices, the state-based actions, the rewards, the other seats'
+    turns up to each game's next agent decision, the observations and masks).  From 64
+    games the step runs over numba's threads, with the same results as one thread.  See
+    ``docs/environments.md``.
 
     ## Arguments
     - ``num_envs``: the number of games.
@@ -90,14 +88,24 @@ class ProliferateVectorEnv(PerGameInfosVectorEnv):
       env (``make_vec`` passes the registered value; None for no limit).
     - every keyword of :class:`~env.core.ProliferateEnv` but ``render_mode``.
 
-    ``reset(seed=s)`` seeds sub-env ``i`` with ``s + i``; a list of seeds gives one per sub-env.
-    ``info["action_mask"]`` (with its ``_action_mask`` companion) is the batched mask, and
-    :meth:`action_masks` gives sb3-contrib's layout; :class:`env.sb3.SB3VecEnv` adapts this
-    env to Stable-Baselines3.
+    ``reset(seed=s)`` seeds sub-env ``i`` with ``s + i``; a list of seeds gives one per sub-env;
+    each game has its own random stream, so a game plays the same whatever N, the threads or
+    its neighbours' autoresets.  ``info["action_mask"]`` (with its ``_action_mask`` companion)
+    is the batched mask, and :meth:`action_masks` gives sb3-contrib's layout;
+    :class:`env.sb3.SB3VecEnv` adapts this env to Stable-Baselines3.
 
     ## Version History
-    - v0: the first version (native vector env of every ``proliferate/*-v0`` id).
+    - v1: the games in arrays, one compiled step for all of them, a random stream per
+      game; trajectories for a seed differ from v0's (the game is the same: see
+      :class:`~env.core.ProliferateEnv`).  From 16 sub-envs the infos are batched by key
+      straight from the arrays (equal to batching the per-game dicts).
+    - v0: retired (unregistered): N Python game models stepped in lockstep, their solver
+      calls batched.  Its last commit is ``a0ec434``.
     """
+
+    #: From this many sub-envs the infos are batched by key (:class:`~env.lockstep_v1.Columns`); fewer cost
+    #: less as per-game dicts.
+    columns_from = 16
 
     metadata: dict[str, Any] = {"render_modes": [], "autoreset_mode": AutoresetMode.NEXT_STEP}  # noqa: RUF012
 
@@ -159,15 +167,11 @@ class ProliferateVectorEnv(PerGameInfosVectorEnv):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.render_mode = None
-        self._core = self._make_core(self.num_envs)
+        self._core = LockstepV1(self.settings, self.agent, self.num_envs)
         self._rngs: list[np.random.Generator] | None = None
         self._elapsed = np.zeros(self.num_envs, dtype=np.int64)
         self._needs_reset = np.zeros(self.num_envs, dtype=np.bool_)
         self._all = list(range(self.num_envs))
-
-    def _make_core(self, n: int) -> Lockstep:
-        """The games' engine: v0's :class:`~env.lockstep.Lockstep`; v1 overrides it."""
-        return Lockstep(self.settings, self.agent, n)
 
     # ------------------------------------------------------------------ gymnasium VectorEnv API
     def reset_each(
@@ -193,6 +197,39 @@ class ProliferateVectorEnv(PerGameInfosVectorEnv):
         self._elapsed[:] = 0
         self._needs_reset[:] = False
         return obs, infos
+
+    def step(self, actions: Any) -> tuple[Obs, npt.NDArray[np.float64], BoolArray, BoolArray, dict[str, Any]]:
+        """:meth:`step_each`'s step with the infos batched straight from the games' arrays (:class:`Columns`),
+        as :func:`batch_infos` would batch the per-game dicts (same-step autoreset: through those dicts)."""
+        if self.metadata["autoreset_mode"] is not AutoresetMode.NEXT_STEP or self.num_envs < self.columns_from:
+            return super().step(actions)  # through the per-game dicts
+        if self._rngs is None:
+            raise RuntimeError("call reset() before step()")
+        core = self._core
+        checked = check_actions(actions, self.agent.action_mode, self.agent.n_bits, self.num_envs)
+        n = self.num_envs
+        restart = np.flatnonzero(self._needs_reset).tolist()
+        moving = np.flatnonzero(~self._needs_reset).tolist()
+        rewards = np.zeros(n, dtype=np.float64)
+        terminated = np.zeros(n, dtype=np.bool_)
+        truncated = np.zeros(n, dtype=np.bool_)
+        infos: dict[str, Any] = {}
+        parts: list[tuple[list[int], Obs]] = []
+        if moving:
+            obs_m, rew_m, term_m, trunc_m, columns = core.step(moving, checked[moving], batched=True)
+            self._elapsed[moving] += 1
+            rewards[moving], terminated[moving], truncated[moving] = rew_m, term_m, trunc_m
+            if self.max_episode_steps is not None:
+                truncated[moving] |= self._elapsed[moving] >= self.max_episode_steps
+            cast(Columns, columns).write(infos, moving, n)
+            parts.append((moving, obs_m))
+        if restart:
+            obs_r, fresh = core.reset(restart, [self._rngs[i] for i in restart], None, batched=True)
+            self._elapsed[restart] = 0
+            cast(Columns, fresh).write(infos, restart, n)
+            parts.append((restart, obs_r))
+        self._needs_reset = terminated | truncated
+        return _merge(parts, n), rewards, terminated, truncated, infos
 
     def step_each(self, actions: Any) -> Step:
         """:meth:`step` with one info dict per sub-env (as a single env gives it) instead of batched infos."""
@@ -241,26 +278,24 @@ class ProliferateVectorEnv(PerGameInfosVectorEnv):
             infos[i] = info
         return obs
 
-    # ------------------------------------------------------------------ masks
+    # ------------------------------------------------------------------ masks and the oracle
+    def current_masks(self) -> npt.NDArray[np.int8]:
+        """Every sub-env's action mask (int8, 1 = allowed), as in ``obs["action_mask"]`` (one compiled call)."""
+        core = self._core
+        for i in self._all:
+            core.episode(i)  # RuntimeError before any reset
+        return core._masks(np.arange(self.num_envs, dtype=np.int64))
+
     def action_masks(self) -> BoolArray:
         """Every sub-env's mask in sb3-contrib's layout: ``(num_envs, 2 * n_bits)`` or ``(num_envs, n_bits)``."""
-        core = self._core
-        return np.stack([maskable(core.mask(core.episode(i)), self.agent.action_mode) for i in self._all])
-
-    def current_masks(self) -> npt.NDArray[np.int8]:
-        """Every sub-env's action mask (int8, 1 = allowed), as in ``obs["action_mask"]``."""
-        core = self._core
-        return np.stack([core.mask(core.episode(i)) for i in self._all])
+        masks = self.current_masks()
+        return np.stack([maskable(m, self.agent.action_mode) for m in masks])
 
     def oracle_actions(self) -> npt.NDArray[np.int64]:
-        """The optimal action of every sub-env now, the optima solved in one batch."""
-        core = self._core
-        plan_all([d for d in (core.episode(i).game.pending for i in self._all) if d is not None])
+        """The optimal action of every sub-env now (each decision's optimum is solved once)."""
         return self.policy_actions(lambda board, decision: (decision.optimum.chosen, decision.optimum.recipients))
 
-    def policy_actions(
-        self, decide: Callable[[Board, PendingDecision], tuple[BoolArray, IntArray]]
-    ) -> npt.NDArray[np.int64]:
+    def policy_actions(self, decide: Callable[[Board, PendingV1], tuple[BoolArray, IntArray]]) -> npt.NDArray[np.int64]:
         """Every sub-env's action for the whole-decision choice ``decide(board, decision)`` returns.
 
         ``decide`` returns solver matrices (rounds x objects, rounds x teams).  Sub-envs whose
@@ -280,77 +315,6 @@ class ProliferateVectorEnv(PerGameInfosVectorEnv):
 
     def close_extras(self, **kwargs: Any) -> None:
         self._core.episodes = [None] * self.num_envs
-
-
-class ProliferateVectorEnvV1(ProliferateVectorEnv):
-    """``num_envs`` games of :class:`~env.core.ProliferateEnvV1` kept as arrays and stepped by one compiled call.
-
-    The same interface as :class:`ProliferateVectorEnv` (autoreset modes, batched infos,
-    masks, the oracle); sub-env ``i`` reset with ``seed + i`` plays what a single v1 env reset
-    with ``seed + i`` plays.  From 64 games the step runs over numba's threads (both cores
-    here), with the same results as one thread.
-
-    ## Version History
-    - v1: the games in arrays, one compiled step for all of them (issue 28).
-    - v0: the first version (retired).
-    """
-
-    #: From this many sub-envs the infos are batched by key (:class:`Columns`); fewer cost less as per-game dicts.
-    columns_from = 16
-
-    def _make_core(self, n: int) -> Lockstep:
-        from .lockstep_v1 import LockstepV1
-
-        return cast("Lockstep", LockstepV1(self.settings, self.agent, n))  # the same interface
-
-    def oracle_actions(self) -> npt.NDArray[np.int64]:
-        """The optimal action of every sub-env now."""
-        return self.policy_actions(lambda board, decision: (decision.optimum.chosen, decision.optimum.recipients))
-
-    def step(self, actions: Any) -> tuple[Obs, npt.NDArray[np.float64], BoolArray, BoolArray, dict[str, Any]]:
-        """:meth:`step_each`'s step with the infos batched straight from the games' arrays (:class:`Columns`),
-        as :func:`batch_infos` would batch the per-game dicts (same-step autoreset: through those dicts)."""
-        if self.metadata["autoreset_mode"] is not AutoresetMode.NEXT_STEP or self.num_envs < self.columns_from:
-            return super().step(actions)
-        if self._rngs is None:
-            raise RuntimeError("call reset() before step()")
-        core = cast("LockstepV1", self._core)
-        checked = check_actions(actions, self.agent.action_mode, self.agent.n_bits, self.num_envs)
-        n = self.num_envs
-        restart = np.flatnonzero(self._needs_reset).tolist()
-        moving = np.flatnonzero(~self._needs_reset).tolist()
-        rewards = np.zeros(n, dtype=np.float64)
-        terminated = np.zeros(n, dtype=np.bool_)
-        truncated = np.zeros(n, dtype=np.bool_)
-        infos: dict[str, Any] = {}
-        parts: list[tuple[list[int], Obs]] = []
-        if moving:
-            obs_m, rew_m, term_m, trunc_m, columns = core.step(moving, checked[moving], batched=True)
-            self._elapsed[moving] += 1
-            rewards[moving], terminated[moving], truncated[moving] = rew_m, term_m, trunc_m
-            if self.max_episode_steps is not None:
-                truncated[moving] |= self._elapsed[moving] >= self.max_episode_steps
-            cast("Columns", columns).write(infos, moving, n)
-            parts.append((moving, obs_m))
-        if restart:
-            obs_r, fresh = core.reset(restart, [self._rngs[i] for i in restart], None, batched=True)
-            self._elapsed[restart] = 0
-            cast("Columns", fresh).write(infos, restart, n)
-            parts.append((restart, obs_r))
-        self._needs_reset = terminated | truncated
-        return _merge(parts, n), rewards, terminated, truncated, infos
-
-    def current_masks(self) -> npt.NDArray[np.int8]:
-        """Every sub-env's action mask (int8, 1 = allowed), as in ``obs["action_mask"]`` (one compiled call)."""
-        core = cast("LockstepV1", self._core)
-        for i in self._all:
-            core.episode(i)  # RuntimeError before any reset
-        return core._masks(np.arange(self.num_envs, dtype=np.int64))
-
-    def action_masks(self) -> BoolArray:
-        """Every sub-env's mask in sb3-contrib's layout: ``(num_envs, 2 * n_bits)`` or ``(num_envs, n_bits)``."""
-        masks = self.current_masks()
-        return np.stack([maskable(m, self.agent.action_mode) for m in masks])
 
 
 def _merge(parts: list[tuple[list[int], Obs]], n: int) -> Obs:

@@ -15,7 +15,6 @@ from typing import Any
 import pytest
 from test_effects import _EXPECTED
 
-import env.events
 import env.scenarios
 import solver.effects
 from solver import BoardError, Effect, load_board
@@ -53,7 +52,6 @@ def test_supported_cards_are_the_registry_everywhere() -> None:
     assert tuple(CARDS) == SUPPORTED_CARDS
     assert solver.effects.SUPPORTED_CARDS is SUPPORTED_CARDS
     assert vars(env.scenarios)["SUPPORTED_CARDS"] is SUPPORTED_CARDS
-    assert vars(env.events)["SUPPORTED_CARDS"] is SUPPORTED_CARDS
 
 
 def test_schema_lists_the_registry() -> None:

@@ -150,7 +150,7 @@ def _env_reset(board: Any) -> list[str]:
 
     import env  # registers the ids
 
-    e = gym.make("proliferate/Duel-v0")
+    e = gym.make("proliferate/Duel-v1")
     try:
         e.reset(seed=0, options={"board": board})
         core = e.unwrapped
@@ -165,7 +165,7 @@ def _vector_reset(board: Any) -> list[str]:
 
     import env
 
-    vec = gym.make_vec("proliferate/Duel-v0", num_envs=2)
+    vec = gym.make_vec("proliferate/Duel-v1", num_envs=2)
     try:
         obs, _ = vec.reset(seed=0, options={"board": board})
         core = vec.unwrapped

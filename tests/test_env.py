@@ -15,9 +15,13 @@ from gymnasium.utils.env_checker import check_env, data_equivalence
 
 import env
 import solver
-from env.boardops import retarget, with_life
+from env.config import AgentConfig, EnvConfig
 from env.core import ProliferateEnv
-from env.opportunities import SPELLS, Opportunity, prepare
+from env.kernels import game as K
+from env.kernels.engine import Engine
+from env.kernels.state import O_UID
+from env.kernels.tables import SOURCES
+from env.opportunities import SPELLS
 from env.scenarios import CARDS, LEGENDARY, make_permanent, rebuild, sample_scenario
 from solver.board import Effect, Variant
 from solver.brute import enumerate_choices
@@ -43,7 +47,7 @@ def make(env_id: str, **kwargs: Any) -> ProliferateEnv:
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("env_id", IDS)
 def test_check_env_passes_with_warnings_as_errors(env_id: str, mode: str) -> None:
-    made = make(env_id, action_mode=mode)  # gym.make says v0 is out of date now that v1 exists (intended)
+    made = make(env_id, action_mode=mode)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         check_env(made)
@@ -68,7 +72,7 @@ def test_same_seed_and_actions_give_the_same_trajectory(env_id: str, mode: str) 
 
 
 def test_different_seeds_give_different_positions() -> None:
-    e = make("proliferate/Duel-v0")
+    e = make("proliferate/Duel-v1")
     a, _ = e.reset(seed=1)
     b, _ = e.reset(seed=2)
     assert not data_equivalence(a, b)
@@ -98,7 +102,7 @@ def test_mask_is_the_solver_eligibility_in_slot_order(env_id: str) -> None:
 
 
 def test_slot_zero_is_the_acting_player_and_relations_are_relative() -> None:
-    e = make("proliferate/TwoHeadedGiant-v0")
+    e = make("proliferate/TwoHeadedGiant-v1")
     obs, _ = e.reset(seed=5)
     assert list(obs["relation"][:4]) == [1, 2, 3, 3]  # self, teammate, two opponents
     assert list(obs["kind"][:4]) == [1, 1, 1, 1]
@@ -120,7 +124,7 @@ def test_rule_based_and_random_agents_only_take_legal_actions(env_id: str) -> No
 
 
 def test_ineligible_bits_are_ignored_reported_and_optionally_penalised() -> None:
-    clean, noisy = make("proliferate/Bandit-v0"), make("proliferate/Bandit-v0", illegal_penalty=0.5)
+    clean, noisy = make("proliferate/Bandit-v1"), make("proliferate/Bandit-v1", illegal_penalty=0.5)
     for seed in range(5):
         obs, _ = clean.reset(seed=seed)
         noisy.reset(seed=seed)
@@ -137,7 +141,7 @@ def test_ineligible_bits_are_ignored_reported_and_optionally_penalised() -> None
 
 
 def test_sequential_illegal_pick_changes_nothing() -> None:
-    e = make("proliferate/Duel-v0", action_mode="sequential")
+    e = make("proliferate/Duel-v1", action_mode="sequential")
     obs, _ = e.reset(seed=8)
     bad = int(np.flatnonzero(obs["action_mask"][: e.slots] == 0)[0])
     after, reward, term, _trunc, info = e.step(bad)
@@ -162,7 +166,7 @@ def _subsets(mask: np.ndarray) -> list[np.ndarray]:
 
 def test_oracle_is_never_worse_than_any_action_and_matches_brute_force() -> None:
     """Every legal subset, played through the env, scores at most the oracle's action; brute force agrees."""
-    e = make("proliferate/Bandit-v0", slots=10)
+    e = make("proliferate/Bandit-v1", slots=10)
     checked = 0
     for seed in range(40):
         obs, _ = e.reset(seed=seed)
@@ -182,7 +186,7 @@ def test_oracle_is_never_worse_than_any_action_and_matches_brute_force() -> None
 
 
 def test_regret_is_zero_for_the_oracle_and_positive_for_a_mistake() -> None:
-    e = make("proliferate/Bandit-v0", reward_mode="regret")
+    e = make("proliferate/Bandit-v1", reward_mode="regret")
     regrets = []
     for seed in range(30):
         e.reset(seed=seed)
@@ -204,7 +208,7 @@ def test_regret_is_zero_for_the_oracle_and_positive_for_a_mistake() -> None:
 
 
 def test_options_board_starts_from_that_board_and_the_oracle_is_the_solver() -> None:
-    e = make("proliferate/Duel-v0")
+    e = make("proliferate/Duel-v1")
     data = example("classic.json")
     obs, info = e.reset(seed=0, options={"board": data})
     assert int(obs["present"].sum()) == 2 + len(data["permanents"])
@@ -216,7 +220,7 @@ def test_options_board_starts_from_that_board_and_the_oracle_is_the_solver() -> 
 
 def test_two_rounds_take_two_steps_and_pay_once() -> None:
     """Proliferate twice (Contagion Engine): one subset per proliferate, no SBAs in between (704.3)."""
-    e = make("proliferate/Duel-v0")
+    e = make("proliferate/Duel-v1")
     obs, _ = e.reset(seed=0, options={"board": example("proliferate_twice.json")})
     best = solver.solve(e.decision_board()).value
     obs, reward, _, _, info = e.step(e.oracle_action())
@@ -231,7 +235,7 @@ def test_two_headed_giant_poison_recipient_bit_chooses_the_head() -> None:
     for player in data["players"][2:]:
         player["counters"] = {"poison": 13}
     data["effects"] = [{"card": "Winding Constrictor", "controller": "carol"}]
-    e = make("proliferate/TwoHeadedGiant-v0", reward_mode="terminal", bandit=True)
+    e = make("proliferate/TwoHeadedGiant-v1", reward_mode="terminal", bandit=True)
     results = {}
     for bit in (0, 1):
         e.reset(seed=0, options={"board": data})
@@ -245,7 +249,7 @@ def test_two_headed_giant_poison_recipient_bit_chooses_the_head() -> None:
 
 
 def test_two_headed_giant_lethal_example_is_a_win_for_the_oracle() -> None:
-    e = make("proliferate/TwoHeadedGiant-v0", action_mode="sequential", reward_mode="terminal")
+    e = make("proliferate/TwoHeadedGiant-v1", action_mode="sequential", reward_mode="terminal")
     e.reset(seed=0, options={"board": example("two_headed_giant_lethal.json")})
     while True:
         _, reward, term, trunc, info = e.step(e.oracle_action())
@@ -260,27 +264,46 @@ def test_more_objects_than_slots_raises_at_reset() -> None:
         {"id": f"x{i}", "controller": "alice", "types": ["artifact"], "counters": {"charge": 1}} for i in range(12)
     ]
     with pytest.raises(ValueError, match="slots"):
-        make("proliferate/Duel-v0", slots=10).reset(seed=0, options={"board": data})
+        make("proliferate/Duel-v1", slots=10).reset(seed=0, options={"board": data})
 
 
 def test_a_board_of_another_variant_is_refused_naming_the_field() -> None:
     with pytest.raises(ValueError, match=r"options\['board'\]\.variant"):
-        make("proliferate/Duel-v0").reset(options={"board": example("two_headed_giant_lethal.json")})
+        make("proliferate/Duel-v1").reset(options={"board": example("two_headed_giant_lethal.json")})
 
 
 def test_a_spell_whose_only_target_is_gone_does_not_proliferate() -> None:
-    """608.2b: Grim Affliction with its target gone does nothing; otherwise its counter lands first."""
+    """608.2b: Grim Affliction with its target gone does nothing (the game's ``prepare`` kernel); otherwise its
+    -1/-1 counter lands first, before the proliferate (704.3: no state-based actions in between)."""
+    config = EnvConfig.build("duel")
+    engine = Engine(config, AgentConfig.build(config), 1, threads=False)
     board = solver.load_board(example("classic.json"))
-    grim = next(s for s in SPELLS if s.card == "Grim Affliction")
-    fizzled = prepare(board, Opportunity(grim, "alice", target="courser", fizzled=True))
-    assert not fizzled.happens and "courser" not in fizzled.board.index
-    resolved = prepare(board, Opportunity(grim, "alice", target="courser"))
-    assert resolved.happens and resolved.board.counters("courser")["-1/-1"] == 2
+    grim = SOURCES.index(next(s for s in SPELLS if s.card == "Grim Affliction"))
+    for fizzled in (1, 0):
+        engine.reset([0], [0], board)
+        start = engine.decision_board(0)
+        rows = engine.rows_of(0)
+        perms = rows[start.n_players :]
+        engine.arrays.obj[0, perms, O_UID] = np.arange(1, len(perms) + 1)  # a given board's are negative: no target
+        target = int(engine.arrays.uid[0, rows[start.index["courser"]]])
+        happens = K.prepare(engine.S, engine.T, 0, rows[start.index["alice"]], grim, target, -1, fizzled)
+        after = engine.decision_board(0)  # its ids follow the uids set above: compare by row
+        row = start.index["courser"]
+        if fizzled:
+            assert not happens and after.n_objects == start.n_objects - 1
+        else:
+            assert happens and after.n_objects == start.n_objects
+            assert _minus(after, row) == _minus(start, row) + 1
+
+
+def _minus(board: solver.Board, row: int) -> int:
+    column = board.kind_column("-1/-1")
+    return int(board.counts[row, column]) if column >= 0 else 0
 
 
 @pytest.mark.parametrize("mode", ["ansi", "rgb_array"])
 def test_render_modes(mode: str) -> None:
-    e = make("proliferate/FreeForAll-v0", render_mode=mode)
+    e = make("proliferate/FreeForAll-v1", render_mode=mode)
     e.reset(seed=0)
     picture = e.render()
     if mode == "ansi":
@@ -290,15 +313,15 @@ def test_render_modes(mode: str) -> None:
 
 
 def test_env_prefix_form_imports_the_package() -> None:
-    made = gym.make("env:proliferate/Bandit-v0")
-    assert made.spec is not None and made.spec.id == "proliferate/Bandit-v0"
+    made = gym.make("env:proliferate/Bandit-v1")
+    assert made.spec is not None and made.spec.id == "proliferate/Bandit-v1"
 
 
 def test_scaled_counters_and_flatten_observation() -> None:
-    e = env.ScaledCounters(gym.make("proliferate/Duel-v0"))
+    e = env.ScaledCounters(gym.make("proliferate/Duel-v1"))
     obs, _ = e.reset(seed=0)
     assert obs in e.observation_space and obs["counters"].dtype == np.float32
-    flat = gym.wrappers.FlattenObservation(gym.make("proliferate/Duel-v0"))
+    flat = gym.wrappers.FlattenObservation(gym.make("proliferate/Duel-v1"))
     obs, info = flat.reset(seed=0)
     assert obs.shape == flat.observation_space.shape
     for _ in range(20):
@@ -323,18 +346,18 @@ def test_cheap_board_derivations_equal_a_full_rebuild() -> None:
         full = rebuild(variant, board.proliferator_id, 1, board.players, [*board.permanents, perm], effects)
         assert entered == full
         assert np.array_equal(gain(entered), gain(full))
-        moved = retarget(board, 1, 2)
+        moved = board.with_proliferator(1, 2)
         fresh = rebuild(variant, board.ids[1], 2, board.players, board.permanents, board.effects)
         assert moved == fresh and moved.rounds == fresh.rounds
         assert np.array_equal(gain(moved), gain(fresh)) and np.array_equal(moved.is_ally, fresh.is_ally)
-        life = with_life(moved, moved.life - 3)
+        life = moved.with_life(moved.life - 3)
         assert np.array_equal(gain(life), gain(fresh)) and list(life.life) == [p.life - 3 for p in fresh.players]
         assert np.array_equal(settle(life, life.counts).dies, settle(fresh, fresh.counts).dies)
 
 
 def test_no_seat_controls_two_copies_of_a_legendary_card() -> None:
     """704.5j: the generator never plays a second copy, so Tekuthal doubles once and a decision stays small."""
-    e = make("proliferate/TwoHeadedGiant-v0", archetypes=("minus_counters",))
+    e = make("proliferate/TwoHeadedGiant-v1", archetypes=("minus_counters",))
     e.reset(seed=0)
     agent = env.RandomAgent(seed=0)
     for _ in range(150):

@@ -23,7 +23,7 @@ def _pair(mode: str) -> tuple[ProliferateEnv, ProliferateEnv]:
     """Two envs in the same state: one gets the bad action, the other is the control."""
     envs = []
     for _ in range(2):
-        made = gym.make("proliferate/Duel-v0", action_mode=mode).unwrapped
+        made = gym.make("proliferate/Duel-v1", action_mode=mode).unwrapped
         assert isinstance(made, ProliferateEnv)
         made.reset(seed=12)
         envs.append(made)
@@ -152,7 +152,8 @@ def test_fuzz_a_refused_env_step_leaves_the_env_as_it_was(value: Any, mode: str)
 @pytest.mark.parametrize("env_id", sorted(IDS))
 def test_info_mask_is_the_observation_mask_on_every_step_including_the_last(env_id: str, mode: str) -> None:
     """docs/environments.md, Masks: ``info["action_mask"]`` is the same array as ``obs["action_mask"]``,
-    on the terminating step too (sequential mode: all zero bar DONE, which is always 1)."""
+    on the terminating step too (sequential mode: all zero bar DONE, which is always 1).  Issue 25's regression,
+    which v1 had again: the info's mask of a terminated sequential step had DONE = 0."""
     made = gym.make(env_id, action_mode=mode)
     obs, info = made.reset(seed=3)
     rng = np.random.default_rng(3)
@@ -169,7 +170,7 @@ def test_info_mask_is_the_observation_mask_on_every_step_including_the_last(env_
         if terminated or truncated:
             ends += 1
             assert np.array_equal(obs["action_mask"], info["action_mask"])
-            if mode == "sequential":
+            if mode == "sequential" and terminated:  # (a TimeLimit truncation leaves the decision as it was)
                 assert info["action_mask"][-1] == 1 and not info["action_mask"][:-1].any()
             obs, info = made.reset(seed=ends)
     assert ends > 0

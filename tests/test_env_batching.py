@@ -1,10 +1,10 @@
-"""The vector env's solver passes run over many games at once, not one game at a time.
+"""The vector env steps all its games in one compiled call, not one game at a time.
 
 Equality with single envs is :mod:`tests.test_env_vector`'s job; this checks the batching
-itself: one step of a 64-game vector env settles many games' boards per
-:func:`solver.batch.settle_many` call, scores the agents' choices in one
-:func:`solver.batch.score_many` call and asks for the optima in one
-:func:`solver.batch.decide_many` call.
+itself: one step of a 64-game vector env (regret reward, so each decision's optimum is needed
+too) is one call of the compiled step over every game (:func:`env.kernels.game.step_games_parallel`,
+numba's threads from 64 games) and one compiled observation call (:func:`env.kernels.game.observe`),
+however many of the games finish a decision, end or play other seats' turns.
 """
 
 from __future__ import annotations
@@ -16,45 +16,41 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-import env
-import env.decide
-import env.game
-import env.lockstep
+import env  # noqa: F401  (registers the ids)
+from env.kernels import game as K
 
 GAMES = 64
 
 
-def _recording(monkeypatch: pytest.MonkeyPatch, module: Any, name: str) -> list[int]:
-    """Replace ``module.name`` by a wrapper that records how many boards each call gets."""
+def _recording(monkeypatch: pytest.MonkeyPatch, name: str, games_at: int) -> list[int]:
+    """Replace ``env.kernels.game.name`` by a wrapper that records how many games each call gets."""
     sizes: list[int] = []
-    real: Callable[..., Any] = getattr(module, name)
+    real: Callable[..., Any] = getattr(K, name)
 
-    def wrapper(boards: Any, *args: Any, **kwargs: Any) -> Any:
-        sizes.append(len(boards))
-        return real(boards, *args, **kwargs)
+    def wrapper(*args: Any) -> Any:
+        sizes.append(len(args[games_at]))
+        return real(*args)
 
-    monkeypatch.setattr(module, name, wrapper)
+    monkeypatch.setattr(K, name, wrapper)
     return sizes
 
 
-def _step_all(vec: Any, obs: dict[str, np.ndarray], rng: np.random.Generator) -> dict[str, np.ndarray]:
-    masks = obs["action_mask"].astype(bool)
-    out: dict[str, np.ndarray] = vec.step(masks & (rng.random(masks.shape) < 0.5))[0]
-    return out
-
-
-def test_a_vector_step_settles_scores_and_decides_the_games_together(monkeypatch: pytest.MonkeyPatch) -> None:
-    vec = gym.make_vec("proliferate/Duel-v0", num_envs=GAMES, reward_mode="regret")
+def test_a_vector_step_is_one_compiled_step_and_one_observation_call_for_all_games(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    vec = gym.make_vec("proliferate/Duel-v1", num_envs=GAMES, reward_mode="regret")
     obs, _ = vec.reset(seed=0)
     rng = np.random.default_rng(0)
-    settled = _recording(monkeypatch, env.game, "settle_many")
-    scored = _recording(monkeypatch, env.lockstep, "score_many")
-    decided = _recording(monkeypatch, env.decide, "decide_many")
+    stepped = _recording(monkeypatch, "step_games_parallel", 3)  # (S, T, views, indices, ...)
+    one_thread = _recording(monkeypatch, "step_games", 3)
+    observed = _recording(monkeypatch, "observe", 2)  # (S, views, indices, ...)
+    ended = np.zeros(GAMES, dtype=bool)
     for _ in range(4):
-        obs = _step_all(vec, obs, rng)
-    # Most Duel decisions are one proliferate, so most games finish a decision every step.
-    assert max(settled) >= GAMES // 2
-    assert sum(settled) > 4 * GAMES  # each resolution and each turn's events are checked
-    assert len(scored) == 4 and min(scored) >= GAMES // 2
-    assert max(decided) >= GAMES // 2
+        masks = obs["action_mask"].astype(bool)
+        obs, _, terminated, truncated, _ = vec.step(masks & (rng.random(masks.shape) < 0.5))
+        ended |= terminated | truncated
+    assert one_thread == []
+    assert len(stepped) == 4 and stepped[0] == GAMES  # later steps: the games not being reset
+    assert sum(stepped) >= 4 * GAMES - int(ended.sum()) * 3
+    assert len(observed) <= 8 and observed[0] == GAMES  # the moving games' and the restarted games' views
     vec.close()

@@ -29,9 +29,9 @@ def _random_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 @pytest.mark.parametrize(
     ("env_id", "autoreset"),
     [
-        ("proliferate/Duel-v0", AutoresetMode.NEXT_STEP),
-        ("proliferate/TwoHeadedGiant-v0", AutoresetMode.SAME_STEP),
-        ("proliferate/FreeForAll-v0", AutoresetMode.NEXT_STEP),
+        ("proliferate/Duel-v1", AutoresetMode.NEXT_STEP),
+        ("proliferate/TwoHeadedGiant-v1", AutoresetMode.SAME_STEP),
+        ("proliferate/FreeForAll-v1", AutoresetMode.NEXT_STEP),
     ],
 )
 def test_sharded_trajectories_equal_the_one_process_envs(env_id: str, autoreset: AutoresetMode) -> None:
@@ -84,7 +84,7 @@ def test_bad_actions_and_bad_arguments_raise_as_the_one_process_env_does() -> No
     finally:
         sharded.close()
     with pytest.raises(ValueError, match="shards must be an integer of at least 1, not 0"):
-        gym.make_vec("proliferate/Duel-v0", num_envs=2, shards=0)
+        gym.make_vec("proliferate/Duel-v1", num_envs=2, shards=0)
     with pytest.raises(ValueError, match="num_envs \\(1\\) must be an integer of at least shards \\(2\\)"):
         ShardedVectorEnv(1, 2)
     with pytest.raises(ValueError, match="variant"):  # raised in the workers, re-raised here
@@ -94,7 +94,7 @@ def test_bad_actions_and_bad_arguments_raise_as_the_one_process_env_does() -> No
 
 def test_close_stops_the_workers() -> None:
     before = set(multiprocessing.active_children())
-    sharded = gym.make_vec("proliferate/Duel-v0", num_envs=3, shards=3)
+    sharded = gym.make_vec("proliferate/Duel-v1", num_envs=3, shards=3)
     workers = set(multiprocessing.active_children()) - before
     assert len(workers) == 3 and all(w.is_alive() for w in workers)
     sharded.close()
@@ -128,7 +128,7 @@ def test_maskable_ppo_trains_on_the_sharded_env() -> None:
     from env.sb3 import make_sb3_vec_env
 
     torch.set_num_threads(1)
-    vec = make_sb3_vec_env("proliferate/Duel-v0", 4, seed=0, max_episode_steps=8, shards=2)
+    vec = make_sb3_vec_env("proliferate/Duel-v1", 4, seed=0, max_episode_steps=8, shards=2)
     try:
         assert isinstance(vec.native, ShardedVectorEnv)
         model = sb3_contrib.MaskablePPO("MultiInputPolicy", vec, n_steps=16, batch_size=32, n_epochs=1, seed=0)

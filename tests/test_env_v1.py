@@ -1,9 +1,11 @@
-"""Env v1 (issue 28): the game kept as arrays and stepped by compiled code, against the Python game model.
+"""Env v1 (issue 28): the game kept as arrays and stepped by compiled code.
 
-The v0 test files guard the interface both versions share; here: Gymnasium's checker on
-every v1 id, the vector env against N single envs (hypothesis over seeds, sizes, actions,
-opponents and both action modes, autoresets included), threads against one thread, and the
-compiled pieces against the solver and v0's Python model on the same boards.
+The other env test files guard the interface (tests/test_env.py runs Gymnasium's checker on
+every id); here: the registry (v1 ids only, v0 retired), the vector env against N single envs
+(hypothesis over seeds, sizes, actions, opponents and both action modes, autoresets included),
+threads against one thread, and the compiled pieces against the solver and the reference
+Python rules on the same boards.  That v1 plays v0's game is stored evidence
+(``benchmarks/results/same_game_compare.md``).
 """
 
 from __future__ import annotations
@@ -11,25 +13,23 @@ from __future__ import annotations
 import json
 import warnings
 from importlib.resources import files
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 import pytest
-from gymnasium.utils.env_checker import check_env, data_equivalence
+from gymnasium.utils.env_checker import data_equivalence
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import env
 import solver
 from env.config import AgentConfig, EnvConfig
-from env.core import ProliferateEnvV1
+from env.core import ProliferateEnv
 from env.kernels import game as K
 from env.kernels.engine import Engine
-from env.kernels.rng import StreamGenerator
-from env.lockstep import Lockstep
-from env.lockstep_v1 import LockstepV1
-from env.policies import oracle_choice, random_choice, rule_choice
+from env.policies import rule_choice
 from env.scenarios import sample_scenario, start_life
 from env.spaces import View
 from solver.core import Variant
@@ -38,7 +38,7 @@ from solver.objective import Objective
 from solver.policy import DEFAULT_POLICY
 from solver.rules import ChoiceMatrix
 
-IDS = tuple(env.IDS_V1)
+IDS = tuple(env.IDS)
 MODES = ("subset", "sequential")
 VARIANTS = ("duel", "two_headed_giant", "free_for_all")
 
@@ -53,22 +53,41 @@ def _actions(masks: np.ndarray, mode: str, rng: np.random.Generator, noise: floa
     return np.array([int(rng.integers(masks.shape[1])) if rng.random() < noise else a for a in out], dtype=np.int64)
 
 
-@pytest.mark.parametrize("env_id", IDS)
-@pytest.mark.parametrize("mode", MODES)
-def test_gymnasiums_checker_passes_with_warnings_as_errors(env_id: str, mode: str) -> None:
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        check_env(gym.make(env_id, action_mode=mode).unwrapped)
-
-
-def test_the_v1_ids_make_v1_envs_and_v1_vector_envs() -> None:
+def test_the_v1_ids_make_the_envs_and_their_vector_envs() -> None:
+    assert set(IDS) == {f"proliferate/{name}-v1" for name in ("Duel", "TwoHeadedGiant", "FreeForAll", "Bandit")}
     for env_id in IDS:
         made = gym.make(env_id)
-        assert isinstance(made.unwrapped, ProliferateEnvV1)
-        assert "Version History" in (type(made.unwrapped).__doc__ or "")
+        assert type(made.unwrapped) is ProliferateEnv
         vec = gym.make_vec(env_id, num_envs=2)
-        assert isinstance(vec.unwrapped, env.ProliferateVectorEnvV1)
+        assert type(vec.unwrapped) is env.ProliferateVectorEnv
         vec.close()
+    sharded = gym.make_vec("proliferate/Duel-v1", num_envs=2, shards=2)
+    assert type(sharded.unwrapped) is env.ShardedVectorEnv
+    sharded.close()
+    for cls in (ProliferateEnv, env.ProliferateVectorEnv, env.ShardedVectorEnv):
+        history = (cls.__doc__ or "").split("## Version History", 1)[-1]
+        assert "- v1:" in history and "- v0: retired" in history, cls
+
+
+def test_the_v0_game_model_is_gone() -> None:
+    """Issue 28: one game model. v0's Python game (``env.game``, its board edits ``env.boardops``, its lockstep)
+    is deleted, and the event and opportunity modules keep only their data (the kernels' tables read them)."""
+    import env.events
+    import env.opportunities
+
+    package = Path(env.__file__).parent
+    assert [m for m in ("game", "boardops", "lockstep") if (package / f"{m}.py").exists()] == []
+    assert env.events.__all__ == ["EventParams"]
+    assert not [name for name in env.opportunities.__all__ if name[0].islower()]  # no functions left
+
+
+@pytest.mark.parametrize("name", ["Duel", "TwoHeadedGiant", "FreeForAll", "Bandit"])
+def test_the_retired_v0_ids_raise_gymnasiums_deprecated_error_naming_v1(name: str) -> None:
+    """v0 is unregistered: Gymnasium's own error for an old version of a registered id points to v1."""
+    for make in (gym.make, lambda i: gym.make_vec(i, num_envs=2)):
+        with warnings.catch_warnings(), pytest.raises(gym.error.DeprecatedEnv, match=f"proliferate/{name}-v1"):
+            warnings.simplefilter("ignore", DeprecationWarning)  # the deprecation logger's companion warning
+            make(f"proliferate/{name}-v0")
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
@@ -193,66 +212,6 @@ def test_a_python_opponent_plays_through_the_slower_path_as_the_compiled_one() -
             assert (ra, ta, ua) == (rb, tb, ub)
             if ta or ua:
                 break
-
-
-def _state(board: solver.Board) -> tuple[Any, ...]:
-    """What a game's rules act on: the players, the permanents in board order, the effects, who proliferates.
-
-    Object ids are left out: v0 names a new permanent by its turn, v1 by how many entered (the ids are labels).
-    """
-    players = [(p.id, p.life, sorted(p.counters.items())) for p in board.players]
-    permanents = [
-        (q.name, q.controller, sorted(q.counters.items()), q.protector, q.damage, q.phased_out)
-        for q in board.permanents
-    ]
-    effects = sorted((e.card, e.controller, e.level) for e in board.effects)
-    return players, permanents, effects, board.proliferator_id, board.rounds
-
-
-class _Seed:
-    """A generator whose one draw is ``seed``: LockstepV1 seeds a game's stream with one draw of its generator."""
-
-    def __init__(self, seed: int) -> None:
-        self.seed = seed
-
-    def integers(self, low: int, high: int) -> int:
-        return self.seed
-
-
-@pytest.mark.parametrize("variant", VARIANTS)
-@pytest.mark.parametrize("opponent", ["rule", "random", "oracle"])
-def test_v1_plays_v0s_rules_draw_for_draw(variant: str, opponent: str) -> None:
-    """v0's Python game model (env.game, env.events, env.opportunities, env.scenarios, env.policies) drawing from a
-    game's SplitMix64 stream plays the game v1 plays for that seed: at every agent decision the same board (life,
-    counters, permanents in order, effects, rounds) from the same source, the same reward and the same end, and
-    both have made the same draws.  So v1's compiled turns, events, opportunities, scripted seats, state-based
-    actions (704.3, 704.5) and results are v0's rule for rule; a statistical difference between the versions'
-    same-game runs is sampling."""
-    config = EnvConfig.build(variant)
-    agent = AgentConfig.build(config, opponent=opponent)
-    deciders = (rule_choice, random_choice, oracle_choice)
-    pick = np.random.default_rng(11)
-    for seed in range(5):
-        stream = StreamGenerator(seed)
-        v0, v1 = Lockstep(config, agent, 1), LockstepV1(config, agent, 1)
-        v0.reset([0], [stream], None)  # type: ignore[list-item]  # Generator's random() and integers() only
-        v1.reset([0], [_Seed(seed)], None)  # type: ignore[list-item]
-        for step in range(200):
-            ep0, ep1 = v0.episode(0), v1.episode(0)
-            d0, d1 = ep0.pending(), ep1.pending()
-            assert _state(d0.board) == _state(d1.board), (seed, step)
-            assert d0.opportunity.source == d1.opportunity.source and d0.round == d1.round
-            decide = deciders[int(pick.integers(len(deciders)))]
-            chosen, recipients = decide(d0.board, np.random.default_rng(seed * 1000 + step))
-            action = np.asarray(v0.action_for(ep0, chosen, recipients), dtype=np.int64).reshape(1, -1)
-            assert np.array_equal(action, np.asarray(v1.action_for(ep1, chosen, recipients)).reshape(1, -1))
-            _, r0, t0, u0, i0 = v0.step([0], action)
-            _, r1, t1, u1, i1 = v1.step([0], action)
-            assert r0[0] == pytest.approx(r1[0], abs=1e-9) and (t0[0], u0[0]) == (t1[0], u1[0]), (seed, step)
-            assert i0[0].get("game_result") == i1[0].get("game_result")
-            if t0[0] or u0[0]:
-                break
-        assert int(stream.state[0]) == int(v1.engine.arrays.rng[0])  # the same draws, in the same number
 
 
 @pytest.mark.parametrize("mode", MODES)

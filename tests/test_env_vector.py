@@ -51,7 +51,7 @@ def _same(a: Any, b: Any) -> bool:
 @pytest.mark.parametrize(
     ("env_id", "mode", "opponent"),
     [(i, m, "rule") for i in IDS for m in MODES]
-    + [("proliferate/FreeForAll-v0", "subset", "random"), ("proliferate/TwoHeadedGiant-v0", "subset", "oracle")],
+    + [("proliferate/FreeForAll-v1", "subset", "random"), ("proliferate/TwoHeadedGiant-v1", "subset", "oracle")],
 )
 def test_vector_trajectories_equal_single_env_trajectories(env_id: str, mode: str, opponent: str) -> None:
     kwargs: dict[str, Any] = {"action_mode": mode, "opponent": opponent, "max_episode_steps": LIMIT}
@@ -99,7 +99,7 @@ def test_same_step_autoreset_reports_the_final_observation() -> None:
 
 
 def test_metadata_masks_and_seeds() -> None:
-    vec = gym.make_vec("proliferate/TwoHeadedGiant-v0", num_envs=4)
+    vec = gym.make_vec("proliferate/TwoHeadedGiant-v1", num_envs=4)
     assert vec.metadata["autoreset_mode"] is AutoresetMode.NEXT_STEP
     core = vec.unwrapped
     assert isinstance(core, ProliferateVectorEnv)
@@ -121,13 +121,13 @@ def test_metadata_masks_and_seeds() -> None:
 def test_a_count_that_is_not_a_whole_number_is_refused_by_name(bad: object, shards: int) -> None:
     """num_envs=1.5 was taken as 1 (``int()``): a wrong count is a ValueError naming it; numpy integers are counts."""
     with pytest.raises(ValueError, match=rf"^num_envs must be an integer of at least 1, not {re.escape(repr(bad))}$"):
-        gym.make_vec("proliferate/Duel-v0", num_envs=bad, shards=shards)  # type: ignore[arg-type]
+        gym.make_vec("proliferate/Duel-v1", num_envs=bad, shards=shards)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=rf"^shards must be an integer of at least 1, not {re.escape(repr(bad))}$"):
-        gym.make_vec("proliferate/Duel-v0", num_envs=2, shards=bad)
+        gym.make_vec("proliferate/Duel-v1", num_envs=2, shards=bad)
 
 
 def test_numpy_integers_are_counts() -> None:
-    vec = gym.make_vec("proliferate/Duel-v0", num_envs=np.int64(3))  # type: ignore[arg-type]  # as RL code passes it
+    vec = gym.make_vec("proliferate/Duel-v1", num_envs=np.int64(3))  # type: ignore[arg-type]  # as RL code passes it
     assert vec.num_envs == 3 and type(vec.num_envs) is int
     vec.close()
 
@@ -157,7 +157,7 @@ def test_oracle_actions_are_the_single_envs_oracle() -> None:
 
 @pytest.mark.parametrize("mode", ["sync", "async"])
 def test_make_vec_sync_and_async_still_run_with_a_batched_mask(mode: str) -> None:
-    vec = gym.make_vec("proliferate/Duel-v0", num_envs=2, vectorization_mode=mode)
+    vec = gym.make_vec("proliferate/Duel-v1", num_envs=2, vectorization_mode=mode)
     try:
         obs, info = vec.reset(seed=0)
         n_bits = int(obs["action_mask"].shape[1])
@@ -181,7 +181,7 @@ def test_maskable_ppo_trains_on_the_native_vector_env_and_never_picks_an_illegal
     from env.sb3 import make_sb3_vec_env
 
     torch.set_num_threads(1)
-    vec = make_sb3_vec_env("proliferate/Duel-v0", 4, seed=0, max_episode_steps=8)
+    vec = make_sb3_vec_env("proliferate/Duel-v1", 4, seed=0, max_episode_steps=8)
     model = MaskablePPO("MultiInputPolicy", vec, n_steps=32, batch_size=64, n_epochs=1, seed=0, verbose=0)
     model.set_logger(Logger(folder=None, output_formats=[]))  # else SB3 leaves a /tmp/SB3-<time> folder
     model.learn(256)
@@ -269,10 +269,10 @@ def test_the_sb3_adapter_is_monitored_so_sb3_logs_returns_and_evaluate_policy_do
     from env.sb3 import SB3VecEnv, make_sb3_vec_env
 
     torch.set_num_threads(1)
-    vec = make_sb3_vec_env("proliferate/Duel-v0", 2, seed=0, max_episode_steps=4)
+    vec = make_sb3_vec_env("proliferate/Duel-v1", 2, seed=0, max_episode_steps=4)
     assert isinstance(vec, VecMonitor) and isinstance(vec.venv, SB3VecEnv)
     assert isinstance(vec.native, ProliferateVectorEnv)
-    assert isinstance(make_sb3_vec_env("proliferate/Duel-v0", 2, monitor=False), SB3VecEnv)
+    assert isinstance(make_sb3_vec_env("proliferate/Duel-v1", 2, monitor=False), SB3VecEnv)
     model = MaskablePPO("MultiInputPolicy", vec, n_steps=16, batch_size=32, n_epochs=1, seed=0, verbose=0)
     model.set_logger(Logger(folder=None, output_formats=[]))
     model.learn(32)

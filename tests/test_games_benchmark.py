@@ -28,8 +28,8 @@ def test_wilson_interval_matches_the_textbook_values() -> None:
 
 def test_same_seed_same_game_and_the_oracle_reviews_as_best() -> None:
     records: list[dict[str, object]] = []
-    first = play("proliferate/Duel-v0", "infect", 4, "oracle", records)
-    again = play("proliferate/Duel-v0", "infect", 4, "oracle")
+    first = play("proliferate/Duel-v1", "infect", 4, "oracle", records)
+    again = play("proliferate/Duel-v1", "infect", 4, "oracle")
     assert first == again
     assert first.decisions == len(records) == len(first.balances) > 0
     items = [("sim", i + 1, rec) for i, rec in enumerate(records)]
@@ -39,7 +39,7 @@ def test_same_seed_same_game_and_the_oracle_reviews_as_best() -> None:
 
 
 def test_a_baseline_that_changes_the_result_is_counted_against_the_oracle() -> None:
-    games = [play("proliferate/Duel-v0", "infect", seed, d) for seed in range(3) for d in DECIDERS]
+    games = [play("proliferate/Duel-v1", "infect", seed, d) for seed in range(3) for d in DECIDERS]
     summary = summarise(games)
     row = summary["all"]
     assert row["games"] == 3
@@ -69,7 +69,7 @@ def test_the_scripts_print_tables_and_write_their_results(tmp_path: Path) -> Non
     assert data["k"] >= 0 and data["samples"] > 0 and data["excluded_archetypes"] == ["superfriends"]
 
 
-@pytest.mark.parametrize("env_id", ["proliferate/TwoHeadedGiant-v0", "proliferate/FreeForAll-v0"])
+@pytest.mark.parametrize("env_id", ["proliferate/TwoHeadedGiant-v1", "proliferate/FreeForAll-v1"])
 def test_multiplayer_records_are_legal_choices(env_id: str) -> None:
     records: list[dict[str, object]] = []
     for decider in ("random", "everything"):

@@ -30,7 +30,7 @@ def test_a_subset_mask_allows_every_bit_off_and_only_eligible_bits_on() -> None:
 
 
 def test_the_single_agent_view_keeps_the_env_mask_and_its_actions() -> None:
-    inner = gym.make("proliferate/Duel-v0", action_mode="sequential")
+    inner = gym.make("proliferate/Duel-v1", action_mode="sequential")
     wrapped = MaskedEnv(inner)
     obs, _ = wrapped.reset(seed=3)
     assert wrapped.observation_space.contains(obs)
@@ -63,7 +63,7 @@ def test_the_multi_agent_view_masks_every_seat_but_the_acting_one(name: str) -> 
     assert steps > 3 and illegal == 0
 
 
-@pytest.mark.parametrize("name", ["proliferate/Duel-v0", "2hg"])
+@pytest.mark.parametrize("name", ["proliferate/Duel-v1", "2hg"])
 def test_one_ppo_iteration_on_a_remote_env_runner_respects_the_masks(name: str, tmp_path: Path) -> None:
     out = tmp_path / "rllib.json"
     args = ["--env", name, "--iterations", "1", "--batch", "128", "--episodes", "2", "--env-runners", "1"]

@@ -24,9 +24,28 @@ from .rng import seeded_state
 from .state import G_DECISIONS, G_PENDING, G_PROUND, G_PROUNDS, G_PSEAT, MAX_ROUNDS, GameArrays
 from .tables import OPPONENTS, Tables, build_tables
 
-__all__ = ["Engine"]
+__all__ = ["Engine", "view_arrays"]
 
 TEAMS = {"duel": (0, 1), "two_headed_giant": (0, 0, 1, 1), "free_for_all": (0, 1, 2, 3)}
+
+
+def view_arrays(n: int, slots: int) -> tuple[np.ndarray, ...]:
+    """The view arrays of ``n`` games (:func:`~env.kernels.game.build_view` writes them, ``observe`` reads them):
+    per observation slot its state slot (-1: empty), counters, kind, relation, stats, present and eligible; the 2HG
+    recipient heads and whether each team's recipient bit is open; the seats' globals."""
+    s = slots
+    return (
+        np.full((n, s), -1, dtype=np.int64),
+        np.zeros((n, s, N_KINDS), dtype=np.int16),
+        np.zeros((n, s), dtype=np.int64),
+        np.zeros((n, s), dtype=np.int64),
+        np.zeros((n, s, N_STATS), dtype=np.int16),
+        np.zeros((n, s), dtype=np.int8),
+        np.zeros((n, s), dtype=np.int8),
+        np.full((n, 2, 2), -1, dtype=np.int64),
+        np.zeros((n, 2), dtype=np.int8),
+        np.zeros((n, 12), dtype=np.float32),
+    )
 
 
 class Engine:
@@ -45,19 +64,7 @@ class Engine:
         self.teams = np.array(TEAMS[config.variant.value], dtype=np.int64)
         self.threads = n >= 64 if threads is None else threads
         self._build_tables()
-        s = self.slots
-        self.views: tuple[np.ndarray, ...] = (
-            np.full((n, s), -1, dtype=np.int64),
-            np.zeros((n, s, N_KINDS), dtype=np.int16),
-            np.zeros((n, s), dtype=np.int64),
-            np.zeros((n, s), dtype=np.int64),
-            np.zeros((n, s, N_STATS), dtype=np.int16),
-            np.zeros((n, s), dtype=np.int8),
-            np.zeros((n, s), dtype=np.int8),
-            np.full((n, 2, 2), -1, dtype=np.int64),
-            np.zeros((n, 2), dtype=np.int8),
-            np.zeros((n, 12), dtype=np.float32),
-        )
+        self.views = view_arrays(n, self.slots)
         self.out_f = np.zeros((n, 4), dtype=np.float64)
         self.out_i = np.zeros((n, 4), dtype=np.int64)
         self._seat_ids = tuple(f"p{i}" for i in range(config.n_seats))

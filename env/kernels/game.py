@@ -157,6 +157,9 @@ STATE_ORDER = ("counts", "gain", "obj", "seat", "game", "effects", "queue", "cho
                "rng")  # fmt: skip
 
 _CREATURE, _PLANESWALKER, _BATTLE, _ARTIFACT = 4, 32, 2, 1
+#: ``game[G_AGENT]`` of a game with no learning seat: every seat is decided from outside (the PettingZoo adapter,
+#: whose tables' opponent is :data:`POLICY_PYTHON`, so :func:`advance` returns :data:`PYTHON` for every decision).
+NO_AGENT = -1
 #: Outcomes of :func:`advance`: the agent decides, the game is over, a Python seat must decide.
 AGENT, OVER, PYTHON = 0, 1, 2
 POLICY_NOOP, POLICY_RANDOM, POLICY_RULE, POLICY_ORACLE, POLICY_PYTHON = 0, 1, 2, 3, 4
@@ -405,7 +408,8 @@ def settle_game(S: tuple, T: tuple, g: int, start: np.ndarray) -> None:  # type:
 @njit(cache=True)
 def lose(S: tuple, T: tuple, g: int, losers: np.ndarray) -> None:  # type: ignore[type-arg]
     """``Game._lose``: the losers are out; a duel or 2HG is over, a free-for-all goes on (800.4a) while the
-    agent is in and more than one player is left, without the losers' permanents and effects."""
+    agent is in (or, with :data:`NO_AGENT`, any seat) and more than one player is left, without the losers'
+    permanents and effects."""
     counts, obj, seat, game, effects = S[0][g], S[2][g], S[3][g], S[4][g], S[5][g]
     card, ints = T[1], T[10]
     seats = seat.shape[0]
@@ -422,7 +426,7 @@ def lose(S: tuple, T: tuple, g: int, losers: np.ndarray) -> None:  # type: ignor
         if seat[p, S_IN] and not seat[p, S_LOST]:
             alive += 1
     agent = game[G_AGENT]
-    if ints[I_GOES_ON] == 0 or alive <= 1 or seat[agent, S_LOST]:
+    if ints[I_GOES_ON] == 0 or alive <= 1 or (agent != NO_AGENT and seat[agent, S_LOST]):
         game[G_OVER] = 1
         return
     gone = np.zeros(obj.shape[0], dtype=np.bool_)
@@ -1247,7 +1251,14 @@ def advance(S: tuple, T: tuple, g: int) -> int:  # type: ignore[type-arg]
 @njit(cache=True)
 def result_of(seat: np.ndarray, game: np.ndarray) -> int:
     """``Game.result`` for the agent: 0 undecided, 1 win, 2 loss, 3 draw (a 2HG team's result, 810.8a)."""
-    agent = game[G_AGENT]
+    return result_of_seat(seat, game, game[G_AGENT])
+
+
+@njit(cache=True)
+def result_of_seat(seat: np.ndarray, game: np.ndarray, agent: int) -> int:
+    """``Game.result`` for seat ``agent``: 0 undecided, 1 win, 2 loss, 3 draw.  A seat that lost has lost (104.3,
+    800.4a; a draw if nobody is left, 104.4a); the others win once the game is over before ``max_turns``.  In 2HG
+    :func:`lose` marks the whole team, so teammates always share a result (810.8a)."""
     if seat[agent, S_LOST]:
         for p in range(seat.shape[0]):
             if seat[p, S_IN] and not seat[p, S_LOST]:
@@ -1357,10 +1368,9 @@ def sample_game(S: tuple, T: tuple, g: int, pool: np.ndarray, teams: np.ndarray)
 
 # ---------------------------------------------------------------------- what the agent sees (env.spaces.View)
 @njit(cache=True)
-def seat_order(seat: np.ndarray, game: np.ndarray) -> np.ndarray:
-    """Seats relative to the agent: self, teammates, then opponents, each group in turn order."""
+def seat_order(seat: np.ndarray, game: np.ndarray, a: int) -> np.ndarray:
+    """Seats relative to the viewing seat ``a``: self, teammates, then opponents, each group in turn order."""
     n = game[G_NSEATS]
-    a = game[G_AGENT]
     keys = np.empty(n, dtype=np.int64)
     for q in range(n):
         rotated = (q - a) % n
@@ -1377,6 +1387,14 @@ def seat_order(seat: np.ndarray, game: np.ndarray) -> np.ndarray:
 @njit(cache=True)
 def build_view(S: tuple, T: tuple, g: int, V: tuple) -> None:  # type: ignore[type-arg]
     """Lay game ``g``'s decision out in observation slots from the agent's side (``View.build``) into ``V``."""
+    build_view_of(S, T, g, V, S[4][g][G_AGENT])
+
+
+@njit(cache=True)
+def build_view_of(S: tuple, T: tuple, g: int, V: tuple, a: int) -> None:  # type: ignore[type-arg]
+    """Lay game ``g`` out in observation slots from seat ``a``'s side (``View.build`` with ``a`` the actor) into
+    ``V``: ``a`` in slot 0, its teammates, then its opponents, and each seat's permanents in that order; the 2HG
+    recipient heads (701.34b) are ``a``'s team's first."""
     counts, obj, seat, game = S[0][g], S[2][g], S[3][g], S[4][g]
     card, ints, team_threshold = T[1], T[10], T[23]
     v_slot, v_counters, v_kind, v_rel, v_stats, v_present, v_eligible, v_heads, v_open, v_glob = (
@@ -1386,9 +1404,8 @@ def build_view(S: tuple, T: tuple, g: int, V: tuple) -> None:  # type: ignore[ty
     c_max = ints[I_C_MAX]
     n_kinds = counts.shape[1]
     vocab = v_counters.shape[1] - 1
-    order = seat_order(seat, game)
+    order = seat_order(seat, game, a)
     n_view = game[G_NSEATS]
-    a = game[G_AGENT]
     v_slot[:] = -1
     for r in range(n_view):
         if seat[order[r], S_IN]:
@@ -1585,6 +1602,16 @@ def step_games_parallel(S: tuple, T: tuple, V: tuple, games: np.ndarray, actions
     same on one thread or several."""
     for j in prange(len(games)):
         step_one(S, T, V, games[j], actions[j], out_f[j], out_i[j], want_value, want_regret)
+
+
+@njit(cache=True)
+def reset_seats(S: tuple, T: tuple, g: int, pool: np.ndarray, teams: np.ndarray, first: int) -> int:  # type: ignore[type-arg]
+    """Start game ``g`` with no agent seat (:data:`NO_AGENT`): a sampled scenario, seat ``first``'s opening, and
+    the game run to its first decision; the status (:data:`PYTHON` with a decision pending)."""
+    sample_game(S, T, g, pool, teams)
+    S[4][g][G_AGENT] = NO_AGENT
+    opening(S, T, g, first)
+    return advance(S, T, g)
 
 
 @njit(cache=True)
