@@ -131,6 +131,12 @@ def _wanted(kinds: tuple[str, ...]) -> BoolArray:
 
     :func:`solver.kernels.gains.wants_more_616_1` reads it for the 616.1 ordering.
     """
-    out = np.array([valence(kind) >= 0 for kind in kinds], dtype=bool)
+    out = np.fromiter(map(_wants_more, kinds), dtype=bool, count=len(kinds))
     out.flags.writeable = False
     return out
+
+
+@lru_cache(maxsize=4096)
+def _wants_more(kind: str) -> bool:
+    """One kind's entry of :func:`_wanted` (each kind once per process: a fresh board's kinds tuple is often new)."""
+    return valence(kind) >= 0

@@ -121,7 +121,7 @@ class Policy:
         table: dict[tuple[str, ...], npt.NDArray[np.float64]] = self.__dict__.setdefault("_kind_weights", {})
         found = table.get(kinds)
         if found is None:
-            found = np.array([self.weight(k) for k in kinds], dtype=np.float64)
+            found = np.fromiter(map(self.weight, kinds), dtype=np.float64, count=len(kinds))
             found.flags.writeable = False
             if len(table) < _KIND_TUPLES:
                 table[kinds] = found

@@ -22,7 +22,7 @@ _PROBE = """
 from solver.kernels.warm import warm
 from solver.kernels import exact, resolve, settle
 warm()
-kernels = (exact.decide_batch, settle.settle_batch, resolve.score_batch, resolve.value_settled_batch)
+kernels = (exact.decide_arrays, settle.settle_batch, resolve.score_batch, resolve.value_settled_batch)
 print(sum(len(k.stats.cache_misses) for k in kernels), sum(len(k.stats.cache_hits) for k in kernels))
 """
 

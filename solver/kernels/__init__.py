@@ -32,7 +32,7 @@ import numpy as np
 
 from ..board import Board, BoolArray, IntArray
 from ..policy import DEFAULT_POLICY, Policy
-from .exact import MAX_FREE_SEATS, RESULT_CODES, TOO_MANY_SEATS, decide_batch, game_of_events, tabulate_rows
+from .exact import MAX_FREE_SEATS, RESULT_CODES, decide_arrays, game_of_events, tabulate_rows
 from .layout import Layout, stack
 from .resolve import board_material, counters_after_701_34, score_batch, value_settled_batch
 from .settle import settle_batch
@@ -82,24 +82,26 @@ class Decided:
 def decide_layout(layout: Layout, sense: int = 1) -> Decided:
     """The optimum (``sense=1``) or the worst choice (``sense=-1``) of every board of ``layout``."""
     L = layout
-    n_boards = len(L.rounds)
-    width = int(L.rounds.max()) if n_boards else 0
-    # One block for the per-board outputs (each row a contiguous array): a board alone is decided
-    # in microseconds, and every allocation counts there.
-    values, events, results, status, spans = np.zeros((5, n_boards), dtype=np.int64)
-    chosen = np.zeros((width, len(L.flags)), dtype=np.bool_)
-    recipients = np.empty((width, int(L.team_off[-1])), dtype=np.int64)
-    recipients.fill(-1)
-    decide_batch(
+    values, chosen, recipients, events, results, spans, too_many = decide_arrays(
         L.obj_off, L.thr_off, L.team_off, L.n_players, L.rounds, L.proliferator, L.shared, L.poison_loses,
         L.n_opponents, L.elimination, L.gap, L.counts, L.gain, L.weights, L.flags, L.toughness, L.damage,
         L.chapters, L.life, L.worth, L.side, L.seat, L.team, L.head_gain, L.thr_row, L.thr_kind, L.thr_at,
         L.thr_code, L.thr_amount, L.thr_seat, L.team_threshold, L.team_weight, L.tough_delta, L.presence,
-        L.special, L.policy_scores, L.saga_chapter, sense, values, events, results, status, spans, chosen, recipients,
+        L.special, L.policy_scores, L.saga_chapter, sense,
     )  # fmt: skip
-    if status.any() and (status == TOO_MANY_SEATS).any():  # the fast path's own words: callers match on them
+    if too_many:  # the fast path's own words: callers match on them
         raise ValueError(f"more than {MAX_FREE_SEATS} seats can be eliminated by one choice; use method='cpsat'")
-    return Decided(values, chosen, recipients, events, tuple(RESULT_CODES[c] for c in results.tolist()), spans)
+    # Filled like :class:`Layout` rather than through the generated frozen ``__init__`` (microseconds count here).
+    decided = object.__new__(Decided)
+    decided.__dict__.update(
+        values=values,
+        chosen=chosen,
+        recipients=recipients,
+        events=events,
+        results=tuple(map(RESULT_CODES.__getitem__, results.tolist())),
+        spans=spans,
+    )
+    return decided
 
 
 #: Each board's own layout (a batch of one) by the board's id, with the policy it was built for, while the

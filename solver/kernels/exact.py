@@ -11,8 +11,7 @@ more of the earlier objects.  Boards are independent: the answers do not depend 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types
-from numba.typed import Dict
+from numba import njit
 
 from .layout import F_PHASED_OUT, F_PLAYER
 from .sba import shared_poison_810_10
@@ -59,20 +58,25 @@ def _ends_game(events: int, n_seats: int, rivals: np.ndarray, our_seat: int, opp
 
 
 @njit(cache=True)
-def _programme(
-    n_opt: np.ndarray, keys: np.ndarray, compact: np.ndarray, terminal: np.ndarray
-) -> tuple[np.ndarray, int]:
+def _programme_into(
+    n_opt: np.ndarray,
+    keys: np.ndarray,
+    compact: np.ndarray,
+    terminal: np.ndarray,
+    first_best: np.ndarray,
+    to_go: np.ndarray,
+    nxt: np.ndarray,
+) -> int:
     """The dynamic programme over coupled units, backwards from the end states' keys ``terminal``.
 
-    Returns, per unit and state, the first option that stays optimal for the rest, and the best
-    total key from the empty state.
+    Writes, per unit and state, the first option that stays optimal for the rest into
+    ``first_best``; returns the best total key from the empty state.  ``to_go`` and ``nxt``
+    are scratch of at least ``len(terminal)`` entries (no allocation: a batch reuses them).
     """
     n_units = len(n_opt)
     n_states = len(terminal)
-    to_go = terminal.copy()
-    first_best = np.zeros((n_units, n_states), dtype=np.int64)
+    to_go[:n_states] = terminal
     for u in range(n_units - 1, -1, -1):
-        nxt = np.empty(n_states, dtype=np.int64)
         for s in range(n_states):
             best = _NEG
             arg = 0
@@ -83,8 +87,90 @@ def _programme(
                     arg = o
             nxt[s] = best
             first_best[u, s] = arg
-        to_go = nxt
-    return first_best, int(to_go[0])
+        to_go, nxt = nxt, to_go
+    return int(to_go[0])
+
+
+@njit(cache=True)
+def _programme(
+    n_opt: np.ndarray, keys: np.ndarray, compact: np.ndarray, terminal: np.ndarray
+) -> tuple[np.ndarray, int]:
+    """:func:`_programme_into` with its own arrays: the first optimal option per unit and state, and the best total."""
+    n_states = len(terminal)
+    first_best = np.zeros((len(n_opt), n_states), dtype=np.int64)
+    to_go = np.empty(n_states, dtype=np.int64)
+    nxt = np.empty(n_states, dtype=np.int64)
+    best = _programme_into(n_opt, keys, compact, terminal, first_best, to_go, nxt)
+    return first_best, best
+
+
+@njit(cache=True)
+def tabulate_into(
+    lo: int,
+    hi: int,
+    t_lo: int,
+    t_hi: int,
+    rounds: int,
+    n_seats: int,
+    poison_loses: bool,
+    threshold: np.ndarray,
+    team_base: int,
+    counts: np.ndarray,
+    gain: np.ndarray,
+    weights: np.ndarray,
+    flags: np.ndarray,
+    toughness: np.ndarray,
+    damage: np.ndarray,
+    chapters: np.ndarray,
+    life: np.ndarray,
+    worth: np.ndarray,
+    side: np.ndarray,
+    seat: np.ndarray,
+    team: np.ndarray,
+    thr_row: np.ndarray,
+    thr_kind: np.ndarray,
+    thr_at: np.ndarray,
+    thr_code: np.ndarray,
+    thr_amount: np.ndarray,
+    thr_seat: np.ndarray,
+    tough_delta: np.ndarray,
+    presence: np.ndarray,
+    special: np.ndarray,
+    saga_chapter: int,
+    material: np.ndarray,
+    events: np.ndarray,
+    now: np.ndarray,
+    annihilated: np.ndarray,
+    dies: np.ndarray,
+    before: np.ndarray,
+    after: np.ndarray,
+    sacrificed: np.ndarray,
+    reached: np.ndarray,
+    crossed: np.ndarray,
+    raw: np.ndarray,
+) -> None:
+    """:func:`tabulate_rows` into the arrays given: ``material`` / ``events`` (rounds + 1 x rows), and scratch
+    (``now``: rows x kinds; per row and per threshold of the board), every entry written (no allocation)."""
+    n = hi - lo
+    n_kinds = counts.shape[1]
+    players = 0
+    while players < n and flags[lo + players] & F_PLAYER:
+        players += 1
+    for c in range(rounds + 1):
+        for i in range(n):
+            for k in range(n_kinds):
+                now[i, k] = counts[lo + i, k] + c * gain[lo + i, k]
+        settle_board(
+            lo, hi, t_lo, t_hi, team_base, 0, players, n_seats, False, poison_loses, lo, t_lo, now, counts, flags,
+            toughness, damage, chapters, life, seat, team, thr_row, thr_kind, thr_at, thr_code, thr_seat, threshold,
+            tough_delta, special, annihilated, dies, before, after, sacrificed, reached, crossed, events[c],
+        )  # fmt: skip
+        rows_material(
+            lo, hi, t_lo, t_hi, lo, t_lo, now, dies, sacrificed, before, after, crossed, weights, presence, worth,
+            thr_row, thr_code, thr_amount, saga_chapter, raw,
+        )  # fmt: skip
+        for i in range(n):
+            material[c, i] = side[lo + i] * raw[i]
 
 
 @njit(cache=True)
@@ -125,62 +211,41 @@ def tabulate_rows(
 
     Each c settles the board's rows as :func:`solver.kernels.settle.settle_board` does (a row's
     own events: a player's losses, a threshold object's win or loss; a 2HG team's shared poison
-    is its team unit's, not a row's) and values them by :func:`solver.kernels.value.rows_material`.
+    is its team unit's, not a row's) and values them by :func:`solver.kernels.value.rows_material`
+    (:func:`tabulate_into`, with arrays of its own).
     """
     n = hi - lo
-    n_kinds = counts.shape[1]
-    players = 0
-    while players < n and flags[lo + players] & F_PLAYER:
-        players += 1
+    n_thr = t_hi - t_lo
     material = np.zeros((rounds + 1, n), dtype=np.int64)
     events = np.zeros((rounds + 1, n), dtype=np.int64)
-    now = np.empty((n, n_kinds), dtype=np.int64)
-    annihilated = np.zeros(n, dtype=np.int64)
-    dies = np.zeros(n, dtype=np.bool_)
-    before = np.zeros(n, dtype=np.int64)
-    after = np.zeros(n, dtype=np.int64)
-    sacrificed = np.zeros(n, dtype=np.bool_)
-    reached = np.zeros(t_hi - t_lo, dtype=np.bool_)
-    crossed = np.zeros(t_hi - t_lo, dtype=np.bool_)
-    raw = np.zeros(n, dtype=np.int64)
-    for c in range(rounds + 1):
-        for i in range(n):
-            for k in range(n_kinds):
-                now[i, k] = counts[lo + i, k] + c * gain[lo + i, k]
-        settle_board(
-            lo, hi, t_lo, t_hi, team_base, 0, players, n_seats, False, poison_loses, lo, t_lo, now, counts, flags,
-            toughness, damage, chapters, life, seat, team, thr_row, thr_kind, thr_at, thr_code, thr_seat, threshold,
-            tough_delta, special, annihilated, dies, before, after, sacrificed, reached, crossed, events[c],
-        )  # fmt: skip
-        rows_material(
-            lo, hi, t_lo, t_hi, lo, t_lo, now, dies, sacrificed, before, after, crossed, weights, presence, worth,
-            thr_row, thr_code, thr_amount, saga_chapter, raw,
-        )  # fmt: skip
-        for i in range(n):
-            material[c, i] = side[lo + i] * raw[i]
+    tabulate_into(
+        lo, hi, t_lo, t_hi, rounds, n_seats, poison_loses, threshold, team_base, counts, gain, weights, flags,
+        toughness, damage, chapters, life, worth, side, seat, team, thr_row, thr_kind, thr_at, thr_code, thr_amount,
+        thr_seat, tough_delta, presence, special, saga_chapter, material, events,
+        np.empty((n, counts.shape[1]), dtype=np.int64), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.bool_),
+        np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.bool_),
+        np.zeros(n_thr, dtype=np.bool_), np.zeros(n_thr, dtype=np.bool_), np.zeros(n, dtype=np.int64),
+    )  # fmt: skip
     return material, events
 
 
 @njit(cache=True)
-def split_units(
-    material: np.ndarray, events: np.ndarray, choosable: np.ndarray, n_heads: int
-) -> tuple[np.ndarray, np.ndarray, int, int, int]:
-    """How one board's rows split into units, from its row tables (:func:`tabulate_rows`; axis 0: rounds chosen).
-
-    Rows ``0 .. n_heads - 1`` are 2HG heads sharing their team's poison (team units, apart).
-    A choosable row (701.34a) that is not a head is a single unit; it ``varies`` if its loss
-    events change with the rounds it is chosen in.  Returns ``single``, ``varies``, the
-    material of the rows nobody can choose, the events of those and of the single units whose
-    events never vary (the seats lost whatever is chosen), and the span of the single units'
-    material (the range the game weight is raised above).
-    """
+def split_units_into(
+    material: np.ndarray,
+    events: np.ndarray,
+    choosable: np.ndarray,
+    n_heads: int,
+    single: np.ndarray,
+    varies: np.ndarray,
+) -> tuple[int, int, int]:
+    """:func:`split_units` writing ``single`` and ``varies`` into the arrays given (one entry per row)."""
     n_rounds, n = material.shape
-    single = np.zeros(n, dtype=np.bool_)
-    varies = np.zeros(n, dtype=np.bool_)
     base_material = 0
     base_events = 0
     span = 0
     for i in range(n):
+        single[i] = False
+        varies[i] = False
         for c in range(1, n_rounds):
             if events[c, i] != events[0, i]:
                 varies[i] = True
@@ -197,6 +262,26 @@ def split_units(
         elif not head:
             base_material += material[0, i]
             base_events |= events[0, i]
+    return base_material, base_events, span
+
+
+@njit(cache=True)
+def split_units(
+    material: np.ndarray, events: np.ndarray, choosable: np.ndarray, n_heads: int
+) -> tuple[np.ndarray, np.ndarray, int, int, int]:
+    """How one board's rows split into units, from its row tables (:func:`tabulate_rows`; axis 0: rounds chosen).
+
+    Rows ``0 .. n_heads - 1`` are 2HG heads sharing their team's poison (team units, apart).
+    A choosable row (701.34a) that is not a head is a single unit; it ``varies`` if its loss
+    events change with the rounds it is chosen in.  Returns ``single``, ``varies``, the
+    material of the rows nobody can choose, the events of those and of the single units whose
+    events never vary (the seats lost whatever is chosen), and the span of the single units'
+    material (the range the game weight is raised above).
+    """
+    n = material.shape[1]
+    single = np.zeros(n, dtype=np.bool_)
+    varies = np.zeros(n, dtype=np.bool_)
+    base_material, base_events, span = split_units_into(material, events, choosable, n_heads, single, varies)
     return single, varies, base_material, base_events, span
 
 
@@ -254,6 +339,8 @@ def team_options(
     poison = np.zeros(1, dtype=np.int64)
     pat_mask = np.zeros((1, max(rounds, 1)), dtype=np.int64)
     pat_recipient = np.full((1, max(rounds, 1)), -1, dtype=np.int64)
+    table = np.zeros(0, dtype=np.int64)
+    used = np.zeros(0, dtype=np.bool_)
     for r in range(rounds):
         p = len(poison)
         cap = p * n_entries
@@ -261,7 +348,13 @@ def team_options(
         new_poison = np.zeros(cap, dtype=np.int64)
         new_mask = np.zeros((cap, max(rounds, 1)), dtype=np.int64)
         new_recipient = np.full((cap, max(rounds, 1)), -1, dtype=np.int64)
-        seen = Dict.empty(key_type=types.int64, value_type=types.int64)
+        size = 16
+        while size < 2 * cap:
+            size *= 2
+        if len(table) < size:
+            table = np.empty(size, dtype=np.int64)
+            used = np.empty(size, dtype=np.bool_)
+        used[:size] = False  # the outcomes seen this round (open addressing)
         q = 0
         for a in range(p):
             for e in range(n_entries):
@@ -273,9 +366,8 @@ def team_options(
                     scale *= base
                 given = poison[a] + (gains[entry_recipient[e]] if entry_recipient[e] >= 0 else 0)
                 key += given * scale
-                if key in seen:
+                if not _first_time(table, used, size - 1, key):
                     continue
-                seen[key] = q
                 for h in range(n_heads):
                     new_times[q, h] = times[a, h] + ((entry_mask[e] >> h) & 1)
                 new_poison[q] = given
@@ -290,8 +382,38 @@ def team_options(
     for o in range(n_opts):
         for h in range(n_heads):
             picks[o] += times[o, h]
-    order = np.argsort(-picks, kind="mergesort")  # stable: most picks first, else first found
+    order = _most_picks_first(picks, rounds * n_heads)
     return times[order], poison[order], picks[order], pat_mask[order], pat_recipient[order]
+
+
+@njit(cache=True)
+def _first_time(table: np.ndarray, used: np.ndarray, mask: int, key: int) -> bool:
+    """Whether ``key`` is new to the open-addressing set ``table`` (``used`` its filled slots, ``mask`` its size - 1),
+    adding it."""
+    h = (key * 0x9E3779B1) & mask
+    while used[h]:
+        if table[h] == key:
+            return False
+        h = (h + 1) & mask
+    used[h] = True
+    table[h] = key
+    return True
+
+
+@njit(cache=True)
+def _most_picks_first(picks: np.ndarray, most: int) -> np.ndarray:
+    """The stable order of ``picks`` (each in 0..most) from most to fewest: a counting sort, first found first."""
+    start = np.zeros(most + 2, dtype=np.int64)
+    for o in range(len(picks)):
+        start[most - picks[o] + 1] += 1
+    for j in range(1, most + 2):
+        start[j] += start[j - 1]
+    order = np.empty(len(picks), dtype=np.int64)
+    for o in range(len(picks)):
+        j = most - picks[o]
+        order[start[j]] = o
+        start[j] += 1
+    return order
 
 
 @njit(cache=True)
@@ -459,29 +581,100 @@ def decide_batch(
     chosen: np.ndarray,
     recipients: np.ndarray,
 ) -> None:
-    """Decide every board of the layout; outputs are written into the arrays given (see :mod:`solver.kernels`)."""
+    """Decide every board of the layout; outputs are written into the arrays given (see :mod:`solver.kernels`).
+
+    The boards' working arrays are allocated once per call, sized by the batch's largest board
+    (those of the coupled units' programme grow on demand), and reused board after board.
+    """
     poison = special[5]
-    for b in range(len(rounds)):
+    n_boards = len(rounds)
+    n_kinds = counts.shape[1]
+    max_n = max_thr = max_teams = max_players = max_rounds = 0
+    for b in range(n_boards):
+        max_n = max(max_n, obj_off[b + 1] - obj_off[b])
+        max_thr = max(max_thr, thr_off[b + 1] - thr_off[b])
+        max_teams = max(max_teams, team_off[b + 1] - team_off[b])
+        max_players = max(max_players, n_players[b])
+        max_rounds = max(max_rounds, rounds[b])
+    max_teams = max(max_teams, 1)
+    max_players = max(max_players, 1)
+    stride = max(max_rounds, 1)  # a team option's per-round entries
+    # per row and per threshold of a board
+    mat_buf = np.empty((max_rounds + 1) * max_n, dtype=np.int64)
+    ev_buf = np.empty((max_rounds + 1) * max_n, dtype=np.int64)
+    now_buf = np.empty(max_n * n_kinds, dtype=np.int64)
+    annihilated = np.empty(max_n, dtype=np.int64)
+    dies = np.empty(max_n, dtype=np.bool_)
+    before = np.empty(max_n, dtype=np.int64)
+    after = np.empty(max_n, dtype=np.int64)
+    sacrificed = np.empty(max_n, dtype=np.bool_)
+    raw = np.empty(max_n, dtype=np.int64)
+    reached = np.empty(max_thr, dtype=np.bool_)
+    crossed = np.empty(max_thr, dtype=np.bool_)
+    choosable = np.empty(max_n, dtype=np.bool_)
+    single = np.empty(max_n, dtype=np.bool_)
+    varies = np.empty(max_n, dtype=np.bool_)
+    times = np.empty(max_n, dtype=np.int64)
+    # per team of a board
+    heads_buf = np.empty(max_teams * max_players, dtype=np.int64)
+    team_n = np.empty(max_teams, dtype=np.int64)
+    start_poison = np.empty(max_teams, dtype=np.int64)
+    has_unit = np.empty(max_teams, dtype=np.bool_)
+    team_choice = np.empty(max_teams, dtype=np.int64)
+    opt_first = np.empty(max_teams + 1, dtype=np.int64)
+    ok = np.empty(max_players, dtype=np.bool_)
+    head_gains = np.empty(max_players, dtype=np.int64)
+    # the teams' options, one after another (grown on demand)
+    all_material = np.empty(16, dtype=np.int64)
+    all_picks = np.empty(16, dtype=np.int64)
+    all_events = np.empty(16, dtype=np.int64)
+    all_mask = np.empty(16 * stride, dtype=np.int64)
+    all_recipient = np.empty(16 * stride, dtype=np.int64)
+    # the coupled units and the programme's states (grown on demand)
+    unit_kind = np.empty(max_n + max_teams, dtype=np.int64)  # 0 single, 1 team
+    unit_ref = np.empty(max_n + max_teams, dtype=np.int64)
+    n_opt_buf = np.empty(max_n + max_teams, dtype=np.int64)
+    opt_mat_buf = np.empty(16, dtype=np.int64)
+    opt_picks_buf = np.empty(16, dtype=np.int64)
+    opt_ev_buf = np.empty(16, dtype=np.int64)
+    compact_buf = np.empty(16, dtype=np.int64)
+    keys_buf = np.empty(16, dtype=np.int64)
+    idle_buf = np.empty(16, dtype=np.int64)
+    bits = np.zeros(64, dtype=np.int64)
+    expanded_buf = np.empty(16, dtype=np.int64)
+    millis_buf = np.empty(16, dtype=np.int64)
+    over_buf = np.empty(16, dtype=np.bool_)
+    terminal_buf = np.empty(16, dtype=np.int64)
+    to_go = np.empty(16, dtype=np.int64)
+    nxt = np.empty(16, dtype=np.int64)
+    live_buf = np.empty(16, dtype=np.int64)
+    ended_buf = np.empty(16, dtype=np.int64)
+    for b in range(n_boards):
         lo, hi = obj_off[b], obj_off[b + 1]
         n = hi - lo
         players = n_players[b]
         R = rounds[b]
         tb = team_off[b]
         n_teams = team_off[b + 1] - tb
+        t_lo, t_hi = thr_off[b], thr_off[b + 1]
         is_shared = shared[b] == 1
         # seats, rivals, the proliferator's seat and its opponents
         n_seats, our_seat, opponents = board_seating(lo, players, proliferator[b], seat, team)
         rivals = rivals_of(seat[lo : lo + players], team[lo : lo + players], n_seats)
-        material, events = tabulate_rows(
-            lo, hi, thr_off[b], thr_off[b + 1], R, n_seats, poison_loses[b] == 1, team_threshold, tb,
-            counts, gain, weights, flags, toughness, damage, chapters, life, worth, side, seat, team,
-            thr_row, thr_kind, thr_at, thr_code, thr_amount, thr_seat, tough_delta, presence, special, saga_chapter,
+        material = mat_buf[: (R + 1) * n].reshape((R + 1, n))
+        events = ev_buf[: (R + 1) * n].reshape((R + 1, n))
+        tabulate_into(
+            lo, hi, t_lo, t_hi, R, n_seats, poison_loses[b] == 1, team_threshold, tb, counts, gain, weights, flags,
+            toughness, damage, chapters, life, worth, side, seat, team, thr_row, thr_kind, thr_at, thr_code,
+            thr_amount, thr_seat, tough_delta, presence, special, saga_chapter, material, events,
+            now_buf[: n * n_kinds].reshape((n, n_kinds)), annihilated[:n], dies[:n], before[:n], after[:n],
+            sacrificed[:n], reached[: t_hi - t_lo], crossed[: t_hi - t_lo], raw[:n],
         )  # fmt: skip
         # the unit split
-        choosable = np.zeros(n, dtype=np.bool_)
         for i in range(n):
+            choosable[i] = False
             if not flags[lo + i] & F_PHASED_OUT:
-                for k in range(counts.shape[1]):
+                for k in range(n_kinds):
                     if counts[lo + i, k] > 0:
                         choosable[i] = True
                         break
@@ -490,8 +683,8 @@ def decide_batch(
         for i in range(n):
             baseline_material += material[0, i]
             baseline_events |= events[0, i]
-        single, varies, base_material, base_events, span = split_units(
-            material, events, choosable, players if is_shared else 0
+        base_material, base_events, span = split_units_into(
+            material, events, choosable[:n], players if is_shared else 0, single, varies
         )
         # 2HG team units (810.10): heads, start poison, options
         max_heads = 1
@@ -501,13 +694,19 @@ def decide_batch(
                 if team[lo + i] == t:
                     cnt += 1
             max_heads = max(max_heads, cnt)
-        team_heads = np.full((max(n_teams, 1), max_heads), -1, dtype=np.int64)
-        team_n = np.zeros(max(n_teams, 1), dtype=np.int64)
+        team_heads = heads_buf[: max(n_teams, 1) * max_heads].reshape((max(n_teams, 1), max_heads))
+        team_heads[:, :] = -1
+        for t in range(max(n_teams, 1)):
+            team_n[t] = 0
+            start_poison[t] = 0
+            has_unit[t] = False
+            team_choice[t] = -1
+            opt_first[t + 1] = 0
+        opt_first[0] = 0
         for i in range(players):
             t = team[lo + i]
             team_heads[t, team_n[t]] = i
             team_n[t] += 1
-        start_poison = np.zeros(max(n_teams, 1), dtype=np.int64)
         if is_shared:
             for t in range(n_teams):
                 start_poison[t] = shared_poison_810_10(counts, lo, 0, players, team, t, poison)
@@ -515,24 +714,13 @@ def decide_batch(
                 baseline_material += m
                 baseline_events |= e
         # Options of every team unit, flattened: per team its first option and count.
-        opt_first = np.zeros(max(n_teams, 1) + 1, dtype=np.int64)
-        all_times = np.zeros((0, max_heads), dtype=np.int64)
-        all_poison = np.zeros(0, dtype=np.int64)
-        all_picks = np.zeros(0, dtype=np.int64)
-        all_mask = np.zeros((0, max(R, 1)), dtype=np.int64)
-        all_recipient = np.zeros((0, max(R, 1)), dtype=np.int64)
-        all_material = np.zeros(0, dtype=np.int64)
-        all_events = np.zeros(0, dtype=np.int64)
-        has_unit = np.zeros(max(n_teams, 1), dtype=np.bool_)
         if is_shared:
             for t in range(n_teams):
                 h_n = team_n[t]
-                ok = np.zeros(h_n, dtype=np.bool_)
-                gains = np.zeros(h_n, dtype=np.int64)
                 any_ok = False
                 for p in range(h_n):
                     ok[p] = choosable[team_heads[t, p]]
-                    gains[p] = head_gain[lo + team_heads[t, p]]
+                    head_gains[p] = head_gain[lo + team_heads[t, p]]
                     any_ok = any_ok or ok[p]
                 if not any_ok:  # fixed: its heads and its poison as they stand
                     m, e = team_poison_810_10(start_poison[t], team_weight[tb + t], team_threshold[tb + t], t)
@@ -544,7 +732,9 @@ def decide_batch(
                     opt_first[t + 1] = opt_first[t]
                     continue
                 has_unit[t] = True
-                o_times, o_poison, o_picks, o_mask, o_recipient = team_options(R, ok, start_poison[t] > 0, gains)
+                o_times, o_poison, o_picks, o_mask, o_recipient = team_options(
+                    R, ok[:h_n], start_poison[t] > 0, head_gains[:h_n]
+                )
                 k = len(o_poison)
                 mats, evs = team_option_values(
                     o_times, o_poison, start_poison[t], team_weight[tb + t], team_threshold[tb + t], t,
@@ -555,16 +745,20 @@ def decide_batch(
                     hi_m = max(hi_m, mats[o])
                     lo_m = min(lo_m, mats[o])
                 span += hi_m - lo_m
-                padded = np.zeros((k, max_heads), dtype=np.int64)
-                padded[:, :h_n] = o_times
-                all_times = np.concatenate((all_times, padded))
-                all_poison = np.concatenate((all_poison, o_poison))
-                all_picks = np.concatenate((all_picks, o_picks))
-                all_mask = np.concatenate((all_mask, o_mask))
-                all_recipient = np.concatenate((all_recipient, o_recipient))
-                all_material = np.concatenate((all_material, mats))
-                all_events = np.concatenate((all_events, evs))
-                opt_first[t + 1] = opt_first[t] + k
+                at = opt_first[t]
+                all_material = _reserve(all_material, at, at + k)
+                all_picks = _reserve(all_picks, at, at + k)
+                all_events = _reserve(all_events, at, at + k)
+                all_mask = _reserve(all_mask, at * stride, (at + k) * stride)
+                all_recipient = _reserve(all_recipient, at * stride, (at + k) * stride)
+                for o in range(k):
+                    all_material[at + o] = mats[o]
+                    all_picks[at + o] = o_picks[o]
+                    all_events[at + o] = evs[o]
+                    for r in range(o_mask.shape[1]):
+                        all_mask[(at + o) * stride + r] = o_mask[o, r]
+                        all_recipient[(at + o) * stride + r] = o_recipient[o, r]
+                opt_first[t + 1] = at + k
         spans[b] = span
         weight = game_weight_of(scores[3], span, gap[b])
         n_opp = n_opponents[b]
@@ -573,15 +767,14 @@ def decide_batch(
             baseline_events, n_seats, rivals, our_seat, opponents, n_opp, scores, elim, weight
         )
         # independent single units: most material, then fewest rounds
-        times = np.zeros(n, dtype=np.int64)
         for i in range(n):
+            times[i] = 0
             if single[i]:
                 best = sense * material[0, i]
                 for c in range(1, R + 1):
                     if sense * material[c, i] > best:
                         best = sense * material[c, i]
                         times[i] = c
-        team_choice = np.full(max(n_teams, 1), -1, dtype=np.int64)
         # the coupled units, in board order (a team at its first head)
         n_units = 0
         for i in range(n):
@@ -592,8 +785,6 @@ def decide_batch(
                 n_units += 1
         state_events = base_events
         if n_units:
-            unit_kind = np.zeros(n_units, dtype=np.int64)  # 0 single, 1 team
-            unit_ref = np.zeros(n_units, dtype=np.int64)
             u = 0
             for i in range(n):
                 if is_shared and i < players:
@@ -603,15 +794,23 @@ def decide_batch(
                         unit_ref[u] = t
                         u += 1
                 elif single[i] and varies[i]:
+                    unit_kind[u] = 0
                     unit_ref[u] = i
                     u += 1
             width = R + 1
             for t in range(n_teams):
                 width = max(width, opt_first[t + 1] - opt_first[t])
-            n_opt = np.zeros(n_units, dtype=np.int64)
-            opt_mat = np.zeros((n_units, width), dtype=np.int64)
-            opt_picks = np.zeros((n_units, width), dtype=np.int64)
-            opt_ev = np.zeros((n_units, width), dtype=np.int64)
+            cells = n_units * width
+            opt_mat_buf = _room(opt_mat_buf, cells)
+            opt_picks_buf = _room(opt_picks_buf, cells)
+            opt_ev_buf = _room(opt_ev_buf, cells)
+            compact_buf = _room(compact_buf, cells)
+            keys_buf = _room(keys_buf, cells)
+            idle_buf = _room(idle_buf, cells)
+            n_opt = n_opt_buf[:n_units]
+            opt_mat = opt_mat_buf[:cells].reshape((n_units, width))
+            opt_picks = opt_picks_buf[:cells].reshape((n_units, width))
+            opt_ev = opt_ev_buf[:cells].reshape((n_units, width))
             free = 0
             max_picks = 1
             for u in range(n_units):
@@ -639,7 +838,6 @@ def decide_batch(
                 if single[i] and not varies[i]:
                     max_picks += R
             free &= ~base_events
-            bits = np.zeros(64, dtype=np.int64)
             n_free = 0
             for bit in range(63):
                 if (free >> bit) & 1:
@@ -649,14 +847,25 @@ def decide_batch(
                 status[b] = TOO_MANY_SEATS
                 continue
             n_states = 1 << n_free
-            expanded = np.full(n_states, base_events, dtype=np.int64)
-            millis = np.zeros(n_states, dtype=np.int64)
+            expanded_buf = _room(expanded_buf, n_states)
+            millis_buf = _room(millis_buf, n_states)
+            over_buf = _room(over_buf, n_states)
+            terminal_buf = _room(terminal_buf, n_states)
+            to_go = _room(to_go, n_states)
+            nxt = _room(nxt, n_states)
+            live_buf = _room(live_buf, n_units * n_states)
+            ended_buf = _room(ended_buf, n_units * n_states)
+            expanded = expanded_buf[:n_states]
+            millis = millis_buf[:n_states]
+            over = over_buf[:n_states]
+            terminal = terminal_buf[:n_states]
             for s in range(n_states):
+                expanded[s] = base_events
                 for j in range(n_free):
                     if (s >> j) & 1:
                         expanded[s] |= np.int64(1) << bits[j]
                 millis[s] = score_events(expanded[s], n_seats, rivals, our_seat, opponents, n_opp, scores, elim, weight)
-            compact = np.zeros((n_units, width), dtype=np.int64)
+            compact = compact_buf[:cells].reshape((n_units, width))
             for u in range(n_units):
                 for o in range(n_opt[u]):
                     e = opt_ev[u, o]
@@ -667,15 +876,14 @@ def decide_batch(
             # Ending the game for the proliferator (win, loss or draw) is worth its game score alone:
             # one programme over the end states that don't, one (picks alone telling options apart)
             # over those that do; the better end wins, ties to the game going on.
-            over = np.zeros(n_states, dtype=np.bool_)
             any_over = False
             any_live = False
             for s in range(n_states):
                 over[s] = _ends_game(expanded[s], n_seats, rivals, our_seat, opponents, n_opp)
                 any_over = any_over or over[s]
                 any_live = any_live or not over[s]
-            keys = np.full((n_units, width), _NEG, dtype=np.int64)
-            idle = np.full((n_units, width), _NEG, dtype=np.int64)
+            keys = keys_buf[:cells].reshape((n_units, width))
+            idle = idle_buf[:cells].reshape((n_units, width))
             for u in range(n_units):
                 nothing = 0
                 for o in range(n_opt[u]):
@@ -685,16 +893,17 @@ def decide_batch(
                 for o in range(n_opt[u]):
                     keys[u, o] = opt_mat[u, o] * max_picks - opt_picks[u, o]
                     idle[u, o] = nothing - opt_picks[u, o]
-            terminal = np.empty(n_states, dtype=np.int64)
             for s in range(n_states):
                 terminal[s] = _DEAD if over[s] else millis[s] * (sense * max_picks)
-            first_live, best_live = _programme(n_opt, keys, compact, terminal)
+            first_live = live_buf[: n_units * n_states].reshape((n_units, n_states))
+            best_live = _programme_into(n_opt, keys, compact, terminal, first_live, to_go, nxt)
             ended = False
             first = first_live
             if any_over:
                 for s in range(n_states):
                     terminal[s] = millis[s] * (sense * max_picks) if over[s] else _DEAD
-                first_over, best_over = _programme(n_opt, idle, compact, terminal)
+                first_over = ended_buf[: n_units * n_states].reshape((n_units, n_states))
+                best_over = _programme_into(n_opt, idle, compact, terminal, first_over, to_go, nxt)
                 live_extra = 0
                 idle_extra = 0
                 for i in range(n):
@@ -722,7 +931,7 @@ def decide_batch(
             game = score_events(base_events, n_seats, rivals, our_seat, opponents, n_opp, scores, elim, weight)
             ended = _ends_game(base_events, n_seats, rivals, our_seat, opponents, n_opp)
             if ended:  # the game ends whatever is chosen: every choice is worth the same, choose nothing
-                times[:] = 0
+                times[:n] = 0
         value = base_material
         for i in range(n):
             if single[i]:
@@ -734,14 +943,103 @@ def decide_batch(
                 o = opt_first[t] + team_choice[t]
                 value += all_material[o]
                 for r in range(R):
-                    mask = all_mask[o, r]
+                    mask = all_mask[o * stride + r]
                     for p in range(team_n[t]):
                         if (mask >> p) & 1:
                             chosen[r, lo + team_heads[t, p]] = True
-                    if all_recipient[o, r] >= 0:
-                        recipients[r, tb + t] = team_heads[t, all_recipient[o, r]]
+                    if all_recipient[o * stride + r] >= 0:
+                        recipients[r, tb + t] = team_heads[t, all_recipient[o * stride + r]]
         if ended:  # a finished game's counters are worth nothing: the material of choosing nothing
             value = baseline_material
         values[b] = value + game - baseline
         events_out[b] = state_events
         results[b] = result_code(state_events, n_seats, rivals, our_seat, opponents, n_opp, scores, elim)
+
+
+@njit(cache=True)
+def _room(a: np.ndarray, need: int) -> np.ndarray:
+    """``a`` if it has ``need`` entries, else a larger array of its type (contents not kept: scratch)."""
+    if len(a) >= need:
+        return a
+    return np.empty(max(need, 2 * len(a)), dtype=a.dtype)
+
+
+@njit(cache=True)
+def _reserve(a: np.ndarray, used: int, need: int) -> np.ndarray:
+    """``a`` if it has ``need`` entries, else a larger array of its type starting with ``a``'s first ``used``."""
+    if len(a) >= need:
+        return a
+    out = np.empty(max(need, 2 * len(a)), dtype=a.dtype)
+    out[:used] = a[:used]
+    return out
+
+
+@njit(cache=True)
+def decide_arrays(
+    obj_off: np.ndarray,
+    thr_off: np.ndarray,
+    team_off: np.ndarray,
+    n_players: np.ndarray,
+    rounds: np.ndarray,
+    proliferator: np.ndarray,
+    shared: np.ndarray,
+    poison_loses: np.ndarray,
+    n_opponents: np.ndarray,
+    elimination: np.ndarray,
+    gap: np.ndarray,
+    counts: np.ndarray,
+    gain: np.ndarray,
+    weights: np.ndarray,
+    flags: np.ndarray,
+    toughness: np.ndarray,
+    damage: np.ndarray,
+    chapters: np.ndarray,
+    life: np.ndarray,
+    worth: np.ndarray,
+    side: np.ndarray,
+    seat: np.ndarray,
+    team: np.ndarray,
+    head_gain: np.ndarray,
+    thr_row: np.ndarray,
+    thr_kind: np.ndarray,
+    thr_at: np.ndarray,
+    thr_code: np.ndarray,
+    thr_amount: np.ndarray,
+    thr_seat: np.ndarray,
+    team_threshold: np.ndarray,
+    team_weight: np.ndarray,
+    tough_delta: np.ndarray,
+    presence: np.ndarray,
+    special: np.ndarray,
+    scores: np.ndarray,
+    saga_chapter: int,
+    sense: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool]:
+    """:func:`decide_batch` with its outputs allocated here: what :func:`solver.kernels.decide_layout` returns.
+
+    Per board its value, game events, result code and material span; per proliferate and row whether
+    it is chosen; per proliferate and 2HG team the head getting the team's poison (-1: none); and
+    whether some board coupled more than :data:`MAX_FREE_SEATS` seats.  One compiled call and no
+    numpy call from Python: a board alone is decided in microseconds, and each of those counts.
+    """
+    n_boards = len(rounds)
+    width = 0
+    for b in range(n_boards):
+        width = max(width, rounds[b])
+    values = np.zeros(n_boards, dtype=np.int64)
+    events = np.zeros(n_boards, dtype=np.int64)
+    results = np.zeros(n_boards, dtype=np.int64)
+    status = np.zeros(n_boards, dtype=np.int64)
+    spans = np.zeros(n_boards, dtype=np.int64)
+    chosen = np.zeros((width, len(flags)), dtype=np.bool_)
+    recipients = np.full((width, team_off[n_boards]), -1, dtype=np.int64)
+    decide_batch(
+        obj_off, thr_off, team_off, n_players, rounds, proliferator, shared, poison_loses, n_opponents, elimination,
+        gap, counts, gain, weights, flags, toughness, damage, chapters, life, worth, side, seat, team, head_gain,
+        thr_row, thr_kind, thr_at, thr_code, thr_amount, thr_seat, team_threshold, team_weight, tough_delta, presence,
+        special, scores, saga_chapter, sense, values, events, results, status, spans, chosen, recipients,
+    )  # fmt: skip
+    too_many = False
+    for b in range(n_boards):
+        too_many = too_many or status[b] == TOO_MANY_SEATS
+    return values, chosen, recipients, events, results, spans, too_many

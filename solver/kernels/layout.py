@@ -414,14 +414,22 @@ def _per_count(values: IntArray, score: Callable[[int], float]) -> FloatArray:
     return out
 
 
+@lru_cache(maxsize=4096)
+def _kind_row(kind: str) -> tuple[int, int]:
+    """One kind's entries of :func:`_kind_tables`: toughness per counter (122.1a, :func:`solver.board.pt_table`)
+    and presence-only (the catalogue)."""
+    return int(pt_table((kind,))[0, 1]), int(default_spec(kind).presence_only)
+
+
 @lru_cache(maxsize=1024)
 def _kind_tables(kinds: tuple[str, ...]) -> tuple[IntArray, IntArray, IntArray]:
     """Per kind of a batch: toughness per counter (122.1a), presence-only (the catalogue), and the columns of
     :data:`SPECIAL` (-1 where absent); read-only (copied into each layout: a game's batches share their kinds)."""
     index = {k: i for i, k in enumerate(kinds)}
+    rows = list(map(_kind_row, kinds))  # each kind once per process: a fresh board's tuple is often new
     out = (
-        np.ascontiguousarray(pt_table(kinds)[:, 1]),
-        np.array([default_spec(k).presence_only for k in kinds], dtype=np.int64),
+        np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows)),
+        np.fromiter((row[1] for row in rows), dtype=np.int64, count=len(rows)),
         np.array([index.get(k, -1) for k in SPECIAL], dtype=np.int64),
     )
     for array in out:
