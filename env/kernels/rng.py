@@ -20,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
-__all__ = ["draw_below", "draw_u64", "draw_unit", "seed_states", "seeded_state"]
+__all__ = ["StreamGenerator", "draw_below", "draw_u64", "draw_unit", "seed_states", "seeded_state"]
 
 U64 = npt.NDArray[np.uint64]
 
@@ -79,6 +79,28 @@ def seed_states(states: U64, games: npt.NDArray[np.int64], seeds: list[int]) -> 
     """Seed the streams of ``games`` with ``seeds`` (one each)."""
     for g, seed in zip(games.tolist(), seeds, strict=True):
         states[g] = seeded_state(seed)
+
+
+class StreamGenerator:
+    """A game's stream behind the two methods of :class:`numpy.random.Generator` a Python policy calls.
+
+    ``random()`` is :func:`draw_unit` and ``integers(low, high)`` is ``low + draw_below(high - low)``, the draws
+    the compiled policies make (``env.kernels.game.decide_scripted``): a Python policy given this for a game's
+    stream draws what the compiled policy draws there (``benchmarks.games`` checks its Python-path games so).
+    """
+
+    def __init__(self, seed: int) -> None:
+        self.state = np.array([seeded_state(seed)], dtype=np.uint64)
+
+    def random(self, size: int | None = None) -> float | npt.NDArray[np.float64]:
+        if size is None:
+            return draw_unit(self.state, 0)
+        return np.array([draw_unit(self.state, 0) for _ in range(int(size))], dtype=np.float64)
+
+    def integers(self, low: int, high: int | None = None) -> int:
+        if high is None:
+            low, high = 0, low
+        return int(low) + int(draw_below(self.state, 0, int(high) - int(low)))
 
 
 def _mix_py(z: int) -> int:
