@@ -188,8 +188,9 @@ def test_a_report_follows_no_symlink_planted_in_its_directory(tmp_path: Path) ->
 def _analyze_until_busy(tmp_path: Path, *extra: str) -> subprocess.Popen[bytes]:
     """``analyze`` on a long input, returned once it has written part of its report (bounded: 60 s)."""
     big = tmp_path / "big.jsonl"
-    line = NATIVE.read_text()
-    big.write_text(line * 8000)
+    lines = NATIVE.read_text()
+    # Many games, so that writing their pages takes long enough to be interrupted in (one game per copy).
+    big.write_text("".join(lines.replace('"game":"', f'"game":"copy{k}-') for k in range(8000)))
     process = subprocess.Popen(
         [sys.executable, "-m", "solver", "analyze", str(big), *extra],
         cwd=ROOT,
