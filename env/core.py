@@ -170,6 +170,7 @@ class ProliferateEnv(gym.Env[dict[str, Any], Any]):
         self.action_space: spaces.Space[Any] = action_space(self.agent)
         self.observation_space = observation_space(self.slots, self.n_bits, c_max)
         self._core = LockstepV1(self.settings, self.agent, 1)
+        self._choosing = np.zeros(self.slots, dtype=np.int8)
 
     # ------------------------------------------------------------------ configuration, read-only
     @property
@@ -220,12 +221,18 @@ class ProliferateEnv(gym.Env[dict[str, Any], Any]):
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         super().reset(seed=seed)
         obs, infos = self._core.reset([0], [self.np_random], options)
+        self._choosing = np.zeros(self.slots, dtype=np.int8)  # the render's "last": this decision's slots
         return {key: value[0] for key, value in obs.items()}, infos[0]
 
     def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
-        self._episode().pending()
+        ep = self._episode()
+        ep.pending()
         actions = check_actions(action, self.action_mode, self.n_bits, None)
+        if self.render_mode is not None:
+            self._note_choice(ep, actions[0])
         obs, reward, terminated, truncated, infos = self._core.step([0], actions)
+        if self.render_mode is not None and infos[0]["decision_done"]:
+            ep.last, self._choosing = self._choosing, np.zeros(self.slots, dtype=np.int8)
         return (
             {key: value[0] for key, value in obs.items()},
             float(reward[0]),
@@ -270,6 +277,15 @@ class ProliferateEnv(gym.Env[dict[str, Any], Any]):
         return self._core.action_for(self._episode(), chosen, recipients)
 
     # ------------------------------------------------------------------ internals
+    def _note_choice(self, ep: EpisodeV1, action: npt.NDArray[np.int64]) -> None:
+        """The slots this decision has chosen so far, for the render's "last" column: a subset step's legal bits,
+        a sequential step's legal pick (a pick again takes it back); DONE adds nothing."""
+        mask = self._core.mask(ep)[: self.slots].astype(bool)
+        if self.action_mode == "subset":
+            self._choosing |= (action[: self.slots].astype(bool) & mask).astype(np.int8)
+        elif int(action) < self.slots and mask[int(action)]:
+            self._choosing[int(action)] ^= 1
+
     def _episode(self) -> EpisodeV1:
         return self._core.episode(0)
 

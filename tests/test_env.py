@@ -23,6 +23,7 @@ from env.kernels.state import O_UID
 from env.kernels.tables import SOURCES
 from env.opportunities import SPELLS
 from env.scenarios import CARDS, LEGENDARY, make_permanent, rebuild, sample_scenario
+from env.spaces import N_KINDS
 from solver.board import Effect, Variant
 from solver.brute import enumerate_choices
 from solver.effects import gain
@@ -299,6 +300,36 @@ def test_a_spell_whose_only_target_is_gone_does_not_proliferate() -> None:
 def _minus(board: solver.Board, row: int) -> int:
     column = board.kind_column("-1/-1")
     return int(board.counts[row, column]) if column >= 0 else 0
+
+
+@pytest.mark.parametrize("action_mode", MODES)
+def test_the_render_marks_the_slots_chosen_at_the_last_decision(action_mode: str) -> None:
+    """docs/environments.md: the render's "last" column is what the agent chose at its last decision."""
+    e = make("proliferate/Duel-v1", render_mode="rgb_array", action_mode=action_mode)
+    for seed in range(3, 30):
+        _, info = e.reset(seed=seed)
+        assert not e._episode().last.any()
+        picked: set[int] = set()
+        while True:
+            legal = [int(i) for i in np.flatnonzero(info["action_mask"][: e.slots])]
+            if action_mode == "subset":
+                action: Any = np.zeros(e.n_bits, dtype=np.int8)
+                action[legal[:2]] = 1
+                picked |= set(legal[:2])
+            else:
+                action = legal[0] if legal and not picked else e.done_action
+                picked |= {action} if action < e.slots else set()
+            _, _, term, trunc, info = e.step(action)
+            if info["decision_done"] or term or trunc:
+                break
+        if info["decision_done"] and picked and not (term or trunc):
+            assert set(np.flatnonzero(e._episode().last).tolist()) == picked
+            picture = e.render()
+            cell = picture.shape[0] // e.slots  # each slot a square of cells
+            marks = picture[::cell, (2 + N_KINDS) * cell, 0]
+            assert marks.tolist() == [255 * int(s in picked) for s in range(e.slots)]
+            return
+    pytest.fail("no seed gave a decision that left the game going")
 
 
 @pytest.mark.parametrize("mode", ["ansi", "rgb_array"])
