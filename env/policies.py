@@ -1,4 +1,6 @@
-"""Board policies: how the scripted seats of a game decide their proliferates.
+"""Board policies on a :class:`solver.Board`: the agents', and the Python form of each seat policy the compiled game
+runs (``env.kernels.game.decide_scripted``, tested equal to these in tests/test_env_v1.py and
+tests/test_games_benchmark.py).
 
 A board policy takes a :class:`solver.Board` (the proliferate about to happen) and the
 game's generator, and returns solver matrices.  Every choice goes through
@@ -9,7 +11,7 @@ implicit Two-Headed Giant poison recipients (701.34b).  The agents users act wit
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 import numpy as np
 
@@ -30,7 +32,6 @@ from .decide import decide_boards
 __all__ = [
     "BOARD_POLICIES",
     "BoardPolicy",
-    "decide_each",
     "everything_choice",
     "matrices",
     "noop_choice",
@@ -129,16 +130,3 @@ BOARD_POLICIES: dict[str, BoardPolicy] = {
     "oracle": oracle_choice,
     "everything": everything_choice,
 }
-
-
-def decide_each(
-    policy: BoardPolicy, boards: Sequence[Board], rngs: Sequence[np.random.Generator]
-) -> list[tuple[BoolArray, IntArray]]:
-    """``policy`` on every board, each with its own game's generator; the oracle decides them in one batch.
-
-    A policy that draws from the generator is called board by board, in order, because each
-    game's stream must be consumed exactly as one game alone would consume it.
-    """
-    if policy is oracle_choice:
-        return [(plan.chosen, plan.recipients) for plan in decide_boards(boards)]
-    return [policy(board, rng) for board, rng in zip(boards, rngs, strict=True)]
