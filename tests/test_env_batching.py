@@ -2,9 +2,10 @@
 
 Equality with single envs is :mod:`tests.test_env_vector`'s job; this checks the batching
 itself: one step of a 64-game vector env (regret reward, so each decision's optimum is needed
-too) is one call of the compiled step over every game (:func:`env.kernels.game.step_games_parallel`,
-numba's threads from 64 games) and one compiled observation call (:func:`env.kernels.game.observe`),
-however many of the games finish a decision, end or play other seats' turns.
+too) is one call of the compiled step over every game, which writes their observations too
+(:func:`env.kernels.handle.step_observe_parallel`, numba's threads from 64 games), and one compiled call
+for the games it restarts (:func:`env.kernels.handle.reset_observe`), however many of the games finish a
+decision, end or play other seats' turns; no other observation call.
 """
 
 from __future__ import annotations
@@ -17,21 +18,21 @@ import numpy as np
 import pytest
 
 import env  # noqa: F401  (registers the ids)
-from env.kernels import game as K
+from env.kernels import handle as H
 
 GAMES = 64
 
 
 def _recording(monkeypatch: pytest.MonkeyPatch, name: str, games_at: int) -> list[int]:
-    """Replace ``env.kernels.game.name`` by a wrapper that records how many games each call gets."""
+    """Replace ``env.kernels.handle.name`` by a wrapper that records how many games each call gets."""
     sizes: list[int] = []
-    real: Callable[..., Any] = getattr(K, name)
+    real: Callable[..., Any] = getattr(H, name)
 
     def wrapper(*args: Any) -> Any:
         sizes.append(len(args[games_at]))
         return real(*args)
 
-    monkeypatch.setattr(K, name, wrapper)
+    monkeypatch.setattr(H, name, wrapper)
     return sizes
 
 
@@ -41,16 +42,20 @@ def test_a_vector_step_is_one_compiled_step_and_one_observation_call_for_all_gam
     vec = gym.make_vec("proliferate/Duel-v1", num_envs=GAMES, reward_mode="regret")
     obs, _ = vec.reset(seed=0)
     rng = np.random.default_rng(0)
-    stepped = _recording(monkeypatch, "step_games_parallel", 3)  # (S, T, views, indices, ...)
-    one_thread = _recording(monkeypatch, "step_games", 3)
-    observed = _recording(monkeypatch, "observe", 2)  # (S, views, indices, ...)
+    stepped = _recording(monkeypatch, "step_observe_parallel", 1)  # (handle, indices, actions)
+    one_thread = _recording(monkeypatch, "step_observe", 1)
+    restarted = _recording(monkeypatch, "reset_observe", 1)
+    observed = _recording(monkeypatch, "observe_games", 1)
     ended = np.zeros(GAMES, dtype=bool)
-    for _ in range(4):
+    restarts = 0  # games ended by one of the first three steps, restarted by the next
+    for step in range(4):
         masks = obs["action_mask"].astype(bool)
         obs, _, terminated, truncated, _ = vec.step(masks & (rng.random(masks.shape) < 0.5))
         ended |= terminated | truncated
+        restarts += int((terminated | truncated).sum()) if step < 3 else 0
     assert one_thread == []
     assert len(stepped) == 4 and stepped[0] == GAMES  # later steps: the games not being reset
     assert sum(stepped) >= 4 * GAMES - int(ended.sum()) * 3
-    assert len(observed) <= 8 and observed[0] == GAMES  # the moving games' and the restarted games' views
+    assert len(restarted) <= 3 and sum(restarted) == restarts  # one call per step for the games it restarts
+    assert observed == []
     vec.close()
