@@ -369,13 +369,50 @@ class LockstepV1:
 
         With ``batched`` the infos come as :class:`Columns` (for :meth:`Columns.write`) instead of one dict per game.
         """
-        agent = self.agent
         idx = np.asarray(indices, dtype=np.int64)
         for g in idx.tolist():
             self.episode(g)  # RuntimeError before any reset
         acts = np.ascontiguousarray(actions.reshape(len(idx), -1), dtype=np.int64)
         if not self.engine.step_observe(idx, acts):
             raise ValueError("an action is not a point of the action space")  # the callers check first
+        obs = self._taken(len(idx))
+        rewards, terminated, truncated, columns = self._outcome(idx, obs)
+        return obs, rewards, terminated, truncated, columns.infos() if not batched else columns  # type: ignore[return-value]
+
+    def step_reset(
+        self, moving: npt.NDArray[np.int64], actions: npt.NDArray[np.int64], restart: npt.NDArray[np.int64],
+        rngs: Sequence[np.random.Generator],
+    ) -> tuple[Obs, npt.NDArray[np.float64], npt.NDArray[np.bool_], npt.NDArray[np.bool_], Columns, Columns] | None:  # fmt: skip
+        """A vector env's step of all ``n`` games in one compiled call (:meth:`Engine.step_reset_observe`): the
+        agent's step in the games ``moving`` (``actions`` has a row per game, int64), a new episode in the games
+        ``restart`` (seeded by one draw from each of ``rngs``).  Every game's observation (new arrays), the moving
+        games' rewards, terminated, truncated and infos, the restarted games' infos; None (nothing changed) if an
+        action is not a point of the action space."""
+        for g in moving.tolist():
+            self.episode(g)  # RuntimeError before any reset
+        seeds = [int(rng.integers(0, 2**63)) for rng in rngs]
+        ok, status = self.engine.step_reset_observe(moving, actions, restart, seeds)
+        if not ok:
+            return None
+        if (status != K.AGENT).any():
+            raise RuntimeError("the episode ended before the agent's first decision")
+        obs = dict(zip(self._keys, [buffer.copy() for buffer in self.engine.obs], strict=True))
+        rewards, terminated, truncated, columns = self._outcome(moving, {"action_mask": obs["action_mask"][moving]})
+        for g in restart.tolist():
+            self.episodes[g] = EpisodeV1(self, g)
+            self.decision_key[g] += 1
+        k = len(restart)
+        zero = np.zeros(k, dtype=np.int64)
+        _, fresh = self._columns(restart, {"action_mask": obs["action_mask"][restart]}, zero, None,
+                                 np.zeros(k, dtype=np.bool_), zero)  # fmt: skip
+        return obs, rewards, terminated, truncated, columns, fresh
+
+    def _outcome(
+        self, idx: npt.NDArray[np.int64], obs: Obs
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_], npt.NDArray[np.bool_], Columns]:
+        """The rewards, terminated, truncated and infos of the games ``idx`` just stepped (the step's outputs'
+        rows ``0 .. len(idx) - 1``; ``obs`` their observations)."""
+        agent = self.agent
         k = len(idx)
         out_f, out_i = self.engine.out_f[:k], self.engine.out_i[:k]
         rewards = out_f[:, 0].copy()
@@ -407,8 +444,8 @@ class LockstepV1:
                 "delta" if agent.reward_mode == "delta" else agent.reward_mode
             ]
             rewards[finished] += paid[finished]
-        obs, columns = self._columns(idx, self._taken(k), out_i[:, 0], terms, done, results)
-        return obs, rewards, terminated, truncated, columns.infos() if not batched else columns  # type: ignore[return-value]
+        _, columns = self._columns(idx, obs, out_i[:, 0], terms, done, results)
+        return rewards, terminated, truncated, columns
 
     def step_single(self, acts: npt.NDArray[np.int64]) -> tuple[Obs, float, bool, bool, Info] | None:
         """:meth:`step` of game 0 alone, as the single env returns it (one dict, scalars, the observation's rows):

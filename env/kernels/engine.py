@@ -172,19 +172,48 @@ class Engine:
         if handed == BAD_ACTION:
             return False
         if handed:
-            k = len(indices)
-            out_i = self.out_i[:k]
-            status = out_i[:, 2]
-            handed_at = np.flatnonzero(status == K.PYTHON)
-            self._python_decisions(indices, status)
-            a = self.arrays
-            for j in handed_at.tolist():
-                g = int(indices[j])
-                out_i[j, 3] = K.result_of(a.seat[g], a.game[g])
-                self.over[g] = status[j] != K.AGENT
-                self.decision_key[g] += 1
+            self._hand_over(indices)
             H.observe_games(self.handle, indices)
         return True
+
+    def step_reset_observe(
+        self, moving: npt.NDArray[np.int64], actions: npt.NDArray[np.int64], restart: npt.NDArray[np.int64],
+        seeds: Sequence[int],
+    ) -> tuple[bool, npt.NDArray[np.int64]]:  # fmt: skip
+        """A vector step in one compiled call: :meth:`step` of the games ``moving`` (row ``g`` of ``actions`` for
+        game ``g``, the outputs' row ``j`` for ``moving[j]``), :meth:`reset` of the games ``restart`` (sampled,
+        seeded with ``seeds``), then every game's observation into :attr:`obs` (row ``g``).  False (nothing
+        changed) if an action is not a point of the action space; the restarted games' statuses."""
+        a = self.arrays
+        for g in restart.tolist():
+            a.seat_ids[g], a.team_names[g] = self._seat_ids, self._team_names
+        states = np.array([seeded_state(seed) for seed in seeds], dtype=np.uint64)
+        status = np.zeros(len(restart), dtype=np.int64)
+        kernel = H.vector_step_parallel if self.threads else H.vector_step
+        handed = kernel(self.handle, moving, actions, restart, states, self.pool, self.teams, status)
+        if handed == BAD_ACTION:
+            return False, status
+        if handed:
+            self._hand_over(moving)
+        if handed or (status == K.PYTHON).any():
+            self._python_decisions(restart, status)
+            H.observe_games(self.handle, np.arange(self.n, dtype=np.int64))
+        return True, status
+
+    def _hand_over(self, indices: npt.NDArray[np.int64]) -> None:
+        """The decisions the compiled step handed to a Python seat (status :data:`K.PYTHON`): made, then the games'
+        episode state as :func:`~env.kernels.handle.step_observe` leaves it for the others."""
+        k = len(indices)
+        out_i = self.out_i[:k]
+        status = out_i[:, 2]
+        handed_at = np.flatnonzero(status == K.PYTHON)
+        self._python_decisions(indices, status)
+        a = self.arrays
+        for j in handed_at.tolist():
+            g = int(indices[j])
+            out_i[j, 3] = K.result_of(a.seat[g], a.game[g])
+            self.over[g] = status[j] != K.AGENT
+            self.decision_key[g] += 1
 
     def observe(self, indices: npt.NDArray[np.int64]) -> None:
         """The observations of ``indices`` into :attr:`obs` (row ``j``)."""

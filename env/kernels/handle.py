@@ -38,6 +38,8 @@ __all__ = [
     "reset_observe",
     "step_observe",
     "step_observe_parallel",
+    "vector_step",
+    "vector_step_parallel",
 ]
 
 #: What a step entry returns when an action is not a point of the action space (nothing has changed).
@@ -102,23 +104,26 @@ def _bad(h: Handle, actions: np.ndarray) -> bool:
 
 
 @njit(cache=True)
-def _finish(h: Handle, games: np.ndarray) -> int:
-    """After the games' steps: each completed decision's episode state, then their observations; the number of
-    games a Python seat must decide (their observations are left to the caller)."""
+def _completed(h: Handle, games: np.ndarray) -> int:
+    """After the games' steps: each completed decision's episode state (over, decision key); the number of games a
+    Python seat must decide (left to the caller)."""
     out_i, over, key = h.out_i, h.over, h.decision_key
-    k = len(games)
     handed = 0
-    done = np.empty(k, dtype=np.bool_)
-    for j in range(k):
+    for j in range(len(games)):
         g = games[j]
         if out_i[j, 2] == PYTHON:
             handed += 1
         elif out_i[j, 1] != 0:
             over[g] = out_i[j, 2] != AGENT
             key[g] += 1
-        done[j] = over[g]
-    flags = h.flags
-    observe(h.S, h.V, games, done, flags[H_HORIZON], flags[H_SEQUENTIAL] == 1, h.one_hot, h.obs)
+    return handed
+
+
+@njit(cache=True)
+def _finish(h: Handle, games: np.ndarray) -> int:
+    """:func:`_completed`, then the games' observations (row ``j`` is ``games[j]``)."""
+    handed = _completed(h, games)
+    observe_games(h, games)
     return handed
 
 
@@ -136,17 +141,42 @@ def step_observe(h: Handle, games: np.ndarray, actions: np.ndarray) -> int:
     return _finish(h, games)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def step_observe_parallel(h: Handle, games: np.ndarray, actions: np.ndarray) -> int:
     """:func:`step_observe` with the games' steps over numba's threads (each game's work and draws are its own,
     so the results are those of one thread)."""
     if _bad(h, actions):
         return BAD_ACTION
-    S, T, V, out_f, out_i = h.S, h.T, h.V, h.out_f, h.out_i
-    want_value, want_regret = h.flags[H_VALUE] == 1, h.flags[H_REGRET] == 1
-    for j in prange(len(games)):
-        step_one(S, T, V, games[j], actions[j], out_f[j], out_i[j], want_value, want_regret)
+    flags = h.flags
+    _steps_parallel(h.S, h.T, h.V, games, actions, h.out_f, h.out_i, flags[H_VALUE] == 1, flags[H_REGRET] == 1, False)
     return _finish(h, games)
+
+
+@njit(cache=True, parallel=True)
+def _steps_parallel(
+    S: tuple, T: tuple, V: tuple, games: np.ndarray, actions: np.ndarray, out_f: np.ndarray, out_i: np.ndarray,  # type: ignore[type-arg]
+    want_value: bool, want_regret: bool, by_game: bool,
+) -> None:  # fmt: skip
+    """:func:`~env.kernels.game.step_one` of each game of ``games`` over numba's threads, its action row
+    ``games[j]`` (``by_game``) or ``j``, its outputs row ``j``.  The parallel loops take plain arrays, never the
+    handle (a structref inside numba's parallel region crashed when loaded from the cache)."""
+    for j in prange(len(games)):
+        g = games[j]
+        step_one(S, T, V, g, actions[g] if by_game else actions[j], out_f[j], out_i[j], want_value, want_regret)
+
+
+@njit(cache=True, parallel=True)
+def _restarts_parallel(
+    S: tuple, T: tuple, V: tuple, games: np.ndarray, states: np.ndarray, pool: np.ndarray, teams: np.ndarray,  # type: ignore[type-arg]
+    status: np.ndarray, over: np.ndarray,
+) -> None:  # fmt: skip
+    """:func:`_restart` over numba's threads (plain arrays, as :func:`_steps_parallel`)."""
+    rng = S[11]
+    for j in prange(len(games)):
+        g = games[j]
+        rng[g] = states[j]
+        status[j] = reset_one(S, T, V, g, pool, teams, False)
+        over[g] = False
 
 
 @njit(cache=True)
@@ -175,3 +205,56 @@ def observe_games(h: Handle, games: np.ndarray) -> None:
         done[j] = h.over[games[j]]
     flags = h.flags
     observe(h.S, h.V, games, done, flags[H_HORIZON], flags[H_SEQUENTIAL] == 1, h.one_hot, h.obs)
+
+
+@njit(cache=True)
+def _restart(
+    h: Handle, games: np.ndarray, states: np.ndarray, pool: np.ndarray, teams: np.ndarray, status: np.ndarray
+) -> None:
+    """Start a sampled game in each of ``games`` (:func:`reset_observe` without the observations)."""
+    S, T, V = h.S, h.T, h.V
+    rng = S[11]
+    for j in range(len(games)):
+        rng[games[j]] = states[j]
+        status[j] = reset_one(S, T, V, games[j], pool, teams, False)
+        h.over[games[j]] = False
+
+
+@njit(cache=True)
+def vector_step(
+    h: Handle, moving: np.ndarray, actions: np.ndarray, restart: np.ndarray, states: np.ndarray, pool: np.ndarray,
+    teams: np.ndarray, status: np.ndarray,
+) -> int:  # fmt: skip
+    """A vector env's step in one call: the agent's step in each game of ``moving`` (row ``moving[j]`` of
+    ``actions``, the outputs' row ``j``), a new game in each of ``restart`` (``restart[j]``'s stream at
+    ``states[j]``, its status into ``status[j]``), then every game's observation into row ``g`` of the buffers;
+    :data:`BAD_ACTION` (nothing changed) if any row of ``actions`` is not a point of the action space, else the
+    number of moving games handed to a Python seat."""
+    if _bad(h, actions):
+        return BAD_ACTION
+    S, T, V, out_f, out_i = h.S, h.T, h.V, h.out_f, h.out_i
+    want_value, want_regret = h.flags[H_VALUE] == 1, h.flags[H_REGRET] == 1
+    for j in range(len(moving)):
+        g = moving[j]
+        step_one(S, T, V, g, actions[g], out_f[j], out_i[j], want_value, want_regret)
+    handed = _completed(h, moving)
+    _restart(h, restart, states, pool, teams, status)
+    observe_games(h, np.arange(h.over.shape[0]))
+    return handed
+
+
+@njit(cache=True)
+def vector_step_parallel(
+    h: Handle, moving: np.ndarray, actions: np.ndarray, restart: np.ndarray, states: np.ndarray, pool: np.ndarray,
+    teams: np.ndarray, status: np.ndarray,
+) -> int:  # fmt: skip
+    """:func:`vector_step` with the games' steps and restarts over numba's threads (each game's work and draws are
+    its own, so the results are those of one thread)."""
+    if _bad(h, actions):
+        return BAD_ACTION
+    S, T, V, flags = h.S, h.T, h.V, h.flags
+    _steps_parallel(S, T, V, moving, actions, h.out_f, h.out_i, flags[H_VALUE] == 1, flags[H_REGRET] == 1, True)
+    handed = _completed(h, moving)
+    _restarts_parallel(S, T, V, restart, states, pool, teams, status, h.over)
+    observe_games(h, np.arange(h.over.shape[0]))
+    return handed
