@@ -174,6 +174,10 @@ class Columns:
             _put(batched, "game_result", everyone[ended], [_RESULTS[r] for r in self.result if r], n)
 
 
+#: What :meth:`LockstepV1.step_reset` returns: observations, rewards, terminated, truncated, infos, reset infos.
+VectorStep = tuple[Obs, npt.NDArray[np.float64], npt.NDArray[np.bool_], npt.NDArray[np.bool_], "Columns", "Columns"]
+
+
 def _put(batched: dict[str, Any], key: str, where: npt.NDArray[np.int64], values: Any, n: int) -> None:
     """``batched[key][where] = values`` and its ``_key`` mask, the array made as ``_add_info`` makes it (typed by
     the first value; a dict value is a nested dict, kept as it is)."""
@@ -380,9 +384,12 @@ class LockstepV1:
         return obs, rewards, terminated, truncated, columns.infos() if not batched else columns  # type: ignore[return-value]
 
     def step_reset(
-        self, moving: npt.NDArray[np.int64], actions: npt.NDArray[np.int64], restart: npt.NDArray[np.int64],
+        self,
+        moving: npt.NDArray[np.int64],
+        actions: npt.NDArray[np.int64],
+        restart: npt.NDArray[np.int64],
         rngs: Sequence[np.random.Generator],
-    ) -> tuple[Obs, npt.NDArray[np.float64], npt.NDArray[np.bool_], npt.NDArray[np.bool_], Columns, Columns] | None:  # fmt: skip
+    ) -> VectorStep | None:
         """A vector env's step of all ``n`` games in one compiled call (:meth:`Engine.step_reset_observe`): the
         agent's step in the games ``moving`` (``actions`` has a row per game, int64), a new episode in the games
         ``restart`` (seeded by one draw from each of ``rngs``).  Every game's observation (new arrays), the moving

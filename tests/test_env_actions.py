@@ -203,7 +203,7 @@ def test_a_vector_step_with_one_bad_row_raises_and_changes_no_game(mode: str) ->
     vecs = [gym.make_vec("proliferate/Duel-v1", num_envs=n, action_mode=mode) for _ in range(2)]
     for vec in vecs:
         vec.reset(seed=3)
-    width = vecs[0].action_space.shape
+    width: tuple[int, ...] = vecs[0].action_space.shape or (n,)
     bad = np.zeros(width, dtype=np.int64) if mode == "subset" else np.full(n, 32, dtype=np.int64)
     if mode == "subset":
         bad[7, 3] = 2

@@ -157,7 +157,7 @@ class Engine:
             H.reset_observe(self.handle, games, states, self.pool, self.teams, board is not None, status)
         else:
             K.reset_games(self.S, self.T, self.views, games, states, self.pool, self.teams, board is not None, status)
-        if (status == K.PYTHON).any():
+        if self.python_opponent is not None and (status == K.PYTHON).any():  # only a callable opponent hands over
             self._python_decisions(indices, status)
             if observe:
                 H.observe_games(self.handle, games)
