@@ -147,6 +147,11 @@ class Layout:
     special: IntArray
     policy_scores: np.ndarray  # win, draw, loss, game weight
     saga_chapter: int
+    # the tables the per-board, per-row and per-threshold fields above are rows of (one argument each for
+    # :func:`solver.kernels.exact.decide_arrays`: a compiled call's dispatch costs per argument)
+    numbers: IntArray  # (len(NUMBER_FIELDS), n_boards): :data:`solver.board.NUMBER_FIELDS` per board
+    ints: IntArray  # (len(ROW_FIELDS), n_rows): :data:`solver.board.ROW_FIELDS` per row
+    thresholds: IntArray  # (len(THRESHOLD_FIELDS), n_thresholds)
 
 
 def _milli(x: np.ndarray | float) -> np.ndarray:
@@ -496,6 +501,9 @@ def with_policy(joined: Joined, policy: Policy) -> Layout:
         special=special.copy(),
         policy_scores=np.array([policy.win, policy.draw, policy.loss, policy.game_weight], dtype=np.float64),
         saga_chapter=round(1000.0 * policy.saga_chapter),
+        numbers=per_board,
+        ints=ints,
+        thresholds=thr,
     )
     return layout
 
