@@ -243,7 +243,14 @@ def decide_many(boards: Iterable[BoardLike], policy: PolicyLike = None, *, sense
         decided, spans = _decide(items, policy, sense, shared.layout(policy))
         shared.keep_spans(policy, spans)
         return decided
-    parts = [_decide(items[i : i + CHUNK], policy, sense)[0] for i in range(0, len(items), CHUNK)]
+    parts = []
+    for i in range(0, len(items), CHUNK):
+        # ``layout`` still holds the chunk before's while this one is built: its tables are then let go as a
+        # free block below this chunk's, which the next chunk reuses, where letting them go first leaves a
+        # free top of the heap that glibc gives back to the system (above its trim threshold) and the next
+        # chunk faults its megabytes in again (benchmarks/README.md, "The compiled core").
+        layout = kernels.stack(items[i : i + CHUNK], policy)
+        parts.append(_decide(items[i : i + CHUNK], policy, sense, layout)[0])
     if not parts:
         empty = np.zeros(0, dtype=np.int64)
         return BatchDecisions(
