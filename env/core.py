@@ -171,6 +171,8 @@ class ProliferateEnv(gym.Env[dict[str, Any], Any]):
         self.observation_space = observation_space(self.slots, self.n_bits, c_max)
         self._core = LockstepV1(self.settings, self.agent, 1)
         self._choosing = np.zeros(self.slots, dtype=np.int8)
+        self._shape = (self.n_bits,)
+        self._action = np.zeros((1, self.n_bits if action_mode == "subset" else 1), dtype=np.int64)
 
     # ------------------------------------------------------------------ configuration, read-only
     @property
@@ -220,26 +222,40 @@ class ProliferateEnv(gym.Env[dict[str, Any], Any]):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         super().reset(seed=seed)
-        obs, infos = self._core.reset([0], [self.np_random], options)
+        obs, info = self._core.reset_single(self.np_random, options)
         self._choosing = np.zeros(self.slots, dtype=np.int8)  # the render's "last": this decision's slots
-        return {key: value[0] for key, value in obs.items()}, infos[0]
+        return obs, info
 
     def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        core = self._core
         ep = self._episode()
         ep.pending()
-        actions = check_actions(action, self.action_mode, self.n_bits, None)
         if self.render_mode is not None:
-            self._note_choice(ep, actions[0])
-        obs, reward, terminated, truncated, infos = self._core.step([0], actions)
-        if self.render_mode is not None and infos[0]["decision_done"]:
+            actions = check_actions(action, self.action_mode, self.n_bits, None).reshape(1, -1)
+            self._note_choice(ep, actions[0] if self.action_mode == "subset" else actions[0, 0])
+        else:
+            actions = self._fast_action(action)
+        stepped = core.step_single(actions)
+        if stepped is None:  # not a point of the action space: nothing changed, check_actions says why
+            check_actions(action, self.action_mode, self.n_bits, None)
+            raise ValueError(f"{action!r} is not a point of the action space {self.action_space}")
+        if self.render_mode is not None and stepped[4]["decision_done"]:
             ep.last, self._choosing = self._choosing, np.zeros(self.slots, dtype=np.int8)
-        return (
-            {key: value[0] for key, value in obs.items()},
-            float(reward[0]),
-            bool(terminated[0]),
-            bool(truncated[0]),
-            infos[0],
-        )
+        return stepped
+
+    def _fast_action(self, action: Any) -> npt.NDArray[np.int64]:
+        """The action as the compiled step takes it, shape ``(1, width)``: an integer array of the subset's shape
+        (or an ``int`` index) is cast into a buffer whose values the compiled step checks before anything changes;
+        anything else goes through :func:`env.actions.check_actions`."""
+        buffer = self._action
+        if self.action_mode == "subset":
+            if type(action) is np.ndarray and action.shape == self._shape and action.dtype.kind in "biu":
+                buffer[0] = action
+                return buffer
+        elif type(action) is int and 0 <= action < self.n_bits:
+            buffer[0, 0] = action
+            return buffer
+        return check_actions(action, self.action_mode, self.n_bits, None).reshape(1, -1)
 
     def render(self) -> Any:
         ep = self._core.episodes[0]

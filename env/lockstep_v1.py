@@ -30,7 +30,7 @@ from .kernels.state import G_OVER, G_PROUND, G_PSAC, G_PSEAT, G_PSRC, G_PTARGET,
 from .kernels.tables import SOURCES
 from .opportunities import Opportunity
 from .scenarios import start_life
-from .spaces import MAX_ROUNDS, N_GLOBALS, View
+from .spaces import MAX_ROUNDS, View
 
 __all__ = ["EpisodeV1", "Info", "LockstepV1", "Obs", "given_board"]
 
@@ -174,6 +174,10 @@ class Columns:
             _put(batched, "game_result", everyone[ended], [_RESULTS[r] for r in self.result if r], n)
 
 
+#: What :meth:`LockstepV1.step_reset` returns: observations, rewards, terminated, truncated, infos, reset infos.
+VectorStep = tuple[Obs, npt.NDArray[np.float64], npt.NDArray[np.bool_], npt.NDArray[np.bool_], "Columns", "Columns"]
+
+
 def _put(batched: dict[str, Any], key: str, where: npt.NDArray[np.int64], values: Any, n: int) -> None:
     """``batched[key][where] = values`` and its ``_key`` mask, the array made as ``_add_info`` makes it (typed by
     the first value; a dict value is a nested dict, kept as it is)."""
@@ -307,11 +311,15 @@ class LockstepV1:
         self.slots = config.slots
         self.engine = Engine(config, agent, n)
         self.episodes: list[EpisodeV1 | None] = [None] * n
-        self.over = np.zeros(n, dtype=np.bool_)
-        self.decision_key = np.zeros(n, dtype=np.int64)
-        self._one_hot = np.zeros(3, dtype=np.float32)
-        self._one_hot[int(self.engine.tables.ints[28])] = 1.0  # I_VARIANT
+        self.over = self.engine.over  # per game: the episode is over (the compiled step sets it)
+        self.decision_key = self.engine.decision_key  # per game: bumped when a decision completes
         self._opportunities: dict[int, tuple[int, dict[str, Any]]] = {}
+        self._opportunity_infos: dict[tuple[Any, ...], dict[str, Any]] = {}
+        self._keys = tuple(self.engine.obs_layout)
+        self._rows0 = tuple(buffer[0] for buffer in self.engine.obs)  # the single env's rows of the buffers
+        self._game0 = np.zeros(1, dtype=np.int64)
+        self._want_value = agent.reward_mode != "terminal" or agent.oracle_in_info
+        self._want_regret = agent.reward_mode == "regret" or agent.oracle_in_info
 
     def episode(self, i: int) -> EpisodeV1:
         ep = self.episodes[i]
@@ -330,12 +338,11 @@ class LockstepV1:
         board = self._given_board(given) if given is not None else None
         seeds = [int(rng.integers(0, 2**63)) for rng in rngs]
         idx = list(indices)
-        status = self.engine.reset(idx, seeds, board)
+        status = self.engine.reset(idx, seeds, board, observe=True)
         if (status != K.AGENT).any():
             raise RuntimeError("the episode ended before the agent's first decision")
         for g in idx:
             self.episodes[g] = EpisodeV1(self, g)
-            self.over[g] = False
             self.decision_key[g] += 1
         k = len(idx)
         zero = np.zeros(k, dtype=np.int64)
@@ -366,13 +373,55 @@ class LockstepV1:
 
         With ``batched`` the infos come as :class:`Columns` (for :meth:`Columns.write`) instead of one dict per game.
         """
-        agent = self.agent
         idx = np.asarray(indices, dtype=np.int64)
         for g in idx.tolist():
             self.episode(g)  # RuntimeError before any reset
         acts = np.ascontiguousarray(actions.reshape(len(idx), -1), dtype=np.int64)
-        out_f, out_i = self.engine.step(idx, acts)
+        if not self.engine.step_observe(idx, acts):
+            raise ValueError("an action is not a point of the action space")  # the callers check first
+        obs = self._taken(len(idx))
+        rewards, terminated, truncated, columns = self._outcome(idx, obs)
+        return obs, rewards, terminated, truncated, columns.infos() if not batched else columns  # type: ignore[return-value]
+
+    def step_reset(
+        self,
+        moving: npt.NDArray[np.int64],
+        actions: npt.NDArray[np.int64],
+        restart: npt.NDArray[np.int64],
+        rngs: Sequence[np.random.Generator],
+    ) -> VectorStep | None:
+        """A vector env's step of all ``n`` games in one compiled call (:meth:`Engine.step_reset_observe`): the
+        agent's step in the games ``moving`` (``actions`` has a row per game, int64), a new episode in the games
+        ``restart`` (seeded by one draw from each of ``rngs``).  Every game's observation (new arrays), the moving
+        games' rewards, terminated, truncated and infos, the restarted games' infos; None (nothing changed) if an
+        action is not a point of the action space."""
+        for g in moving.tolist():
+            self.episode(g)  # RuntimeError before any reset
+        seeds = [int(rng.integers(0, 2**63)) for rng in rngs]
+        ok, status = self.engine.step_reset_observe(moving, actions, restart, seeds)
+        if not ok:
+            return None
+        if (status != K.AGENT).any():
+            raise RuntimeError("the episode ended before the agent's first decision")
+        obs = dict(zip(self._keys, [buffer.copy() for buffer in self.engine.obs], strict=True))
+        rewards, terminated, truncated, columns = self._outcome(moving, {"action_mask": obs["action_mask"][moving]})
+        for g in restart.tolist():
+            self.episodes[g] = EpisodeV1(self, g)
+            self.decision_key[g] += 1
+        k = len(restart)
+        zero = np.zeros(k, dtype=np.int64)
+        _, fresh = self._columns(restart, {"action_mask": obs["action_mask"][restart]}, zero, None,
+                                 np.zeros(k, dtype=np.bool_), zero)  # fmt: skip
+        return obs, rewards, terminated, truncated, columns, fresh
+
+    def _outcome(
+        self, idx: npt.NDArray[np.int64], obs: Obs
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_], npt.NDArray[np.bool_], Columns]:
+        """The rewards, terminated, truncated and infos of the games ``idx`` just stepped (the step's outputs'
+        rows ``0 .. len(idx) - 1``; ``obs`` their observations)."""
+        agent = self.agent
         k = len(idx)
+        out_f, out_i = self.engine.out_f[:k], self.engine.out_i[:k]
         rewards = out_f[:, 0].copy()
         terminated = np.zeros(k, dtype=np.bool_)
         truncated = np.zeros(k, dtype=np.bool_)
@@ -390,22 +439,80 @@ class LockstepV1:
                 end[:] = True
             terminated[finished] = end
             truncated[finished] = (game[games, G_TRUNC] != 0) & ~end
-            self.over[games] = out_i[finished, 2] != K.AGENT
-            self.decision_key[games] += 1
             terms.finished[finished] = True
             terms.terminal[finished] = _TERMINAL_OF[results[finished]]
-            if agent.reward_mode != "terminal" or agent.oracle_in_info:
+            if self._want_value:
                 terms.has_delta[finished] = True
                 terms.delta[finished] = out_f[finished, 1]
-            if agent.reward_mode == "regret" or agent.oracle_in_info:
+            if self._want_regret:
                 terms.has_regret[finished] = True
                 terms.regret[finished] = out_f[finished, 2]
             paid = {"delta": terms.delta, "regret": terms.regret, "terminal": terms.terminal}[
                 "delta" if agent.reward_mode == "delta" else agent.reward_mode
             ]
             rewards[finished] += paid[finished]
-        obs, columns = self._observe(idx, out_i[:, 0], terms, done, results)
-        return obs, rewards, terminated, truncated, columns.infos() if not batched else columns  # type: ignore[return-value]
+        _, columns = self._columns(idx, obs, out_i[:, 0], terms, done, results)
+        return rewards, terminated, truncated, columns
+
+    def step_single(self, acts: npt.NDArray[np.int64]) -> tuple[Obs, float, bool, bool, Info] | None:
+        """:meth:`step` of game 0 alone, as the single env returns it (one dict, scalars, the observation's rows):
+        the same compiled entry and the same values, without the batch's arrays; None (nothing changed) if the
+        action (``acts``, shape ``(1, width)``) is not a point of the action space."""
+        engine, agent = self.engine, self.agent
+        if self.episodes[0] is None:
+            raise RuntimeError("call reset() before step()")
+        if not engine.step_observe(self._game0, acts):
+            return None
+        penalty, delta, regret, _ = engine.out_f[0].tolist()
+        illegal, done, _, result = engine.out_i[0].tolist()
+        reward, terminated, truncated = penalty, False, False
+        reward_terms: Info = {"illegal": penalty}
+        if done:
+            end = result != 0 or agent.bandit
+            terminated = end
+            truncated = not end and bool(engine.arrays.game[0, G_TRUNC])
+            if self._want_value:
+                reward_terms["delta"] = delta
+            if self._want_regret:
+                reward_terms["regret"] = regret
+            terminal = _TERMINAL[result] if result else 0.0
+            reward_terms["terminal"] = terminal
+            mode = agent.reward_mode
+            reward += delta if mode == "delta" else regret if mode == "regret" else terminal
+        else:
+            result = 0
+        obs, info = self._single(illegal, reward_terms, bool(done), result)
+        return obs, reward, terminated, truncated, info
+
+    def reset_single(self, rng: np.random.Generator, options: dict[str, Any] | None) -> tuple[Obs, Info]:
+        """:meth:`reset` of game 0 alone, as the single env returns it (the observation's rows, one dict)."""
+        given = (options or {}).get("board")
+        board = self._given_board(given) if given is not None else None
+        status = self.engine.reset([0], [int(rng.integers(0, 2**63))], board, observe=True)
+        if status[0] != K.AGENT:
+            raise RuntimeError("the episode ended before the agent's first decision")
+        self.episodes[0] = EpisodeV1(self, 0)
+        self.decision_key[0] += 1
+        return self._single(0, {}, False, 0)
+
+    def _single(self, illegal: int, reward_terms: Info, done: bool, result: int) -> tuple[Obs, Info]:
+        """Game 0's observation (new arrays from the buffers' rows) and info dict, as :meth:`Columns.infos`
+        makes them."""
+        obs = dict(zip(self._keys, [row.copy() for row in self._rows0], strict=True))
+        info: Info = {
+            "illegal_bits": illegal,
+            "reward_terms": reward_terms,
+            "decision_done": done,
+            "action_mask": obs["action_mask"].copy(),
+        }
+        if not self.over[0]:
+            info["opportunity"] = dict(self._opportunities_of(0))
+            info["round"] = int(self.engine.arrays.game[0, G_PROUND])
+            if self.agent.oracle_in_info:
+                info["oracle_action"], info["oracle_value"] = self._oracle(0)
+        if result:
+            info["game_result"] = _RESULTS[result]
+        return obs, info
 
     # ------------------------------------------------------------------ masks and observations
     def _masks(self, idx: npt.NDArray[np.int64]) -> npt.NDArray[np.int8]:
@@ -418,37 +525,25 @@ class LockstepV1:
 
     def _arrays(self, idx: npt.NDArray[np.int64]) -> Obs:
         """The observations of the games ``idx``: new arrays, filled by one compiled call (:func:`K.observe`)."""
-        k = len(idx)
-        obs: Obs = {key: np.empty((k, *shape), dtype=dtype) for key, (shape, dtype) in self._layout.items()}
-        K.observe(
-            self.engine.S, self.engine.views, idx, self.over[idx], self.config.horizon,
-            self.agent.action_mode == "sequential", self._one_hot, tuple(obs.values()),
-        )  # fmt: skip
-        return obs
+        self.engine.observe(idx)
+        return self._taken(len(idx))
 
-    @cached_property
-    def _layout(self) -> dict[str, tuple[tuple[int, ...], Any]]:
-        """Each observation key's per-game shape and dtype, in :func:`K.observe`'s order."""
-        s, V = self.slots, self.engine.views
-        return {
-            "counters": (V[1].shape[1:], V[1].dtype),
-            "kind": ((s,), V[2].dtype),
-            "relation": ((s,), V[3].dtype),
-            "stats": (V[4].shape[1:], V[4].dtype),
-            "present": ((s,), V[5].dtype),
-            "eligible": ((s,), V[6].dtype),
-            "times": ((s,), np.dtype(np.int8)),
-            "picked": ((s,), np.dtype(np.int8)),
-            "action_mask": ((self.agent.n_bits,), np.dtype(np.int8)),
-            "globals": ((N_GLOBALS,), np.dtype(np.float32)),
-        }
+    def _taken(self, k: int) -> Obs:
+        """New arrays: the first ``k`` rows of the observation buffers (the compiled entries wrote them)."""
+        return dict(zip(self._keys, [buffer[:k].copy() for buffer in self.engine.obs], strict=True))
 
     def _observe(
         self, idx: npt.NDArray[np.int64], illegal: npt.NDArray[np.int64], terms: Terms | None,
         decision_done: npt.NDArray[np.bool_], results: npt.NDArray[np.int64],
     ) -> tuple[Obs, Columns]:  # fmt: skip
-        """Observations (fresh arrays) and the infos of the games ``idx`` (``terms`` None: a reset's, no terms)."""
-        obs = self._arrays(idx)
+        """Observations (fresh arrays, from the buffers the last compiled entry wrote for ``idx``) and the infos of
+        the games ``idx`` (``terms`` None: a reset's, no terms)."""
+        return self._columns(idx, self._taken(len(idx)), illegal, terms, decision_done, results)
+
+    def _columns(
+        self, idx: npt.NDArray[np.int64], obs: Obs, illegal: npt.NDArray[np.int64], terms: Terms | None,
+        decision_done: npt.NDArray[np.bool_], results: npt.NDArray[np.int64],
+    ) -> tuple[Obs, Columns]:  # fmt: skip
         over = self.over[idx]
         masks = obs["action_mask"].copy()  # info["action_mask"]: the observation's, DONE = 1 once over too
         live = (~over).tolist()
@@ -458,22 +553,29 @@ class LockstepV1:
             self.engine.arrays.game[idx, G_PROUND].tolist(), results.tolist(),
         )  # fmt: skip
         if self.agent.oracle_in_info:
-            columns.oracle = []
-            for g, ok in zip(idx.tolist(), live, strict=True):
-                if not ok:
-                    columns.oracle.append(None)
-                    continue
-                plan = self.episode(g).pending().optimum
-                action = self.action_for(self.episode(g), plan.chosen, plan.recipients)
-                columns.oracle.append((action, plan.value / MILLI))
+            columns.oracle = [self._oracle(g) if ok else None for g, ok in zip(idx.tolist(), live, strict=True)]
         return obs, columns
 
+    def _oracle(self, g: int) -> tuple[Any, float]:
+        """``info["oracle_action"]`` and ``info["oracle_value"]`` of game ``g``'s decision now."""
+        plan = self.episode(g).pending().optimum
+        return self.action_for(self.episode(g), plan.chosen, plan.recipients), plan.value / MILLI
+
     def _opportunities_of(self, g: int) -> dict[str, Any]:
-        """``info["opportunity"]`` of game ``g``'s decision, made once per decision (not to be changed: copy it)."""
+        """``info["opportunity"]`` of game ``g``'s decision, made once per decision (not to be changed: copy it);
+        equal opportunities (seat, source, target, sacrifice) share one dict."""
         key = int(self.decision_key[g])
         cached = self._opportunities.get(g)
         if cached is None or cached[0] != key:
-            cached = self._opportunities[g] = (key, self.opportunity(g).to_info())
+            a = self.engine.arrays
+            seat, src, target, sac = a.game[g, G_PSEAT : G_PSAC + 1].tolist()
+            same = (a.seat_ids[g], seat, src, target, sac)
+            info = self._opportunity_infos.get(same)
+            if info is None:
+                if len(self._opportunity_infos) >= 4096:
+                    self._opportunity_infos.clear()
+                info = self._opportunity_infos[same] = self.opportunity(g).to_info()
+            cached = self._opportunities[g] = (key, info)
         return cached[1]
 
     def opportunity(self, g: int) -> Opportunity:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -27,7 +27,7 @@ from .config import ActionMode, AgentConfig, EnvConfig, Opponent, RewardMode, wh
 from .core import action_space
 from .events import EventParams
 from .infos import batch_infos
-from .lockstep_v1 import Columns, Info, LockstepV1, Obs, PendingV1
+from .lockstep_v1 import Info, LockstepV1, Obs, PendingV1
 from .spaces import maskable, observation_space
 
 __all__ = ["ProliferateVectorEnv", "batch_infos"]
@@ -205,31 +205,42 @@ class ProliferateVectorEnv(PerGameInfosVectorEnv):
             return super().step(actions)  # through the per-game dicts
         if self._rngs is None:
             raise RuntimeError("call reset() before step()")
-        core = self._core
-        checked = check_actions(actions, self.agent.action_mode, self.agent.n_bits, self.num_envs)
         n = self.num_envs
-        restart = np.flatnonzero(self._needs_reset).tolist()
-        moving = np.flatnonzero(~self._needs_reset).tolist()
+        checked = self._fast_actions(actions)
+        restart = np.flatnonzero(self._needs_reset)
+        moving = np.flatnonzero(~self._needs_reset)
+        stepped = self._core.step_reset(moving, checked, restart, [self._rngs[i] for i in restart.tolist()])
+        if stepped is None:  # not a point of the action space: nothing changed, check_actions says why
+            check_actions(actions, self.agent.action_mode, self.agent.n_bits, n)
+            raise ValueError(f"the actions are not a point of the action space {self.action_space}")
+        obs, rew_m, term_m, trunc_m, columns, fresh = stepped
         rewards = np.zeros(n, dtype=np.float64)
         terminated = np.zeros(n, dtype=np.bool_)
         truncated = np.zeros(n, dtype=np.bool_)
         infos: dict[str, Any] = {}
-        parts: list[tuple[list[int], Obs]] = []
-        if moving:
-            obs_m, rew_m, term_m, trunc_m, columns = core.step(moving, checked[moving], batched=True)
+        if len(moving):
             self._elapsed[moving] += 1
             rewards[moving], terminated[moving], truncated[moving] = rew_m, term_m, trunc_m
             if self.max_episode_steps is not None:
                 truncated[moving] |= self._elapsed[moving] >= self.max_episode_steps
-            cast(Columns, columns).write(infos, moving, n)
-            parts.append((moving, obs_m))
-        if restart:
-            obs_r, fresh = core.reset(restart, [self._rngs[i] for i in restart], None, batched=True)
+            columns.write(infos, moving.tolist(), n)
+        if len(restart):
             self._elapsed[restart] = 0
-            cast(Columns, fresh).write(infos, restart, n)
-            parts.append((restart, obs_r))
+            fresh.write(infos, restart.tolist(), n)
         self._needs_reset = terminated | truncated
-        return _merge(parts, n), rewards, terminated, truncated, infos
+        return obs, rewards, terminated, truncated, infos
+
+    def _fast_actions(self, actions: Any) -> npt.NDArray[np.int64]:
+        """The actions as the compiled step takes them, a row per sub-env: an integer array of the batch's shape is
+        cast to int64 and its values checked by the compiled step before anything changes; anything else goes
+        through :func:`env.actions.check_actions`."""
+        n, mode = self.num_envs, self.agent.action_mode
+        if type(actions) is np.ndarray:
+            if mode == "subset" and actions.shape == (n, self.agent.n_bits) and actions.dtype.kind in "biu":
+                return actions.astype(np.int64)
+            if mode == "sequential" and actions.shape == (n,) and actions.dtype.kind in "iu":
+                return actions.astype(np.int64).reshape(n, 1)
+        return check_actions(actions, mode, self.agent.n_bits, n).reshape(n, -1)
 
     def step_each(self, actions: Any) -> Step:
         """:meth:`step` with one info dict per sub-env (as a single env gives it) instead of batched infos."""

@@ -174,3 +174,43 @@ def test_info_mask_is_the_observation_mask_on_every_step_including_the_last(env_
                 assert info["action_mask"][-1] == 1 and not info["action_mask"][:-1].any()
             obs, info = made.reset(seed=ends)
     assert ends > 0
+
+
+#: Arrays of the subset space's shape whose bits the compiled step checks (the fast path casts them to int64 first).
+BAD_BIT_ARRAYS: list[Any] = [
+    np.full(32, 2, dtype=np.int8),
+    np.array([0] * 31 + [-1], dtype=np.int64),
+    np.full(32, 2**63, dtype=np.uint64),  # wraps to a negative int64: still refused
+    np.array([0] * 31 + [256], dtype=np.int16),
+]
+
+
+@pytest.mark.parametrize("bad", BAD_BIT_ARRAYS, ids=lambda a: str(a.dtype))
+def test_an_integer_array_of_the_spaces_shape_with_a_bad_bit_raises_and_changes_nothing(bad: Any) -> None:
+    """The single env's fast path: the compiled step refuses the bits before anything changes, and
+    ``check_actions`` gives the ValueError (701.34a: a subset of the objects, one bit each)."""
+    e, control = _pair("subset")
+    with pytest.raises(ValueError, match="a subset action must be"):
+        e.step(bad)
+    legal = e.oracle_action()
+    assert data_equivalence(e.step(legal), control.step(legal))
+
+
+@pytest.mark.parametrize("mode", ["subset", "sequential"])
+def test_a_vector_step_with_one_bad_row_raises_and_changes_no_game(mode: str) -> None:
+    """The vector env's fast path checks every row in the compiled call, the rows of sub-envs being reset too."""
+    n = 20  # from 16 sub-envs: the batched step
+    vecs = [gym.make_vec("proliferate/Duel-v1", num_envs=n, action_mode=mode) for _ in range(2)]
+    for vec in vecs:
+        vec.reset(seed=3)
+    width: tuple[int, ...] = vecs[0].action_space.shape or (n,)
+    bad = np.zeros(width, dtype=np.int64) if mode == "subset" else np.full(n, 32, dtype=np.int64)
+    if mode == "subset":
+        bad[7, 3] = 2
+    else:
+        bad[7] = 33  # one past DONE
+    with pytest.raises(ValueError, match=f"a {mode} action must be"):
+        vecs[0].step(bad)
+    legal = np.zeros(width, dtype=np.int64) if mode == "subset" else np.full(n, 32, dtype=np.int64)
+    for _ in range(3):
+        assert data_equivalence(vecs[0].step(legal), vecs[1].step(legal))

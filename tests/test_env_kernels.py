@@ -150,8 +150,10 @@ def test_the_warm_entry_compiles_every_kernel_the_envs_call_from_python() -> Non
     """``python -m env.kernels.warm`` (the Makefile's install step) reaches each compiled entry point of the v1 envs,
     so numba's cache holds them all after it."""
     from env.kernels import game as K
+    from env.kernels import handle as H
     from env.kernels.warm import warm
 
     assert warm() >= 0.0
-    entries = (K.reset_games, K.step_games, K.step_games_parallel, K.observe, K.oracle_choice, K.resume_one)
+    entries = (K.reset_games, K.step_games, K.step_games_parallel, K.observe, K.oracle_choice, K.resume_one,
+               H.make_handle, H.step_observe, H.step_observe_parallel, H.reset_observe, H.observe_games)  # fmt: skip
     assert all(kernel.signatures for kernel in entries)

@@ -18,8 +18,10 @@ from solver.core import Board, ChoiceMatrix
 
 from ..config import AgentConfig, EnvConfig
 from ..scenarios import ARCHETYPES
-from ..spaces import N_KINDS, N_STATS
+from ..spaces import N_GLOBALS, N_KINDS, N_STATS
 from . import game as K
+from . import handle as H
+from .handle import BAD_ACTION, Handle
 from .rng import seeded_state
 from .state import G_DECISIONS, G_PENDING, G_PROUND, G_PROUNDS, G_PSEAT, MAX_ROUNDS, GameArrays
 from .tables import OPPONENTS, Tables, build_tables
@@ -67,6 +69,31 @@ class Engine:
         self.views = view_arrays(n, self.slots)
         self.out_f = np.zeros((n, 4), dtype=np.float64)
         self.out_i = np.zeros((n, 4), dtype=np.int64)
+        #: Per game: its episode is over (no decision of the agent's to come), and a count bumped per decision.
+        self.over = np.zeros(n, dtype=np.bool_)
+        self.decision_key = np.zeros(n, dtype=np.int64)
+        self.one_hot = np.zeros(3, dtype=np.float32)
+        self.one_hot[int(self.tables.ints[28])] = 1.0  # I_VARIANT
+        s = self.slots
+        #: Each observation key's per-game shape and dtype, in :func:`K.observe`'s order.
+        self.obs_layout: dict[str, tuple[tuple[int, ...], np.dtype[Any]]] = {
+            "counters": ((s, N_KINDS), np.dtype(np.int16)),
+            "kind": ((s,), np.dtype(np.int64)),
+            "relation": ((s,), np.dtype(np.int64)),
+            "stats": ((s, N_STATS), np.dtype(np.int16)),
+            "present": ((s,), np.dtype(np.int8)),
+            "eligible": ((s,), np.dtype(np.int8)),
+            "times": ((s,), np.dtype(np.int8)),
+            "picked": ((s,), np.dtype(np.int8)),
+            "action_mask": ((agent.n_bits,), np.dtype(np.int8)),
+            "globals": ((N_GLOBALS,), np.dtype(np.float32)),
+        }
+        #: The observation buffers (a row per game), written by the compiled entries; callers copy rows out.
+        self.obs = tuple(np.zeros((n, *shape), dtype=dtype) for shape, dtype in self.obs_layout.values())
+        want_value = agent.reward_mode != "terminal" or agent.oracle_in_info
+        want_regret = agent.reward_mode == "regret" or agent.oracle_in_info
+        sequential = agent.action_mode == "sequential"
+        self.flags = np.array([config.horizon, sequential, want_value, want_regret, agent.n_bits], dtype=np.int64)
         self._seat_ids = tuple(f"p{i}" for i in range(config.n_seats))
         self._team_names = tuple("ABCD"[t] for t in sorted(set(self.teams.tolist())))
 
@@ -87,14 +114,31 @@ class Engine:
         """Gather the state arrays into :attr:`S` (again after :meth:`GameArrays.load` may have widened them)."""
         a = self.arrays
         self.S: tuple[np.ndarray, ...] = tuple(getattr(a, name) for name in K.STATE_ORDER)
+        self._handle: Handle | None = None
+
+    @property
+    def handle(self) -> Handle:
+        """The compiled entries' handle on :attr:`S`, :attr:`T`, the views and the buffers (:mod:`.handle`),
+        made again after the state arrays are."""
+        if self._handle is None:
+            self._handle = H.make_handle(
+                self.S, self.T, self.views, self.obs, self.out_f, self.out_i, self.over, self.decision_key,
+                self.one_hot, self.flags,
+            )  # fmt: skip
+        return self._handle
 
     @property
     def nbytes(self) -> int:
         return self.arrays.nbytes + sum(v.nbytes for v in self.views) + self.out_f.nbytes + self.out_i.nbytes
 
     # ------------------------------------------------------------------ reset and step
-    def reset(self, indices: Sequence[int], seeds: Sequence[int], board: Board | None = None) -> npt.NDArray[np.int64]:
-        """Start a game in each of ``indices``, game ``indices[j]`` seeded with ``seeds[j]``; their statuses."""
+    def reset(
+        self, indices: Sequence[int], seeds: Sequence[int], board: Board | None = None, *, observe: bool = False
+    ) -> npt.NDArray[np.int64]:
+        """Start a game in each of ``indices``, game ``indices[j]`` seeded with ``seeds[j]``; their statuses.
+
+        With ``observe``, their episodes are marked not over and their observations written into :attr:`obs`
+        (row ``j``), in the same compiled call."""
         a = self.arrays
         if board is not None:
             known = (len(a.catalogue.cards), len(a.catalogue.kinds))
@@ -109,9 +153,71 @@ class Engine:
                 a.seat_ids[g], a.team_names[g] = self._seat_ids, self._team_names
         states = np.array([seeded_state(seed) for seed in seeds], dtype=np.uint64)
         games = np.asarray(indices, dtype=np.int64)
-        K.reset_games(self.S, self.T, self.views, games, states, self.pool, self.teams, board is not None, status)
-        self._python_decisions(indices, status)
+        if observe:
+            H.reset_observe(self.handle, games, states, self.pool, self.teams, board is not None, status)
+        else:
+            K.reset_games(self.S, self.T, self.views, games, states, self.pool, self.teams, board is not None, status)
+        if self.python_opponent is not None and (status == K.PYTHON).any():  # only a callable opponent hands over
+            self._python_decisions(indices, status)
+            if observe:
+                H.observe_games(self.handle, games)
         return status
+
+    def step_observe(self, indices: npt.NDArray[np.int64], actions: npt.NDArray[np.int64]) -> bool:
+        """:meth:`step` then the observations into :attr:`obs` (row ``j``), in one compiled call: each completed
+        decision bumps its game's :attr:`decision_key` and sets :attr:`over`; False (nothing changed) if an action
+        is not a point of the action space (:func:`env.actions.check_actions` then says why)."""
+        kernel = H.step_observe_parallel if self.threads else H.step_observe
+        handed = kernel(self.handle, indices, actions)
+        if handed == BAD_ACTION:
+            return False
+        if handed:
+            self._hand_over(indices)
+            H.observe_games(self.handle, indices)
+        return True
+
+    def step_reset_observe(
+        self, moving: npt.NDArray[np.int64], actions: npt.NDArray[np.int64], restart: npt.NDArray[np.int64],
+        seeds: Sequence[int],
+    ) -> tuple[bool, npt.NDArray[np.int64]]:  # fmt: skip
+        """A vector step in one compiled call: :meth:`step` of the games ``moving`` (row ``g`` of ``actions`` for
+        game ``g``, the outputs' row ``j`` for ``moving[j]``), :meth:`reset` of the games ``restart`` (sampled,
+        seeded with ``seeds``), then every game's observation into :attr:`obs` (row ``g``).  False (nothing
+        changed) if an action is not a point of the action space; the restarted games' statuses."""
+        a = self.arrays
+        for g in restart.tolist():
+            a.seat_ids[g], a.team_names[g] = self._seat_ids, self._team_names
+        states = np.array([seeded_state(seed) for seed in seeds], dtype=np.uint64)
+        status = np.zeros(len(restart), dtype=np.int64)
+        kernel = H.vector_step_parallel if self.threads else H.vector_step
+        handed = kernel(self.handle, moving, actions, restart, states, self.pool, self.teams, status)
+        if handed == BAD_ACTION:
+            return False, status
+        if handed:
+            self._hand_over(moving)
+        if handed or (status == K.PYTHON).any():
+            self._python_decisions(restart, status)
+            H.observe_games(self.handle, np.arange(self.n, dtype=np.int64))
+        return True, status
+
+    def _hand_over(self, indices: npt.NDArray[np.int64]) -> None:
+        """The decisions the compiled step handed to a Python seat (status :data:`K.PYTHON`): made, then the games'
+        episode state as :func:`~env.kernels.handle.step_observe` leaves it for the others."""
+        k = len(indices)
+        out_i = self.out_i[:k]
+        status = out_i[:, 2]
+        handed_at = np.flatnonzero(status == K.PYTHON)
+        self._python_decisions(indices, status)
+        a = self.arrays
+        for j in handed_at.tolist():
+            g = int(indices[j])
+            out_i[j, 3] = K.result_of(a.seat[g], a.game[g])
+            self.over[g] = status[j] != K.AGENT
+            self.decision_key[g] += 1
+
+    def observe(self, indices: npt.NDArray[np.int64]) -> None:
+        """The observations of ``indices`` into :attr:`obs` (row ``j``)."""
+        H.observe_games(self.handle, indices)
 
     def step(self, indices: npt.NDArray[np.int64], actions: npt.NDArray[np.int64]) -> tuple[np.ndarray, np.ndarray]:
         """One agent step in each game of ``indices``; per game (illegal, delta, regret, optimum) reward terms and

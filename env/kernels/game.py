@@ -32,9 +32,9 @@ from solver.core import (
     rivals_of,
     score_events,
     settle_row,
-    tabulate_rows,
     team_options,
 )
+from solver.kernels.exact import tabulate_into
 
 from .gains import game_gains, game_rounds
 from .rng import draw_below, draw_unit
@@ -332,8 +332,9 @@ def settle_game(S: tuple, T: tuple, g: int, start: np.ndarray) -> None:  # type:
     seats = seat.shape[0]
     n_perm = game[G_NPERM]
     hi = seats + n_perm
-    dies = np.zeros(obj.shape[0], dtype=np.bool_)
-    gone = np.zeros(obj.shape[0], dtype=np.bool_)
+    slots = obj.shape[0]
+    marks = np.zeros(2 * slots, dtype=np.bool_)  # dies and gone, per slot (one allocation)
+    dies, gone = marks[:slots], marks[slots:]
     any_gone = False
     for s in range(seats, hi):
         c = obj[s, O_CARD]
@@ -346,8 +347,11 @@ def settle_game(S: tuple, T: tuple, g: int, start: np.ndarray) -> None:  # type:
     seats_are_teams = ints[I_SEATS_ARE_TEAMS] == 1
     shared = ints[I_SHARED] == 1
     poison = ints[I_POISON]
-    seat_of = np.full(seats, -1, dtype=np.int64)
-    team_of = np.full(seats, -1, dtype=np.int64)
+    per_seat = np.zeros(4 * seats, dtype=np.int64)  # seat_of, team_of, team_size, team_poison (one allocation)
+    seat_of, team_of = per_seat[:seats], per_seat[seats : 2 * seats]
+    team_size, team_poison = per_seat[2 * seats : 3 * seats], per_seat[3 * seats :]
+    seat_of[:] = -1
+    team_of[:] = -1
     n_seats = 0
     for p in range(seats):
         if seat[p, S_IN]:
@@ -355,8 +359,6 @@ def settle_game(S: tuple, T: tuple, g: int, start: np.ndarray) -> None:  # type:
             team_of[p] = seat[p, S_TEAM]
             n_seats = max(n_seats, seat_of[p] + 1)
     events = 0
-    team_size = np.zeros(seats, dtype=np.int64)
-    team_poison = np.zeros(seats, dtype=np.int64)
     for p in range(seats):
         if seat_of[p] < 0:
             continue
@@ -520,11 +522,9 @@ def turn_events(S: tuple, T: tuple, g: int, p: int, triggers: np.ndarray) -> tup
     n_perm = game[G_NPERM]
     hi = seats + n_perm
     # the sides (env.events._Sides)
-    sagas = np.empty(hi, dtype=np.int64)
-    walkers = np.empty(hi, dtype=np.int64)
-    attackers = np.empty(hi, dtype=np.int64)
-    battles = np.empty(hi, dtype=np.int64)
-    theirs = np.empty(hi, dtype=np.int64)
+    sides = np.empty(5 * hi, dtype=np.int64)  # one allocation for the five lists
+    sagas, walkers, attackers = sides[:hi], sides[hi : 2 * hi], sides[2 * hi : 3 * hi]
+    battles, theirs = sides[3 * hi : 4 * hi], sides[4 * hi :]
     n_sagas = n_walkers = n_attackers = n_battles = n_theirs = 0
     for s in range(seats, hi):
         if obj[s, O_PHASED]:
@@ -962,19 +962,71 @@ def gather(S: tuple, T: tuple, g: int) -> tuple:  # type: ignore[type-arg]
     seats_are_teams = ints[I_SEATS_ARE_TEAMS] == 1
     shared = ints[I_SHARED] == 1
     poison = ints[I_POISON]
-    rows = np.empty(seats + n_perm, dtype=np.int64)
+    n_players = 0
+    for p in range(seats):
+        if seat[p, S_IN]:
+            n_players += 1
+    n = n_players + n_perm
+    n_thr = 0
+    for s in range(seats, seats + n_perm):
+        c = obj[s, O_CARD]
+        n_thr += thr_off_c[c + 1] - thr_off_c[c]
+    # Every array of the layout is a piece of one block (one allocation per call, not ~30), all zero at first.
+    # rows; local, team_map; counts, gain, weights; the 10 per-row columns; the 6 threshold columns; the 4
+    # per-seat ones; per_board, offsets
+    block = np.zeros(n + 2 * seats + 3 * n * n_kinds + 10 * n + 6 * n_thr + 4 * seats + 12, dtype=np.int64)
+    at = 0
+    rows = block[at : at + n]
+    at += n
+    local = block[at : at + seats]
+    at += seats
+    team_map = block[at : at + seats]
+    at += seats
+    counts = block[at : at + n * n_kinds].reshape((n, n_kinds))
+    at += n * n_kinds
+    gain = block[at : at + n * n_kinds].reshape((n, n_kinds))
+    at += n * n_kinds
+    weights = block[at : at + n * n_kinds].reshape((n, n_kinds))
+    at += n * n_kinds
+    flags = block[at : at + n]
+    toughness = block[at + n : at + 2 * n]
+    damage = block[at + 2 * n : at + 3 * n]
+    chapters = block[at + 3 * n : at + 4 * n]
+    life = block[at + 4 * n : at + 5 * n]
+    worth = block[at + 5 * n : at + 6 * n]
+    side = block[at + 6 * n : at + 7 * n]
+    seat_l = block[at + 7 * n : at + 8 * n]
+    team_l = block[at + 8 * n : at + 9 * n]
+    head_gain = block[at + 9 * n : at + 10 * n]
+    at += 10 * n
+    thr_row = block[at : at + n_thr]
+    thr_kind = block[at + n_thr : at + 2 * n_thr]
+    thr_at = block[at + 2 * n_thr : at + 3 * n_thr]
+    thr_code = block[at + 3 * n_thr : at + 4 * n_thr]
+    thr_amount = block[at + 4 * n_thr : at + 5 * n_thr]
+    thr_seat = block[at + 5 * n_thr : at + 6 * n_thr]
+    at += 6 * n_thr
+    opp_seen = block[at : at + seats]
+    team_size = block[at + seats : at + 2 * seats]
+    t_threshold = block[at + 2 * seats : at + 3 * seats]
+    t_weight = block[at + 3 * seats : at + 4 * seats]
+    at += 4 * seats
+    per_board = block[at : at + 6]
+    offsets = block[at + 6 : at + 12]
+    local[:] = -1
+    team_map[:] = -1
+    life[:] = 1
+    seat_l[:] = -1
+    team_l[:] = -1
     n_players = 0
     for p in range(seats):
         if seat[p, S_IN]:
             rows[n_players] = p
             n_players += 1
-    n = n_players
+    m = n_players
     for s in range(seats, seats + n_perm):
-        rows[n] = s
-        n += 1
-    rows = rows[:n]
-    local = np.full(seats, -1, dtype=np.int64)
-    team_map = np.full(seats, -1, dtype=np.int64)
+        rows[m] = s
+        m += 1
     n_teams = 0
     for i in range(n_players):
         p = rows[i]
@@ -985,29 +1037,6 @@ def gather(S: tuple, T: tuple, g: int) -> tuple:  # type: ignore[type-arg]
             n_teams += 1
     me = game[G_PROLIF]
     our_team = seat[me, S_TEAM]
-    counts = np.zeros((n, n_kinds), dtype=np.int64)
-    gain = np.zeros((n, n_kinds), dtype=np.int64)
-    weights = np.zeros((n, n_kinds), dtype=np.int64)
-    flags = np.zeros(n, dtype=np.int64)
-    toughness = np.zeros(n, dtype=np.int64)
-    damage = np.zeros(n, dtype=np.int64)
-    chapters = np.zeros(n, dtype=np.int64)
-    life = np.ones(n, dtype=np.int64)
-    worth = np.zeros(n, dtype=np.int64)
-    side = np.zeros(n, dtype=np.int64)
-    seat_l = np.full(n, -1, dtype=np.int64)
-    team_l = np.full(n, -1, dtype=np.int64)
-    head_gain = np.zeros(n, dtype=np.int64)
-    n_thr = 0
-    for i in range(n_players, n):
-        c = obj[rows[i], O_CARD]
-        n_thr += thr_off_c[c + 1] - thr_off_c[c]
-    thr_row = np.zeros(n_thr, dtype=np.int64)
-    thr_kind = np.zeros(n_thr, dtype=np.int64)
-    thr_at = np.zeros(n_thr, dtype=np.int64)
-    thr_code = np.zeros(n_thr, dtype=np.int64)
-    thr_amount = np.zeros(n_thr, dtype=np.int64)
-    thr_seat = np.zeros(n_thr, dtype=np.int64)
     j = 0
     for i in range(n):
         s = rows[i]
@@ -1045,22 +1074,19 @@ def gather(S: tuple, T: tuple, g: int) -> tuple:  # type: ignore[type-arg]
                 thr_seat[j] = owner_seat
                 j += 1
     n_opp = 0
-    opp_seen = np.zeros(seats, dtype=np.bool_)
     for i in range(n_players):
         if seat[rows[i], S_TEAM] != our_team and not opp_seen[seat_l[i]]:
-            opp_seen[seat_l[i]] = True
+            opp_seen[seat_l[i]] = 1
             n_opp += 1
-    team_size = np.zeros(max(n_teams, 1), dtype=np.int64)
     for i in range(n_players):
         team_size[team_l[i]] += 1
-    t_threshold = np.zeros(max(n_teams, 1), dtype=np.int64)
-    t_weight = np.zeros(max(n_teams, 1), dtype=np.int64)
     for t in range(n_teams):
         t_threshold[t] = team_threshold[team_size[t]]
     for i in range(n_players):
         t_weight[team_l[i]] = ints[I_POISON_W] * side[i]
-    per_board = np.array([n_players, game[G_PROUNDS], local[me], 1 if shared else 0, 0 if shared else 1, n_opp])
-    offsets = np.array([0, n, 0, n_thr, 0, n_teams])
+    per_board[0], per_board[1], per_board[2] = n_players, game[G_PROUNDS], local[me]
+    per_board[3], per_board[4], per_board[5] = 1 if shared else 0, 0 if shared else 1, n_opp
+    offsets[1], offsets[3], offsets[5] = n, n_thr, n_teams
     return (rows, offsets, per_board, elimination[n_opp], gap[n_opp], counts, gain, weights, flags, toughness, damage,
             chapters, life, worth, side, seat_l, team_l, head_gain, thr_row, thr_kind, thr_at, thr_code, thr_amount,
             thr_seat, t_threshold[:n_teams], t_weight[:n_teams], team_map)  # fmt: skip
@@ -1114,7 +1140,7 @@ def choice_value(S: tuple, T: tuple, g: int) -> int:  # type: ignore[type-arg]
     """The value of game ``g``'s decided choice in milli-points, relative to choosing nothing (the objective of
     docs/objective.md as :func:`solver.kernels.exact.decide_batch` computes it for its optimum).
 
-    An adapter over the compiled core's pieces (``tabulate_rows``, ``team_options``, the game score) until the
+    An adapter over the compiled core's pieces (``tabulate_into``, ``team_options``, the game score) until the
     core has a kernel that scores a given choice.
     """
     chosen_g, recipients_g = S[7][g], S[8][g]
@@ -1135,12 +1161,26 @@ def choice_value(S: tuple, T: tuple, g: int) -> int:  # type: ignore[type-arg]
     for i in range(players):
         if team_l[i] != our_team:
             opponents |= np.int64(1) << seat_l[i]
-    material, events = tabulate_rows(
+    # tabulate_rows' tables and scratch, as pieces of two blocks (two allocations rather than eleven)
+    n_kinds, R1 = counts.shape[1], R + 1
+    ints_block = np.zeros(2 * R1 * n + n * n_kinds + 5 * n, dtype=np.int64)
+    bools_block = np.zeros(2 * n + 2 * n_thr, dtype=np.bool_)
+    material = ints_block[: R1 * n].reshape((R1, n))
+    events = ints_block[R1 * n : 2 * R1 * n].reshape((R1, n))
+    at = 2 * R1 * n
+    now = ints_block[at : at + n * n_kinds].reshape((n, n_kinds))
+    at += n * n_kinds
+    annihilated, before = ints_block[at : at + n], ints_block[at + n : at + 2 * n]
+    after, raw = ints_block[at + 2 * n : at + 3 * n], ints_block[at + 3 * n : at + 4 * n]
+    times = ints_block[at + 4 * n : at + 5 * n]
+    dies, sacrificed = bools_block[:n], bools_block[n : 2 * n]
+    reached, crossed = bools_block[2 * n : 2 * n + n_thr], bools_block[2 * n + n_thr :]
+    tabulate_into(
         0, n, 0, n_thr, R, n_seats, pb[4] == 1, t_threshold, 0, counts, gain, weights, flags, toughness, damage,
         chapters, life, worth, side, seat_l, team_l, thr_row, thr_kind, thr_at, thr_code, thr_amount, thr_seat,
-        tough_delta, presence, special, ints[I_SAGA_CHAPTER],
+        tough_delta, presence, special, ints[I_SAGA_CHAPTER], material, events, now, annihilated, dies, before, after,
+        sacrificed, reached, crossed, raw,
     )  # fmt: skip
-    times = np.zeros(n, dtype=np.int64)
     for i in range(n):
         for r in range(R):
             times[i] += chosen_g[r, rows[i]]

@@ -3,7 +3,8 @@
 The v1 envs' compiled game (:mod:`env.kernels.game`, :mod:`env.kernels.gains`,
 :mod:`env.kernels.rng`) takes one to three minutes to compile on its first use; loading it
 from numba's cache takes about a second.  This plays a few steps of every variant through
-every entry point the envs call (the step on one thread and over numba's threads, a reset on
+every entry point the envs call (the step on one thread and over numba's threads, the envs' fused
+step, reset and observation entries of :mod:`env.kernels.handle`, a reset on
 a sampled and on a given board, the optimum, the value of a choice, a Python opponent's
 resume, whole games), so the first ``gymnasium.make("proliferate/Duel-v1")`` after installing loads cached
 code.  The compiled core it calls (:mod:`solver.kernels`) is warmed by
@@ -56,9 +57,14 @@ def warm() -> float:
         engine = Engine(config, AgentConfig.build(config), 1, threads=False)
         engine.reset([0], [0], board.board)
         agent = AgentConfig.build(config)
-        core = LockstepV1(config, agent, 1)  # the observations' kernel
-        core.reset([0], [np.random.default_rng(0)], None)
-        core.step([0], np.zeros((1, agent.n_bits), dtype=np.int64))
+        for threads in (False, True):  # the envs' entries (env.kernels.handle): step, reset and observations
+            core = LockstepV1(config, agent, 2)
+            core.engine.threads = threads
+            core.reset([0, 1], [np.random.default_rng(0), np.random.default_rng(1)], None)
+            core.step([0, 1], np.zeros((2, agent.n_bits), dtype=np.int64))
+            core.mask(core.episode(0))
+        e = core.engine  # the observations' kernel alone (the PettingZoo adapter calls it)
+        K.observe(e.S, e.views, games, np.zeros(2, dtype=np.bool_), config.horizon, False, e.one_hot, e.obs)
     return time.perf_counter() - start
 
 
