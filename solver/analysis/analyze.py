@@ -29,6 +29,7 @@ from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from itertools import compress
 from typing import Any, Protocol
 
 import numpy as np
@@ -40,7 +41,6 @@ from ..boardjson import gc_paused
 from ..decision import choice_to_json
 from ..errors import Problem
 from ..formats import BoardStruct
-from ..kernels import Layout
 from ..kernels.after import counters_after_layout
 from ..objective import MILLI
 from ..policy import DEFAULT_POLICY, Policy
@@ -383,42 +383,50 @@ def explain_changes(changes: Sequence[Change]) -> list[list[str]]:
         return []
     layout = kernels.stack([c.board for c in changes], DEFAULT_POLICY)  # counters and losers read no policy table
     offsets = layout.obj_off.tolist()
-    n_rows = offsets[-1]
     width = max(int(layout.rounds.max(initial=0)), 1)
-    n_teams = max(int(layout.team_off[-1]), 1)
-    times = np.zeros((2, n_rows), dtype=np.int64)
-    recipients = np.full((2, width, n_teams), -1, dtype=np.int64)
-    for b, change in enumerate(changes):
-        lo, hi, tb = offsets[b], offsets[b + 1], int(layout.team_off[b])
-        for a, (matrix, named) in enumerate((change.chosen_matrices, change.best_matrices)):
-            times[a, lo:hi] = matrix.sum(axis=0)
-            recipients[a, : named.shape[0], tb : tb + named.shape[1]] = named
+    team_off = layout.team_off.tolist()
+    times = np.stack(
+        [
+            np.concatenate([_times(getattr(c, side)[0]) for c in changes])
+            for side in ("chosen_matrices", "best_matrices")
+        ]
+    ).astype(np.int64)
+    recipients = np.full((2, width, max(team_off[-1], 1)), -1, dtype=np.int64)
+    for b in np.flatnonzero(layout.shared).tolist():  # 2HG: the heads named to receive each team's poison (701.34b)
+        for a, (_, named) in enumerate((changes[b].chosen_matrices, changes[b].best_matrices)):
+            recipients[a, : named.shape[0], team_off[b] : team_off[b] + named.shape[1]] = named
     raw = counters_after_layout(layout, times, recipients)
+    differ = (times[0] != times[1]).tolist()
+    chosen_times, best_times = times.tolist()
     # The rows each board's chosen choice picks and its best leaves out: the candidates of a game-over board.
     dropped = [
-        np.flatnonzero(
-            (times[0, offsets[b] : offsets[b + 1]] > 0) & (times[1, offsets[b] : offsets[b + 1]] == 0)
-        ).tolist()
+        [
+            row - offsets[b]
+            for row in range(offsets[b], offsets[b + 1])
+            if differ[row] and chosen_times[row] and not best_times[row]
+        ]
         if change.game_over
         else []
         for b, change in enumerate(changes)
     ]
-    changes_losers = _losers_changed(layout, times, recipients, dropped)
+    changes_losers = _losers_changed(changes, times, dropped)
     columns = {kind: k for k, kind in enumerate(layout.kinds)}
+    identity = list(range(len(layout.kinds)))
     out = []
     for b, change in enumerate(changes):
         board, lo = change.board, offsets[b]
-        cols = [columns[kind] for kind in board.kinds]
-        times_chosen, times_best = times[0, lo : offsets[b + 1]], times[1, lo : offsets[b + 1]]
+        kinds = board.kinds
+        cols = identity if kinds == layout.kinds else [columns[kind] for kind in kinds]
         also, drop, rounds = [], [], []
-        for row in np.flatnonzero(times_chosen != times_best).tolist():
-            obj_id, c, n = board.ids[row], int(times_chosen[row]), int(times_best[row])
+        for at in compress(range(lo, offsets[b + 1]), differ[lo : offsets[b + 1]]):
+            row = at - lo
+            obj_id, c, n = board.ids[row], chosen_times[at], best_times[at]
             if n and not c:
-                also.append(f"also proliferate {obj_id} ({_counter_text(board, row, raw[1, lo + row, cols])})")
+                also.append(f"also proliferate {obj_id} ({_counter_text(board, row, raw[1, at].tolist(), cols)})")
             elif c and not n:
                 if change.game_over and not changes_losers[b][row]:
                     continue
-                drop.append(f"don't proliferate {obj_id} ({_counter_text(board, row, raw[0, lo + row, cols])})")
+                drop.append(f"don't proliferate {obj_id} ({_counter_text(board, row, raw[0, at].tolist(), cols)})")
             else:
                 rounds.append(f"proliferate {obj_id} in {n} rounds, not {c}")
         recipients_text = []
@@ -433,34 +441,49 @@ def explain_changes(changes: Sequence[Change]) -> list[list[str]]:
     return out
 
 
+def _times(chosen: BoolArray) -> IntArray:
+    """The rounds each row of a ``rounds x objects`` choice matrix is chosen in."""
+    out: IntArray = chosen[0] if len(chosen) == 1 else chosen.sum(axis=0)
+    return out
+
+
 def _losers_changed(
-    layout: Layout, times: IntArray, recipients: IntArray, dropped: Sequence[Sequence[int]]
+    changes: Sequence[Change], times: IntArray, dropped: Sequence[Sequence[int]]
 ) -> list[dict[int, bool]]:
     """Per board, for each of its ``dropped`` rows: whether also choosing it (as often as the chosen choice does) on
-    top of the best choice (``times[1]``, ``recipients[1]``) changes who loses (104.2a, 810.8a).
+    top of the best choice (``times[1]``, one board after another, and the best's recipients) changes who loses
+    (104.2a, 810.8a).
 
-    Copy 0 is the best choice on every board, copy ``k`` the best with each board's ``k``-th dropped row added;
-    all are settled in one call.
+    The boards with such rows are laid out together: copy 0 is the best choice on every one of them, copy ``k``
+    the best with each board's ``k``-th dropped row added; all are settled in one call.
     """
-    copies = max(map(len, dropped), default=0)
-    if not copies:
-        return [{} for _ in dropped]
-    offsets = layout.obj_off.tolist()
-    extra = np.repeat(times[1:2], copies + 1, axis=0)
-    for b, rows in enumerate(dropped):
-        for k, row in enumerate(rows, start=1):
-            extra[k, offsets[b] + row] = times[0, offsets[b] + row]
-    named = np.repeat(recipients[1:2], copies + 1, axis=0)
-    settled = kernels.settle_layout(layout, counters_after_layout(layout, extra, named))
-    lost = settled.lost.tolist()
-    return [{row: lost[k][b] != lost[0][b] for k, row in enumerate(rows, start=1)} for b, rows in enumerate(dropped)]
+    out: list[dict[int, bool]] = [{} for _ in dropped]
+    which = [b for b, rows in enumerate(dropped) if rows]
+    if not which:
+        return out
+    layout = kernels.stack([changes[b].board for b in which], DEFAULT_POLICY)  # the rules read no policy table
+    copies = max(len(dropped[b]) for b in which)
+    starts = np.cumsum([0] + [c.board.n_objects for c in changes]).tolist()
+    extra = np.repeat(np.concatenate([times[1, starts[b] : starts[b + 1]] for b in which])[None], copies + 1, axis=0)
+    named = np.full((copies + 1, max(int(layout.rounds.max()), 1), max(int(layout.team_off[-1]), 1)), -1, np.int64)
+    offsets, team_off = layout.obj_off.tolist(), layout.team_off.tolist()
+    for i, b in enumerate(which):
+        for k, row in enumerate(dropped[b], start=1):
+            extra[k, offsets[i] + row] = times[0, starts[b] + row]
+        if layout.shared[i]:  # 2HG: the best's heads named to receive each team's poison (701.34b)
+            best = changes[b].best_matrices[1]
+            named[:, : best.shape[0], team_off[i] : team_off[i] + best.shape[1]] = best
+    lost = kernels.settle_layout(layout, counters_after_layout(layout, extra, named)).lost.tolist()
+    for i, b in enumerate(which):
+        out[b] = {row: lost[k][i] != lost[0][i] for k, row in enumerate(dropped[b], start=1)}
+    return out
 
 
-def _counter_text(board: Board, row: int, after: IntArray) -> str:
-    """The counters put on one object (as :attr:`Outcome.added` lists them): its counts before, and ``after`` (in
-    the board's kinds)."""
+def _counter_text(board: Board, row: int, after: list[int], cols: Sequence[int]) -> str:
+    """The counters put on one object (as :attr:`Outcome.added` lists them): its counts before, and ``after`` (a
+    row of a layout's counters; ``cols``: the layout's column of each of the board's kinds)."""
     before = board.counts[row].tolist()
-    parts = [f"{kind} {b} -> {a}" for kind, b, a in zip(board.kinds, before, after.tolist(), strict=True) if a != b]
+    parts = [f"{kind} {b} -> {after[c]}" for kind, b, c in zip(board.kinds, before, cols, strict=True) if after[c] != b]
     return ", ".join(parts) if parts else "no counters added"
 
 
