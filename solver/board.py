@@ -234,6 +234,8 @@ TABLE_FIELDS = (
 )  # fmt: skip
 (T_CONTROLLER, T_TYPES, T_POWER, T_TOUGHNESS, T_DAMAGE, T_CHAPTERS, T_PROTECTOR, T_INDESTRUCTIBLE, T_PHASED_OUT,
  T_NO_COUNTERS) = range(len(TABLE_FIELDS))  # fmt: skip
+#: The per-object arrays a board makes on first use (from its table and its text columns), beside its fields.
+LAZY_FIELDS = (*TABLE_FIELDS, "names", "type_names", "subtypes", "keywords")
 _NO_THRESHOLDS = np.zeros((5, 0), dtype=np.int64)
 _NO_CV = np.zeros((2, 0), dtype=np.int64)
 
@@ -351,6 +353,8 @@ def _layout_of(board: Board, table: IntArray | None = None) -> BoardLayout:
     packed = np.empty(size + len(TEAM_FIELDS) * n_teams + 3 * n_cv, dtype=np.int64)
     shared = rules.shared_poison and board.kind_column("poison") >= 0
     if table is None:
+        table = board.__dict__.get("_table")
+    if table is None:  # a board derived with other objects: its fields are arrays of their own
         table = np.stack([getattr(board, name) for name in TABLE_FIELDS]).astype(np.int64, copy=False)
     thr = _NO_THRESHOLDS
     if n_thr:
@@ -462,19 +466,9 @@ class Board:
     n_players: int
     kinds: tuple[str, ...]
     counts: IntArray
-    controller: IntArray
     team: IntArray
     team_names: tuple[str, ...]
     life: IntArray
-    types: IntArray
-    power: IntArray
-    toughness: IntArray
-    damage: IntArray
-    indestructible: BoolArray
-    chapters: IntArray
-    protector: IntArray
-    phased_out: BoolArray
-    no_counters: BoolArray
     value: FloatArray
     effects: tuple[Effect, ...]
     thr_object: IntArray
@@ -677,8 +671,9 @@ class Board:
         for value in changes.values():
             if isinstance(value, np.ndarray):
                 value.flags.writeable = False
-        if "names" in changes:  # the objects changed: their text is the arrays given, not the columns built from
+        if "names" in changes:  # the objects changed: their arrays are the ones given, not the columns built from
             copied.pop("_text", None)
+            copied.pop("_table", None)
         copied.update(changes)
         return new
 
@@ -752,6 +747,67 @@ class Board:
     def layout(self) -> BoardLayout:
         """The board's policy-free arrays in the kernels' layout (:class:`BoardLayout`), built with the board."""
         return _layout_of(self)
+
+    # The per-object integers and flags: rows of the one table the board was assembled with (``_table``, the
+    # rows of :data:`TABLE_FIELDS`), each a read-only view made on first use.
+    @cached_property
+    def controller(self) -> IntArray:
+        """Each object's controller, a player row (a player's own row)."""
+        return self._table_row(T_CONTROLLER)
+
+    @cached_property
+    def types(self) -> IntArray:
+        """Each object's card types, as :class:`CardType` bits (0 for players)."""
+        return self._table_row(T_TYPES)
+
+    @cached_property
+    def power(self) -> IntArray:
+        """Each object's power (0 where it has none)."""
+        return self._table_row(T_POWER)
+
+    @cached_property
+    def toughness(self) -> IntArray:
+        """Each object's toughness (0 where it has none)."""
+        return self._table_row(T_TOUGHNESS)
+
+    @cached_property
+    def damage(self) -> IntArray:
+        """Damage marked on each object (704.5g)."""
+        return self._table_row(T_DAMAGE)
+
+    @cached_property
+    def chapters(self) -> IntArray:
+        """Each Saga's final chapter number (714.2d), 0 for the rest."""
+        return self._table_row(T_CHAPTERS)
+
+    @cached_property
+    def protector(self) -> IntArray:
+        """Each battle's protector, a player row (310.9), -1 for the rest."""
+        return self._table_row(T_PROTECTOR)
+
+    @cached_property
+    def indestructible(self) -> BoolArray:
+        """Whether each object has indestructible (702.12b)."""
+        return self._table_flag(T_INDESTRUCTIBLE)
+
+    @cached_property
+    def phased_out(self) -> BoolArray:
+        """Whether each object is phased out (702.26b)."""
+        return self._table_flag(T_PHASED_OUT)
+
+    @cached_property
+    def no_counters(self) -> BoolArray:
+        """Whether each object can't have counters put on it (proliferate adds none)."""
+        return self._table_flag(T_NO_COUNTERS)
+
+    def _table_row(self, at: int) -> IntArray:
+        out: IntArray = self.__dict__["_table"][at]  # a view of the read-only table: read-only too
+        return out
+
+    def _table_flag(self, at: int) -> BoolArray:
+        out: BoolArray = self.__dict__["_table"][at].astype(bool)
+        out.flags.writeable = False
+        return out
 
     # The permanents' free text as object arrays (one entry per row, players' empty), built on first use from the
     # columns the board was assembled from (``_text``): most decisions never read them.
@@ -1014,7 +1070,7 @@ _PER_OBJECT = (
 #: Derived values that depend only on the objects (not on counts, life, effects or the proliferator).
 _OBJECT_CACHES = frozenset(
     {"index", "_columns", "_type_masks", "sba_masks", "object_team", "owner_side", "team_size", "_poison_threshold"}
-    | {"names", "type_names", "subtypes", "keywords"}
+    | set(LAZY_FIELDS)
 )
 #: What :meth:`Board.with_counts` keeps: :func:`solver.effects.gain` too while each object keeps the same kinds.
 _KEEP_WITH_COUNTS = _OBJECT_CACHES | {"rounds", "is_ally", "layout"}
@@ -1391,11 +1447,7 @@ def assemble_columns(
             table[8, n_players:] = phased
         if any(no_counters):
             table[9, n_players:] = no_counters
-    int_rows = table[:7]
-    bool_rows = table[7:].astype(bool)
-    int_rows.flags.writeable = bool_rows.flags.writeable = False  # and so every row of them
-    controller, type_bits_a, power_a, toughness_a, damage_a, chapters_a, protector_a = int_rows
-    indestructible, phased_out, no_counters_a = bool_rows
+    table.flags.writeable = False  # and so every row of it (the board's per-object fields, made on first use)
     if value.count(None) == m:
         value_a = np.full(n, np.nan)
     else:
@@ -1411,20 +1463,11 @@ def assemble_columns(
         n_players=n_players,
         kinds=tuple(kinds),
         counts=counts,
-        controller=controller,
         team=team_of,
         team_names=team_names,
         life=np.array(player_life, dtype=np.int64),
-        types=type_bits_a,
-        power=power_a,
-        toughness=toughness_a,
-        damage=damage_a,
-        indestructible=indestructible,
-        chapters=chapters_a,
-        protector=protector_a,
-        phased_out=phased_out,
-        no_counters=no_counters_a,
         value=value_a,
+        _table=table,
         effects=effects,
         _text=(names, types_c, subtypes, keywords),  # the object arrays, built on first use (rows hold tuples)
         thr_effect=tuple(t[3] for t in thr_rows),
@@ -1434,7 +1477,7 @@ def assemble_columns(
         head_poison=head_poison,
     )
     state = board.__dict__
-    for name in _BUILT:  # the fields not rows of int_rows or bool_rows
+    for name in _BUILT:  # the fields not rows of the table
         array = state[name]
         if array is not None:
             array.flags.writeable = False
