@@ -245,8 +245,14 @@ def judge(cases: Sequence[Case], policy: Policy | None, thresholds: Thresholds) 
     )
     for i, words in zip(wordy, explained, strict=True):
         changes[i] = words
+    # Whether each record's choice is the engine's: the same rounds per object (one board after another) and the
+    # same recipients (each board's own shape, so a plain comparison says what np.array_equal would).
+    times = [np.concatenate([_times(matrix) for matrix, _ in side]) for side in (chosen, best)] if cases else []
+    starts = np.cumsum([0] + [board.n_objects for board in boards[:-1]])
+    moved = np.logical_or.reduceat(times[0] != times[1], starts).tolist() if cases else []
     return [
-        _judged(case, chosen[i], draft, changes[i]) for i, (case, draft) in enumerate(zip(cases, drafts, strict=True))
+        _judged(case, draft, changes[i], not moved[i] and bool((chosen[i][1] == case.judgement.recipients).all()))
+        for i, (case, draft) in enumerate(zip(cases, drafts, strict=True))
     ]
 
 
@@ -305,13 +311,10 @@ def _graded(
     )
 
 
-def _judged(case: Case, chosen: tuple[BoolArray, IntArray], draft: _Draft, changes: list[str]) -> DecisionResult:
-    """One record's result from its draft and the words of what the best choice does differently."""
-    board, record, judgement = case.board, case.record, case.judgement
-    chosen_m, chosen_r = chosen
-    best_m, best_r = judgement.chosen, judgement.recipients
-    # Same shapes (one board's rows and teams), so plain comparisons say what np.array_equal would.
-    same = bool((chosen_m.sum(axis=0) == best_m.sum(axis=0)).all() and (chosen_r == best_r).all())
+def _judged(case: Case, draft: _Draft, changes: list[str], same: bool) -> DecisionResult:
+    """One record's result from its draft, the words of what the best choice does differently, and whether the
+    choice made is the engine's (``same``)."""
+    board, record = case.board, case.record
     reason = _game_reason(draft.result_chosen, draft.result_best) if draft.game_blunder else None
     text = comment(draft.grade, draft.regret, draft.odds, reason, changes, same)
     return DecisionResult(
