@@ -1315,7 +1315,8 @@ class KindCells(NamedTuple):
     """The counter kinds of a board's objects in order of first appearance, and its non-empty cells."""
 
     kinds: dict[str, int]  # kind -> column
-    places: list[int]  # each cell's column x objects + row: its place in the counters table, column-major
+    rows: list[int]
+    cols: list[int]
     counts: list[int]
 
 
@@ -1323,17 +1324,18 @@ def kind_cells(held: Sequence[Mapping[str, int]]) -> KindCells:
     """The kinds and cells of the objects' counters (``held``, one mapping per row), kinds in order of first
     appearance: one pass over the cells, the rows without counters skipped at C level (``compress``)."""
     kinds: dict[str, int] = {}
-    cell_index: list[int] = []
+    cell_rows: list[int] = []
+    cell_cols: list[int] = []
     cell_counts: list[int] = []
-    n = len(held)
-    for row in compress(range(n), held):
+    for row in compress(range(len(held)), held):
         for kind, count in held[row].items():
             col = kinds.get(kind)
             if col is None:
                 col = kinds[kind] = len(kinds)
-            cell_index.append(col * n + row)
+            cell_rows.append(row)
+            cell_cols.append(col)
             cell_counts.append(count)
-    return KindCells(kinds, cell_index, cell_counts)
+    return KindCells(kinds, cell_rows, cell_cols, cell_counts)
 
 
 def type_bits(names: tuple[str, ...]) -> int:
@@ -1393,10 +1395,10 @@ def assemble_columns(
             cv_rows.append((row, kinds.setdefault(k, len(kinds)), v))
 
     width = len(kinds)
-    by_kind = np.zeros(width * n, dtype=np.int64)  # column-major: each cell's place is known before the width
-    if cells.places:  # flat indices: cheaper than numpy's two-dimensional fancy indexing on small boards
-        by_kind[cells.places] = cells.counts
-    counts: IntArray = np.ascontiguousarray(by_kind.reshape(width, n).T)
+    flat_counts = np.zeros(n * width, dtype=np.int64)
+    if cells.cols:  # flat indices: cheaper than numpy's two-dimensional fancy indexing on small boards
+        flat_counts[[row * width + col for row, col in zip(cells.rows, cells.cols, strict=True)]] = cells.counts
+    counts: IntArray = flat_counts.reshape(n, width)
     teams = [team_index[t] for t in player_teams]
     team_of = np.array(teams, dtype=np.int64)
     per_head = variant is Variant.TWO_HEADED_GIANT and team_poison is TeamPoison.PER_HEAD
