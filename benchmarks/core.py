@@ -14,16 +14,26 @@ timed in the same run, :func:`benchmarks.common.cartpole_unit`):
 * ``proliferate solve`` cold start with numba's cache warm (a fresh process, wall clock).
 
 Boards come from :mod:`benchmarks.boards` with thresholds and effects (``extras``).
+
+With ``--baseline CHECKOUT`` it instead compares this checkout's code with another's: each side in a fresh
+process whose ``solver`` is that side's (:data:`_SIDE_PROBE`), sides alternating for ``--rounds`` rounds in
+shuffled order, each figure the least CPU time of the process (``time.thread_time``, which leaves out the time
+it waits for a core on a loaded machine) over repeated loops, the fastest of all rounds; both sides must decide
+the same boards alike (a digest of every decision).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import random
 import subprocess
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from solver import decide_many, load_board, solve
 from solver.batch import CHUNK
@@ -59,13 +69,96 @@ def _first_solves(size: int, n: int = 200) -> float:
     return samples[len(samples) // 2]
 
 
+#: One side of ``--baseline``: per figure, the least CPU time per operation in microseconds (``huge`` in
+#: milliseconds), and a digest of the decisions (boards from :mod:`benchmarks.boards`, as the default run's).
+_SIDE_PROBE = """
+import hashlib, json, sys, time
+from solver import decide_many, load_board, solve
+from solver.kernels import decide_layout, stack
+from solver.policy import DEFAULT_POLICY
+from benchmarks.boards import BoardSpec, generate
+n_boards, huge_size = int(sys.argv[1]), int(sys.argv[2])
+variants = ("duel", "free_for_all", "two_headed_giant")
+def least(fn, n, repeats):
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.thread_time()
+        for _ in range(n):
+            fn()
+        best = min(best, (time.thread_time() - start) / n)
+    return best * 1e6
+out = {}
+small = load_board(generate(BoardSpec(20, extras=True, seed=1)))
+medium = load_board(generate(BoardSpec(200, extras=True, seed=1)))
+digest = hashlib.sha256()
+for board in (small, medium):
+    digest.update(repr((solve(board).chosen, solve(board).value)).encode())
+out["solve 20 again"] = least(lambda: solve(small), 300, 30)
+out["solve 200 again"] = least(lambda: solve(medium), 100, 30)
+fresh = iter([load_board(generate(BoardSpec(20, extras=True, seed=100 + s))) for s in range(1500)])
+out["solve 20 first"] = least(lambda: solve(next(fresh)), 50, 30)
+many = [load_board(generate(BoardSpec(20, variants[s % 3], extras=True, seed=s))) for s in range(n_boards)]
+decided = decide_many(many)
+for array in (decided.values, decided.chosen, decided.recipients):
+    digest.update(array.tobytes())
+out["decide_many per board"] = least(lambda: decide_many(many), 1, 7) / len(many)
+chunks = [many[i : i + 256] for i in range(0, len(many), 256)]
+out["stack per board"] = least(lambda: [stack(c, DEFAULT_POLICY) for c in chunks], 1, 7) / len(many)
+layout = stack(many, DEFAULT_POLICY)
+out["decide_layout per board"] = least(lambda: decide_layout(layout), 1, 7) / len(many)
+huge = load_board(generate(BoardSpec(huge_size, extras=True, seed=1)))
+digest.update(repr(solve(huge).value).encode())
+out["solve huge (ms)"] = least(lambda: solve(huge), 1, 5) / 1000
+print(json.dumps({"figures": out, "digest": digest.hexdigest()}))
+"""
+
+
+def _side(checkout: Path, n_boards: int, huge: int) -> dict[str, Any]:
+    """:data:`_SIDE_PROBE` in a fresh process importing ``solver`` (and ``benchmarks``) from ``checkout``."""
+    command = [sys.executable, "-c", _SIDE_PROBE, str(n_boards), str(huge)]
+    env = {**os.environ, "PYTHONPATH": str(checkout)}
+    done = subprocess.run(command, cwd=checkout, env=env, check=True, capture_output=True, text=True)
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
+
+
+def compare(baseline: Path, rounds: int, n_boards: int, huge: int) -> int:
+    """This checkout against ``baseline`` (see the module docstring); exit 1 if the sides decide differently."""
+    root = Path(__file__).resolve().parent.parent
+    sides = {"baseline": baseline.resolve(), "new": root}
+    runs: dict[str, list[dict[str, Any]]] = {side: [] for side in sides}
+    order = list(sides)
+    for round_ in range(rounds):
+        random.Random(round_).shuffle(order)
+        for side in order:
+            runs[side].append(_side(sides[side], n_boards, huge))
+    same = len({str(run["digest"]) for side in sides for run in runs[side]}) == 1
+    figures = {side: [run["figures"] for run in runs[side]] for side in sides}
+    names = list(figures["new"][0])
+    best = {side: {k: min(float(f[k]) for f in figures[side]) for k in names} for side in sides}
+    rows = [[k, f"{best['baseline'][k]:.2f}", f"{best['new'][k]:.2f}", f"{best['baseline'][k] / best['new'][k]:.2f}×"]
+            for k in names]  # fmt: skip
+    commit = subprocess.run(
+        ["git", "-C", str(baseline), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
+    ).stdout.strip()
+    print(f"CPU time in µs (ms for the huge board), fastest of {rounds} rounds per side, against {commit or baseline}")
+    print(markdown_table(["measure", "baseline", "new", "speed-up"], rows))
+    print(f"same decisions on both sides: {'yes' if same else 'NO'}")
+    write_json("core_baseline", {"machine": machine(), "baseline_commit": commit, "best": best, "runs": runs})
+    return 0 if same else 1
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.core", description=__doc__.splitlines()[0])
     parser.add_argument("--boards", type=int, default=10_000, help="boards of 20 objects decided together")
     parser.add_argument("--huge", type=int, default=100_000, help="objects of the huge board")
+    parser.add_argument("--baseline", type=Path, metavar="CHECKOUT", help="compare with another checkout's code")
+    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds per side with --baseline")
     args = parser.parse_args(argv)
-    if args.boards < 1 or args.huge < 4:
-        parser.error("--boards must be >= 1 and --huge >= 4")
+    if args.boards < 1 or args.huge < 4 or args.rounds < 1:
+        parser.error("--boards and --rounds must be >= 1 and --huge >= 4")
+    if args.baseline is not None:
+        return compare(args.baseline, args.rounds, args.boards, args.huge)
 
     unit = cartpole_unit()
     small = load_board(generate(BoardSpec(20, extras=True, seed=1)))

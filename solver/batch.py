@@ -243,7 +243,7 @@ def decide_many(boards: Iterable[BoardLike], policy: PolicyLike = None, *, sense
         decided, spans = _decide(items, policy, sense, shared.layout(policy))
         shared.keep_spans(policy, spans)
         return decided
-    parts = [_decide(items[i : i + CHUNK], policy, sense)[0] for i in range(0, len(items), CHUNK)]
+    parts = [_decide(items[i : i + CHUNK], policy, sense, layout)[0] for i, layout in _chunk_layouts(items, policy)]
     if not parts:
         empty = np.zeros(0, dtype=np.int64)
         return BatchDecisions(
@@ -251,6 +251,19 @@ def decide_many(boards: Iterable[BoardLike], policy: PolicyLike = None, *, sense
             np.zeros((0, 0), np.int64), empty, (), sense,
         )  # fmt: skip
     return parts[0] if len(parts) == 1 else _concat(parts)
+
+
+def _chunk_layouts(boards: Sequence[Board], policy: Policy) -> Iterator[tuple[int, Layout]]:
+    """Each chunk of :data:`CHUNK` boards (its first board's index) in the kernels' layout, chunk after chunk.
+
+    A chunk's layout is let go only once the next one is built (this generator's ``layout`` still holds it):
+    its tables are then a free block below the next chunk's, which the chunk after reuses, where letting
+    them go first leaves a free top of the heap that glibc gives back to the system (above its trim
+    threshold) and the next chunk faults its megabytes in again (benchmarks/README.md, "The compiled core").
+    """
+    for i in range(0, len(boards), CHUNK):
+        layout = kernels.stack(boards[i : i + CHUNK], policy)
+        yield i, layout
 
 
 def _decide(
@@ -414,12 +427,8 @@ def score_choices(
         known = spans if spans is not None else shared.spans_for(policy)
         return _score(shared.layout(policy), alternatives, known)
     parts = [
-        _score(
-            kernels.stack(boards[i : i + CHUNK], policy),
-            [alt[i : i + CHUNK] for alt in alternatives],
-            None if spans is None else spans[i : i + CHUNK],
-        )
-        for i in range(0, len(boards), CHUNK)
+        _score(layout, [alt[i : i + CHUNK] for alt in alternatives], None if spans is None else spans[i : i + CHUNK])
+        for i, layout in _chunk_layouts(boards, policy)
     ]
     if not parts:
         empty = np.zeros((n_alt, 0), dtype=np.int64)
@@ -472,8 +481,8 @@ def material_spans(boards: Sequence[Board], policy: Policy | None = None) -> Int
             shared.keep_spans(policy, known)
         return known.copy()
     out = np.zeros(len(boards), dtype=np.int64)
-    for i in range(0, len(boards), CHUNK):
-        out[i : i + CHUNK] = _decide(boards[i : i + CHUNK], policy, 1)[1]
+    for i, layout in _chunk_layouts(boards, policy):
+        out[i : i + CHUNK] = _decide(boards[i : i + CHUNK], policy, 1, layout)[1]
     return out
 
 
@@ -491,13 +500,12 @@ def settle_many(boards: Sequence[Board], counts: Sequence[IntArray]) -> list[tup
     if len(boards) != len(counts):
         raise ValueError(f"{len(boards)} boards but {len(counts)} counts")
     out: list[tuple[Settled, BoolArray]] = []
-    for i in range(0, len(boards), CHUNK):
-        out.extend(_settle(boards[i : i + CHUNK], counts[i : i + CHUNK]))
+    for i, layout in _chunk_layouts(boards, DEFAULT_POLICY):  # the state-based actions read no policy table
+        out.extend(_settle(layout, boards[i : i + CHUNK], counts[i : i + CHUNK]))
     return out
 
 
-def _settle(boards: Sequence[Board], counts: Sequence[IntArray]) -> list[tuple[Settled, BoolArray]]:
-    layout = kernels.stack(boards, DEFAULT_POLICY)  # the state-based actions read no policy table
+def _settle(layout: Layout, boards: Sequence[Board], counts: Sequence[IntArray]) -> list[tuple[Settled, BoolArray]]:
     columns = {kind: k for k, kind in enumerate(layout.kinds)}
     maps: dict[tuple[str, ...], list[int] | None] = {}
     offsets, thr_offsets = layout.obj_off.tolist(), layout.thr_off.tolist()

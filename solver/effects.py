@@ -34,6 +34,7 @@ __all__ = ["SUPPORTED_CARDS", "apply_op", "best_count", "canonical_card", "gain"
 #: Operations in :class:`Op` order: their index is the code :mod:`solver.kernels.gains` reads.
 _OPS = tuple(Op)
 assert _OPS[-1] is Op.BAN and len(_OPS) == N_OPS and _OPS.index(Op.BAN) == BAN
+_OP_CODE = {op: code for code, op in enumerate(_OPS)}
 
 
 def apply_op(op: Op, count: int) -> int:
@@ -110,7 +111,7 @@ def gains(board: Board) -> IntArray:
         return out
     rows = np.array([scope.objects(board, controller) for scope, controller in scopes], dtype=np.bool_)
     cols = np.array([_kind_mask(scope.kinds, board.kinds) for scope, _ in scopes], dtype=np.bool_)
-    ops = np.array([_OPS.index(scope.op) for scope, _ in scopes], dtype=np.int64)
+    ops = np.fromiter(map(_OP_CODE.__getitem__, (scope.op for scope, _ in scopes)), dtype=np.int64, count=len(scopes))
     wanted, defense = _wanted(board.kinds), board.kind_column("defense")
     if gains_616_1(
         rows, cols, ops, has, wanted, board.protector, board.controller, board.team, defense, board.n_players, out

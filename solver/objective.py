@@ -369,10 +369,16 @@ class Objective:
         """
         found = self._best.get(sense)
         if found is None:
-            decided = decide_layout(self.core, sense)
-            rounds = self.board.rounds
-            chosen, recipients = decided.chosen[:rounds], decided.recipients[:rounds]
-            found = Best(chosen, recipients, int(decided.values[0]), int(decided.events[0]))
+            decided = decide_layout(self.core, sense)  # a batch of one: its matrices have the board's rounds
+            # Filled like :class:`~solver.kernels.layout.Layout` rather than through the generated frozen
+            # ``__init__`` (a solve() of a loaded board takes microseconds, and this is one of them).
+            found = object.__new__(Best)
+            found.__dict__.update(
+                chosen=decided.chosen,
+                recipients=decided.recipients,
+                value=int(decided.values[0]),
+                events=int(decided.events[0]),
+            )
             self._best[sense] = found
         return found
 

@@ -20,7 +20,7 @@ import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -71,8 +71,7 @@ class Score:
     regret: float
 
 
-@dataclass(frozen=True)
-class _Optimum:
+class _Optimum(NamedTuple):  # a tuple, not a frozen dataclass: built on every solve (microseconds count)
     chosen: BoolArray
     recipients: IntArray
     status: Status

@@ -32,7 +32,17 @@ import numpy as np
 
 from ..board import Board, BoolArray, IntArray
 from ..policy import DEFAULT_POLICY, Policy
-from .exact import MAX_FREE_SEATS, RESULT_CODES, decide_arrays, game_of_events, tabulate_rows
+from .exact import (
+    D_EVENTS,
+    D_RESULT,
+    D_SPAN,
+    D_VALUE,
+    MAX_FREE_SEATS,
+    RESULT_CODES,
+    decide_arrays,
+    game_of_events,
+    tabulate_rows,
+)
 from .layout import Layout, stack
 from .resolve import board_material, counters_after_701_34, score_batch, value_settled_batch
 from .settle import settle_batch
@@ -82,24 +92,22 @@ class Decided:
 def decide_layout(layout: Layout, sense: int = 1) -> Decided:
     """The optimum (``sense=1``) or the worst choice (``sense=-1``) of every board of ``layout``."""
     L = layout
-    values, chosen, recipients, events, results, spans, too_many = decide_arrays(
-        L.obj_off, L.thr_off, L.team_off, L.n_players, L.rounds, L.proliferator, L.shared, L.poison_loses,
-        L.n_opponents, L.elimination, L.gap, L.counts, L.gain, L.weights, L.flags, L.toughness, L.damage,
-        L.chapters, L.life, L.worth, L.side, L.seat, L.team, L.head_gain, L.thr_row, L.thr_kind, L.thr_at,
-        L.thr_code, L.thr_amount, L.thr_seat, L.team_threshold, L.team_weight, L.tough_delta, L.presence,
-        L.special, L.policy_scores, L.saga_chapter, sense,
+    out, chosen, recipients, too_many = decide_arrays(
+        L.obj_off, L.thr_off, L.team_off, L.numbers, L.elimination, L.gap, L.counts, L.gain, L.weights, L.ints,
+        L.worth, L.head_gain, L.thresholds, L.team_threshold, L.team_weight, L.tough_delta, L.presence, L.special,
+        L.policy_scores, L.saga_chapter, sense,
     )  # fmt: skip
     if too_many:  # the fast path's own words: callers match on them
         raise ValueError(f"more than {MAX_FREE_SEATS} seats can be eliminated by one choice; use method='cpsat'")
     # Filled like :class:`Layout` rather than through the generated frozen ``__init__`` (microseconds count here).
     decided = object.__new__(Decided)
     decided.__dict__.update(
-        values=values,
+        values=out[D_VALUE],
         chosen=chosen,
         recipients=recipients,
-        events=events,
-        results=tuple(map(RESULT_CODES.__getitem__, results.tolist())),
-        spans=spans,
+        events=out[D_EVENTS],
+        results=tuple(map(RESULT_CODES.__getitem__, out[D_RESULT].tolist())),
+        spans=out[D_SPAN],
     )
     return decided
 

@@ -13,6 +13,22 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..board import (
+    N_OPPONENTS,
+    N_PLAYERS,
+    N_POISON_LOSES,
+    N_PROLIFERATOR,
+    N_ROUNDS,
+    N_SHARED,
+    R_CHAPTERS,
+    R_DAMAGE,
+    R_FLAGS,
+    R_LIFE,
+    R_SEAT,
+    R_SIDE,
+    R_TEAM,
+    R_TOUGHNESS,
+)
 from .layout import F_PHASED_OUT, F_PLAYER
 from .sba import shared_poison_810_10
 from .settle import board_seating, settle_board
@@ -974,38 +990,25 @@ def _reserve(a: np.ndarray, used: int, need: int) -> np.ndarray:
     return out
 
 
+#: Rows of :func:`decide_arrays`' per-board table of results.
+D_VALUE, D_EVENTS, D_RESULT, D_STATUS, D_SPAN = range(5)
+
+
 @njit(cache=True)
 def decide_arrays(
     obj_off: np.ndarray,
     thr_off: np.ndarray,
     team_off: np.ndarray,
-    n_players: np.ndarray,
-    rounds: np.ndarray,
-    proliferator: np.ndarray,
-    shared: np.ndarray,
-    poison_loses: np.ndarray,
-    n_opponents: np.ndarray,
+    numbers: np.ndarray,
     elimination: np.ndarray,
     gap: np.ndarray,
     counts: np.ndarray,
     gain: np.ndarray,
     weights: np.ndarray,
-    flags: np.ndarray,
-    toughness: np.ndarray,
-    damage: np.ndarray,
-    chapters: np.ndarray,
-    life: np.ndarray,
+    ints: np.ndarray,
     worth: np.ndarray,
-    side: np.ndarray,
-    seat: np.ndarray,
-    team: np.ndarray,
     head_gain: np.ndarray,
-    thr_row: np.ndarray,
-    thr_kind: np.ndarray,
-    thr_at: np.ndarray,
-    thr_code: np.ndarray,
-    thr_amount: np.ndarray,
-    thr_seat: np.ndarray,
+    thresholds: np.ndarray,
     team_threshold: np.ndarray,
     team_weight: np.ndarray,
     tough_delta: np.ndarray,
@@ -1014,32 +1017,36 @@ def decide_arrays(
     scores: np.ndarray,
     saga_chapter: int,
     sense: int,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool]:
-    """:func:`decide_batch` with its outputs allocated here: what :func:`solver.kernels.decide_layout` returns.
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+    """:func:`decide_batch` over a layout's tables, its outputs allocated here: what
+    :func:`solver.kernels.decide_layout` reads.
 
-    Per board its value, game events, result code and material span; per proliferate and row whether
-    it is chosen; per proliferate and 2HG team the head getting the team's poison (-1: none); and
-    whether some board coupled more than :data:`MAX_FREE_SEATS` seats.  One compiled call and no
-    numpy call from Python: a board alone is decided in microseconds, and each of those counts.
+    ``numbers``, ``ints`` and ``thresholds`` are the layout's per-board, per-row and per-threshold
+    tables (:data:`solver.board.NUMBER_FIELDS`, :data:`~solver.board.ROW_FIELDS`,
+    :data:`~solver.board.THRESHOLD_FIELDS`), passed whole: a compiled call's dispatch costs per
+    argument, and a board alone is decided in microseconds.  Returns per board (rows
+    :data:`D_VALUE` ... :data:`D_SPAN`) its value, game events, result code, status and material
+    span; per proliferate and row whether it is chosen; per proliferate and 2HG team the head
+    getting the team's poison (-1: none); and whether some board coupled more than
+    :data:`MAX_FREE_SEATS` seats.
     """
-    n_boards = len(rounds)
+    n_boards = numbers.shape[1]
+    rounds = numbers[N_ROUNDS]
     width = 0
     for b in range(n_boards):
         width = max(width, rounds[b])
-    values = np.zeros(n_boards, dtype=np.int64)
-    events = np.zeros(n_boards, dtype=np.int64)
-    results = np.zeros(n_boards, dtype=np.int64)
-    status = np.zeros(n_boards, dtype=np.int64)
-    spans = np.zeros(n_boards, dtype=np.int64)
-    chosen = np.zeros((width, len(flags)), dtype=np.bool_)
+    out = np.zeros((5, n_boards), dtype=np.int64)
+    chosen = np.zeros((width, ints.shape[1]), dtype=np.bool_)
     recipients = np.full((width, team_off[n_boards]), -1, dtype=np.int64)
     decide_batch(
-        obj_off, thr_off, team_off, n_players, rounds, proliferator, shared, poison_loses, n_opponents, elimination,
-        gap, counts, gain, weights, flags, toughness, damage, chapters, life, worth, side, seat, team, head_gain,
-        thr_row, thr_kind, thr_at, thr_code, thr_amount, thr_seat, team_threshold, team_weight, tough_delta, presence,
-        special, scores, saga_chapter, sense, values, events, results, status, spans, chosen, recipients,
+        obj_off, thr_off, team_off, numbers[N_PLAYERS], rounds, numbers[N_PROLIFERATOR], numbers[N_SHARED],
+        numbers[N_POISON_LOSES], numbers[N_OPPONENTS], elimination, gap, counts, gain, weights, ints[R_FLAGS],
+        ints[R_TOUGHNESS], ints[R_DAMAGE], ints[R_CHAPTERS], ints[R_LIFE], worth, ints[R_SIDE], ints[R_SEAT],
+        ints[R_TEAM], head_gain, thresholds[0], thresholds[1], thresholds[2], thresholds[3], thresholds[4],
+        thresholds[5], team_threshold, team_weight, tough_delta, presence, special, scores, saga_chapter, sense,
+        out[D_VALUE], out[D_EVENTS], out[D_RESULT], out[D_STATUS], out[D_SPAN], chosen, recipients,
     )  # fmt: skip
     too_many = False
     for b in range(n_boards):
-        too_many = too_many or status[b] == TOO_MANY_SEATS
-    return values, chosen, recipients, events, results, spans, too_many
+        too_many = too_many or out[D_STATUS, b] == TOO_MANY_SEATS
+    return out, chosen, recipients, too_many

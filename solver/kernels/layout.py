@@ -16,7 +16,8 @@ whole batch at once.  :func:`stack` is both.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain
@@ -147,6 +148,11 @@ class Layout:
     special: IntArray
     policy_scores: np.ndarray  # win, draw, loss, game weight
     saga_chapter: int
+    # the tables the per-board, per-row and per-threshold fields above are rows of (one argument each for
+    # :func:`solver.kernels.exact.decide_arrays`: a compiled call's dispatch costs per argument)
+    numbers: IntArray  # (len(NUMBER_FIELDS), n_boards): :data:`solver.board.NUMBER_FIELDS` per board
+    ints: IntArray  # (len(ROW_FIELDS), n_rows): :data:`solver.board.ROW_FIELDS` per row
+    thresholds: IntArray  # (len(THRESHOLD_FIELDS), n_thresholds)
 
 
 def _milli(x: np.ndarray | float) -> np.ndarray:
@@ -404,36 +410,88 @@ def _worths(code: IntArray, value: FloatArray, pt_sum: IntArray, creature_base: 
     return out
 
 
-def _per_count(values: IntArray, score: Callable[[int], float]) -> FloatArray:
-    """``score(k)`` for each ``k`` of ``values`` (numbers of opponents: a handful of distinct values)."""
-    if not len(values):
-        return np.zeros(0, dtype=np.float64)
-    lo, hi = int(values.min()), int(values.max())
-    table = np.array([score(k) for k in range(lo, hi + 1)], dtype=np.float64)
-    out: FloatArray = table[values - lo]
-    return out
+def _per_opponents(policy: Policy, values: IntArray) -> tuple[FloatArray, FloatArray]:
+    """The policy's elimination score and score gap (:meth:`Policy.elimination_score`, :meth:`Policy.score_gap`)
+    for each number of opponents of ``values``, read from tables the policy keeps (0 to the most asked for)."""
+    most = int(values.max()) if len(values) else 0
+    tables: tuple[FloatArray, FloatArray] | None = policy.__dict__.get("_per_opponents")
+    if tables is None or len(tables[0]) <= most:
+        size = max(most + 1, 8)
+        tables = (
+            np.fromiter(map(policy.elimination_score, range(size)), dtype=np.float64, count=size),
+            np.fromiter(map(policy.score_gap, range(size)), dtype=np.float64, count=size),
+        )
+        policy.__dict__["_per_opponents"] = tables  # the policy is immutable: kept with it, like its kind weights
+    return tables[0][values], tables[1][values]
 
 
-@lru_cache(maxsize=4096)
 def _kind_row(kind: str) -> tuple[int, int]:
     """One kind's entries of :func:`_kind_tables`: toughness per counter (122.1a, :func:`solver.board.pt_table`)
     and presence-only (the catalogue)."""
     return int(pt_table((kind,))[0, 1]), int(default_spec(kind).presence_only)
 
 
+class _Kinds:
+    """Every kind this process has laid out, numbered in order of first sight, with its per-kind entries as
+    arrays by number (toughness per counter, presence-only), so that a kinds tuple's entries are one index of
+    them by the tuple's numbers (:func:`_kind_numbers`): a fresh board's kinds tuple is often new."""
+
+    def __init__(self) -> None:
+        self.number: dict[str, int] = {}
+        self.names: list[str] = []
+        self.tough = np.zeros(64, dtype=np.int64)
+        self.presence = np.zeros(64, dtype=np.int64)
+        self.lock = threading.Lock()
+
+    def of(self, kind: str) -> int:
+        number = self.number.get(kind)
+        if number is not None:
+            return number
+        tough, presence = _kind_row(kind)
+        with self.lock:
+            number = self.number.get(kind)
+            if number is None:
+                number = len(self.names)
+                if number == len(self.tough):  # grown by copies: a reader keeps a whole older table
+                    self.tough = np.concatenate([self.tough, np.zeros_like(self.tough)])
+                    self.presence = np.concatenate([self.presence, np.zeros_like(self.presence)])
+                self.tough[number], self.presence[number] = tough, presence
+                self.names.append(kind)
+                self.number[kind] = number
+        return number
+
+
+_KINDS = _Kinds()
+
+
 @lru_cache(maxsize=1024)
+def _kind_numbers(kinds: tuple[str, ...]) -> IntArray:
+    """The numbers of a kinds tuple's kinds in :data:`_KINDS` (read-only)."""
+    out = np.fromiter(map(_KINDS.of, kinds), dtype=np.int64, count=len(kinds))
+    out.flags.writeable = False
+    return out
+
+
 def _kind_tables(kinds: tuple[str, ...]) -> tuple[IntArray, IntArray, IntArray]:
     """Per kind of a batch: toughness per counter (122.1a), presence-only (the catalogue), and the columns of
-    :data:`SPECIAL` (-1 where absent); read-only (copied into each layout: a game's batches share their kinds)."""
-    index = {k: i for i, k in enumerate(kinds)}
-    rows = list(map(_kind_row, kinds))  # each kind once per process: a fresh board's tuple is often new
-    out = (
-        np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows)),
-        np.fromiter((row[1] for row in rows), dtype=np.int64, count=len(rows)),
-        np.array([index.get(k, -1) for k in SPECIAL], dtype=np.int64),
-    )
-    for array in out:
-        array.flags.writeable = False
+    :data:`SPECIAL` (-1 where absent); fresh arrays."""
+    numbers = _kind_numbers(kinds)
+    special = np.array([kinds.index(k) if k in kinds else -1 for k in SPECIAL], dtype=np.int64)
+    return _KINDS.tough[numbers], _KINDS.presence[numbers], special
+
+
+def _kind_milli(policy: Policy, kinds: tuple[str, ...]) -> IntArray:
+    """The policy's weight of each of ``kinds`` (:meth:`Policy.weight`) in milli-points, from a table by kind
+    number (:data:`_KINDS`) the policy keeps, extended to the kinds it has not seen."""
+    numbers = _kind_numbers(kinds)
+    table: IntArray | None = policy.__dict__.get("_milli_by_kind")
+    if table is None or len(table) < len(_KINDS.names):
+        names = list(_KINDS.names)
+        old = np.zeros(0, dtype=np.int64) if table is None else table
+        new = _milli(np.fromiter(map(policy.weight, names[len(old) :]), dtype=np.float64, count=len(names) - len(old)))
+        table = np.concatenate([old, new])
+        policy.__dict__["_milli_by_kind"] = table  # the policy is immutable: kept with it
+    out: IntArray = table[numbers]
     return out
 
 
@@ -446,7 +504,7 @@ def with_policy(joined: Joined, policy: Policy) -> Layout:
     numbers = J.numbers
     sizes, widths, colmap = J.columns or (_NONE, _NONE, _NONE)
     weights = _weights(
-        _milli(policy.kind_weights(kinds)), n, J.columns is None, sizes, widths, colmap, J.cv_cells, J.cv_value,
+        _kind_milli(policy, kinds), n, J.columns is None, sizes, widths, colmap, J.cv_cells, J.cv_value,
         ints[R_SHARED_HEAD], J.poison,
     )  # fmt: skip
     worth = _worths(ints[R_WORTH], J.value, ints[R_PT_SUM], policy.creature_base, policy.saga_value)
@@ -455,6 +513,7 @@ def with_policy(joined: Joined, policy: Policy) -> Layout:
     teams = J.teams
     thr = J.thresholds
     tough_delta, presence, special = _kind_tables(kinds)
+    elimination, gap = _per_opponents(policy, n_opponents)
     # Filled like :class:`solver.board.Board` rather than through the generated ``__init__`` (39 frozen fields).
     layout = object.__new__(Layout)
     layout.__dict__.update(
@@ -467,8 +526,8 @@ def with_policy(joined: Joined, policy: Policy) -> Layout:
         shared=per_board[N_SHARED],
         poison_loses=per_board[N_POISON_LOSES],
         n_opponents=n_opponents,
-        elimination=_per_count(n_opponents, policy.elimination_score),
-        gap=_per_count(n_opponents, policy.score_gap),
+        elimination=elimination,
+        gap=gap,
         counts=J.counts,
         gain=J.gain,
         weights=weights,
@@ -491,11 +550,14 @@ def with_policy(joined: Joined, policy: Policy) -> Layout:
         team_threshold=teams[0],
         team_weight=teams[1] * round(1000.0 * policy.weight("poison")),  # milli-points, signed for the proliferator
         kinds=kinds,
-        tough_delta=tough_delta.copy(),
-        presence=presence.copy(),
-        special=special.copy(),
+        tough_delta=tough_delta,
+        presence=presence,
+        special=special,
         policy_scores=np.array([policy.win, policy.draw, policy.loss, policy.game_weight], dtype=np.float64),
         saga_chapter=round(1000.0 * policy.saga_chapter),
+        numbers=per_board,
+        ints=ints,
+        thresholds=thr,
     )
     return layout
 
