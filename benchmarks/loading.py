@@ -65,30 +65,40 @@ def cases(sizes: Sequence[int]) -> list[dict[str, Any]]:
     return out
 
 
-def _per_item(fn: Any, items: Sequence[Any], samples: int, sample_seconds: float) -> list[float]:
+#: The clocks a run can time with: wall-clock time, or the process's CPU time (what other processes on a shared
+#: machine disturb least: ``--clock cpu``).
+CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
+
+
+def _per_item(
+    fn: Any, items: Sequence[Any], samples: int, sample_seconds: float, clock: Any = time.perf_counter
+) -> list[float]:
     """Samples of the time ``fn`` takes per item, each sample ~``sample_seconds`` long (at least one pass)."""
-    start = time.perf_counter()
+    start = clock()
     for item in items:
         fn(item)
-    once = time.perf_counter() - start
+    once = clock() - start
     loops = max(1, int(sample_seconds / max(once, 1e-9)))
     times = []
     for _ in range(samples):
-        start = time.perf_counter()
+        start = clock()
         for _ in range(loops):
             for item in items:
                 fn(item)
-        times.append((time.perf_counter() - start) / (loops * len(items)))
+        times.append((clock() - start) / (loops * len(items)))
     return times
 
 
-def measure(path: Path, samples: int, sample_seconds: float, n_records: int) -> dict[str, Any]:
+def measure(
+    path: Path, samples: int, sample_seconds: float, n_records: int, clock_name: str = "wall"
+) -> dict[str, Any]:
     """Per case, per-board load samples (text and mapping) and a digest of the boards built; the analyze samples
-    and the yardstick u (child process)."""
+    and the yardstick u, all on ``clock_name``'s clock (child process)."""
     from benchmarks.common import cartpole_unit
     from solver import load_board
 
-    unit = cartpole_unit()
+    clock = CLOCKS[clock_name]
+    unit = cartpole_unit(clock=clock)
     out: dict[str, Any] = {"cases": {}}
     written = json.loads(path.read_text())
     for case in written["cases"]:
@@ -99,16 +109,17 @@ def measure(path: Path, samples: int, sample_seconds: float, n_records: int) -> 
             board = load_board(text)
             digest.update(json.dumps([board.to_dict(), board.kinds], sort_keys=True).encode())
         out["cases"][case["label"]] = {
-            "samples_s": _per_item(load_board, texts, samples, sample_seconds),
-            "mapping_samples_s": _per_item(load_board, boards, samples, sample_seconds),
+            "samples_s": _per_item(load_board, texts, samples, sample_seconds, clock),
+            "mapping_samples_s": _per_item(load_board, boards, samples, sample_seconds, clock),
             "digest": digest.hexdigest(),
         }
-    out["analyze"] = analyze_samples(written["records"][:n_records], samples)
-    out["u_s"] = cartpole_unit().median if unit.median <= 0 else min(unit.median, cartpole_unit().median)
+    out["analyze"] = analyze_samples(written["records"][:n_records], samples, clock)
+    again = cartpole_unit(clock=clock).median
+    out["u_s"] = again if unit.median <= 0 else min(unit.median, again)
     return out
 
 
-def analyze_samples(lines: list[str], samples: int) -> dict[str, list[float]]:
+def analyze_samples(lines: list[str], samples: int, clock: Any = time.perf_counter) -> dict[str, list[float]]:
     """Per decision: ``analyze_chunk`` over chunks of 20-object record lines, and decoding + loading alone."""
     from solver.analysis.analyze import CHUNK_SIZE, Job, analyze_chunk
     from solver.analysis.grading import Thresholds
@@ -121,21 +132,24 @@ def analyze_samples(lines: list[str], samples: int) -> dict[str, list[float]]:
     analyze_chunk(chunks[0])  # warm: the first chunk compiles and caches what every later one reuses
     total, loading = [], []
     for _ in range(samples):
-        start = time.perf_counter()
+        start = clock()
         for job in chunks:
             analyze_chunk(job)
-        total.append((time.perf_counter() - start) / len(lines))
-        start = time.perf_counter()
+        total.append((clock() - start) / len(lines))
+        start = clock()
         for line in lines:
             resolve_matrices(parse_line(line))
-        loading.append((time.perf_counter() - start) / len(lines))
+        loading.append((clock() - start) / len(lines))
     return {"decision_s": total, "decode_load_s": loading}
 
 
-def run_side(checkout: Path, path: Path, samples: int, sample_seconds: float, n_records: int) -> dict[str, Any]:
+def run_side(
+    checkout: Path, path: Path, samples: int, sample_seconds: float, n_records: int, clock: str = "wall"
+) -> dict[str, Any]:
     """:func:`measure` in a fresh process importing ``solver`` from ``checkout`` (benchmarks from this one)."""
     command = [sys.executable, str(Path(__file__).resolve()), "--measure", str(path)]
     command += ["--samples", str(samples), "--sample-seconds", str(sample_seconds), "--records", str(n_records)]
+    command += ["--clock", clock]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(checkout), str(ROOT)])}
     done = subprocess.run(command, cwd=checkout, env=env, check=True, capture_output=True, text=True)
     result: dict[str, Any] = json.loads(done.stdout)
@@ -151,10 +165,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--sample-seconds", type=float, default=0.05, help="target length of one sample")
     parser.add_argument("--records", type=int, default=1024, help="20-object records the analyze rows judge")
     parser.add_argument("--json", type=Path, default=None, help="where to write the JSON (default results/)")
+    parser.add_argument(
+        "--clock", choices=sorted(CLOCKS), default="wall", help="wall-clock (default) or CPU time, for u too"
+    )
     parser.add_argument("--measure", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.measure is not None:
-        print(json.dumps(measure(args.measure, args.samples, args.sample_seconds, args.records)))
+        print(json.dumps(measure(args.measure, args.samples, args.sample_seconds, args.records, args.clock)))
         return 0
 
     from benchmarks.common import Timing, fmt_time, in_units, markdown_table, write_json
@@ -173,7 +190,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         for round_ in range(args.rounds):
             random.Random(round_).shuffle(order)
             for side in order:
-                runs[side].append(run_side(sides[side], path, args.samples, args.sample_seconds, args.records))
+                runs[side].append(
+                    run_side(sides[side], path, args.samples, args.sample_seconds, args.records, args.clock)
+                )
 
     units = {side: min(run["u_s"] for run in runs[side]) for side in sides}
     unit = {side: Timing((units[side],)) for side in sides}
@@ -209,7 +228,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         headers = ["board", "objects", "text (baseline)", "text (new)", "mapping (new)", "speed-up (text)", "same"]
     print("## Board loading, per board (fastest sample; JSON text and parsed JSON)\n")
     print(markdown_table(headers, table))
-    print("\nu (one CartPole-v1 step, this run): " + ", ".join(f"{side} {fmt_time(units[side])}" for side in sides))
+    shown_units = ", ".join(f"{side} {fmt_time(units[side])}" for side in sides)
+    print(f"\nclock: {args.clock}; u (one CartPole-v1 step, this run, on the same clock): {shown_units}")
     analyze = {
         side: {key: min(t for run in runs[side] for t in run["analyze"][key]) for key in ANALYZE_KEYS} for side in sides
     }
@@ -237,7 +257,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         commit = subprocess.run(
             ["git", "-C", str(args.baseline), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
         ).stdout.strip()
-    payload = {"baseline_commit": commit, "u_s": units, "cases": results, "analyze": analyze}
+    payload = {"baseline_commit": commit, "clock": args.clock, "u_s": units, "cases": results, "analyze": analyze}
     target = write_json("loading", payload, args.json)
     print(f"\nwrote {target}")
     return 0 if all(r["same"] for r in results) else 1

@@ -226,20 +226,26 @@ _CREATURE, _PLANESWALKER, _BATTLE = int(CardType.CREATURE), int(CardType.PLANESW
 _NO_INTS = np.zeros(0, dtype=np.int64)
 
 
+#: The rows of a board's one table of per-object integers and booleans (built by :func:`assemble_columns`; the
+#: board's ``controller`` ... ``no_counters`` are its rows), which :func:`_fill_layout` reads whole.
+TABLE_FIELDS = (
+    "controller", "types", "power", "toughness", "damage", "chapters", "protector", "indestructible", "phased_out",
+    "no_counters",
+)  # fmt: skip
+(T_CONTROLLER, T_TYPES, T_POWER, T_TOUGHNESS, T_DAMAGE, T_CHAPTERS, T_PROTECTOR, T_INDESTRUCTIBLE, T_PHASED_OUT,
+ T_NO_COUNTERS) = range(len(TABLE_FIELDS))  # fmt: skip
+#: The per-object arrays a board makes on first use (from its table and its text columns), beside its fields.
+LAZY_FIELDS = (*TABLE_FIELDS, "names", "type_names", "subtypes", "keywords")
+_NO_THRESHOLDS = np.zeros((5, 0), dtype=np.int64)
+_NO_CV = np.zeros((2, 0), dtype=np.int64)
+
+
 @njit(cache=True)
 def _fill_layout(
     packed: IntArray,
     n_players: int,
-    types: IntArray,
-    chapters: IntArray,
-    indestructible: BoolArray,
-    phased_out: BoolArray,
+    table: IntArray,
     value: FloatArray,
-    power: IntArray,
-    toughness: IntArray,
-    damage: IntArray,
-    controller: IntArray,
-    protector: IntArray,
     team: IntArray,
     life: IntArray,
     proliferator: int,
@@ -249,34 +255,35 @@ def _fill_layout(
     shared: bool,
     poison_threshold: int,
     extra_head_poison: int,
-    thr_object: IntArray,
-    thr_kind: IntArray,
-    thr_at: IntArray,
-    thr_code: IntArray,
-    thr_amount: IntArray,
-    cv_object: IntArray,
-    cv_kind: IntArray,
+    thr: IntArray,
+    cv: IntArray,
     cv_value: FloatArray,
     rounds: int,
     n_kinds: int,
 ) -> None:
-    """Write a board's :class:`BoardLayout` into ``packed`` (its size already right), in one pass per part."""
-    n = len(types)
-    n_thr, n_cv = len(thr_object), len(cv_object)
+    """Write a board's :class:`BoardLayout` into ``packed`` (its size already right), in one pass per part.
+
+    ``table``: the board's rows of :data:`TABLE_FIELDS`; ``thr``: its thresholds' objects, kinds, counts, codes
+    and amounts (milli-points), one row each; ``cv``: its counter-value overrides' objects and kinds.
+    """
+    n = table.shape[1]
+    n_thr, n_cv = thr.shape[1], cv.shape[1]
     nf, rf = len(NUMBER_FIELDS), len(ROW_FIELDS)
     ours = team[proliferator]
+    controller, protector, chapters = table[T_CONTROLLER], table[T_PROTECTOR], table[T_CHAPTERS]
+    toughness = table[T_TOUGHNESS]
     for i in range(n):
         player = i < n_players
-        t = types[i]
+        t = table[T_TYPES, i]
         if player:
             flags = F_PLAYER
-        elif phased_out[i]:
+        elif table[T_PHASED_OUT, i]:
             flags = F_PHASED_OUT  # 702.26b: treated as though it doesn't exist
         else:
             flags = F_PRESENT
             if t & _CREATURE:
                 flags |= F_CREATURE  # 704.5f
-                if not indestructible[i]:
+                if not table[T_INDESTRUCTIBLE, i]:
                     flags |= F_DESTRUCTIBLE  # 704.5g, 702.12b
             if t & _PLANESWALKER:
                 flags |= F_PLANESWALKER  # 704.5i
@@ -295,8 +302,8 @@ def _fill_layout(
         else:
             worth = WORTH_NONE
         owner = protector[i] if protector[i] >= 0 else controller[i]  # a battle's defense counts for its protector
-        row = (flags, -1, -1, 1, 1 if team[owner] == ours else -1, toughness[i], damage[i], chapters[i], worth,
-               power[i] + toughness[i], 0)  # fmt: skip
+        row = (flags, -1, -1, 1, 1 if team[owner] == ours else -1, toughness[i], table[T_DAMAGE, i], chapters[i],
+               worth, table[T_POWER, i] + toughness[i], 0)  # fmt: skip
         for r in range(rf):
             packed[nf + r * n + i] = row[r]
         if player:
@@ -308,9 +315,9 @@ def _fill_layout(
     packed[at : at + n] = value.view(np.int64)
     at += n
     for j in range(n_thr):
-        owner = controller[thr_object[j]]
+        owner = controller[thr[0, j]]
         seat = team[owner] if seats_are_teams else owner
-        row6 = (thr_object[j], thr_kind[j], thr_at[j], thr_code[j], thr_amount[j], seat)
+        row6 = (thr[0, j], thr[1, j], thr[2, j], thr[3, j], thr[4, j], seat)
         for r in range(len(THRESHOLD_FIELDS)):
             packed[at + r * n_thr + j] = row6[r]
     at += len(THRESHOLD_FIELDS) * n_thr
@@ -321,8 +328,8 @@ def _fill_layout(
         packed[at + k] = poison_threshold + extra_head_poison * max(size[k] - 2, 0)
         packed[at + n_teams + k] = 1 if k == ours else -1
     at += len(TEAM_FIELDS) * n_teams
-    packed[at : at + n_cv] = cv_object
-    packed[at + n_cv : at + 2 * n_cv] = cv_kind
+    packed[at : at + n_cv] = cv[0]
+    packed[at + n_cv : at + 2 * n_cv] = cv[1]
     packed[at + 2 * n_cv : at + 3 * n_cv] = cv_value.view(np.int64)
     opponent = np.zeros(n_players, dtype=np.bool_)
     for i in range(n_players):
@@ -334,26 +341,33 @@ def _fill_layout(
         packed[k] = numbers[k]
 
 
-def _layout_of(board: Board) -> BoardLayout:
-    """A board's :class:`BoardLayout` (see there), written straight into its packed buffer."""
+def _layout_of(board: Board, table: IntArray | None = None) -> BoardLayout:
+    """A board's :class:`BoardLayout` (see there), written straight into its packed buffer.
+
+    ``table``: the board's rows of :data:`TABLE_FIELDS` if at hand (the loader's), else stacked from its fields.
+    """
     n, players, n_teams = board.n_objects, board.n_players, board.n_teams
     n_thr, n_cv = len(board.thr_object), len(board.cv_object)
     rules = VARIANTS[board.variant]
     size = len(NUMBER_FIELDS) + (len(ROW_FIELDS) + 1) * n + len(THRESHOLD_FIELDS) * n_thr
     packed = np.empty(size + len(TEAM_FIELDS) * n_teams + 3 * n_cv, dtype=np.int64)
     shared = rules.shared_poison and board.kind_column("poison") >= 0
-    codes = amounts = _NO_INTS
+    if table is None:
+        table = board.__dict__.get("_table")
+    if table is None:  # a board derived with other objects: its fields are arrays of their own
+        table = np.stack([getattr(board, name) for name in TABLE_FIELDS]).astype(np.int64, copy=False)
+    thr = _NO_THRESHOLDS
     if n_thr:
         effects = board.thr_effect
-        codes = np.array([THR_WIN if e == "win" else THR_LOSE if e == "lose" else THR_POINTS for e in effects])
+        codes = [THR_WIN if e == "win" else THR_LOSE if e == "lose" else THR_POINTS for e in effects]
         points = np.array([0.0 if isinstance(e, str) else float(e) for e in effects], dtype=np.float64)
         amounts = np.rint(points * 1000.0).astype(np.int64)  # milli-points
+        thr = np.array([board.thr_object, board.thr_kind, board.thr_at, codes, amounts], dtype=np.int64)
+    cv = np.array([board.cv_object, board.cv_kind], dtype=np.int64) if n_cv else _NO_CV
     _fill_layout(
-        packed, players, board.types, board.chapters, board.indestructible, board.phased_out, board.value,
-        board.power, board.toughness, board.damage, board.controller, board.protector, board.team, board.life,
-        board.proliferator, n_teams, rules.seats_are_teams, rules.shared_poison, shared, rules.poison_threshold,
-        rules.extra_head_poison if rules.shared_poison else 0, board.thr_object, board.thr_kind, board.thr_at, codes,
-        amounts, board.cv_object, board.cv_kind, board.cv_value, board.rounds, len(board.kinds),
+        packed, players, table, board.value, board.team, board.life, board.proliferator, n_teams,
+        rules.seats_are_teams, rules.shared_poison, shared, rules.poison_threshold,
+        rules.extra_head_poison if rules.shared_poison else 0, thr, cv, board.cv_value, board.rounds, len(board.kinds),
     )  # fmt: skip
     return BoardLayout.of_packed(packed, (n, n_thr, n_teams))
 
@@ -452,25 +466,11 @@ class Board:
     n_players: int
     kinds: tuple[str, ...]
     counts: IntArray
-    controller: IntArray
     team: IntArray
     team_names: tuple[str, ...]
     life: IntArray
-    types: IntArray
-    power: IntArray
-    toughness: IntArray
-    damage: IntArray
-    indestructible: BoolArray
-    chapters: IntArray
-    protector: IntArray
-    phased_out: BoolArray
-    no_counters: BoolArray
     value: FloatArray
     effects: tuple[Effect, ...]
-    names: ObjArray
-    type_names: ObjArray
-    subtypes: ObjArray
-    keywords: ObjArray
     thr_object: IntArray
     thr_kind: IntArray
     thr_at: IntArray
@@ -671,6 +671,9 @@ class Board:
         for value in changes.values():
             if isinstance(value, np.ndarray):
                 value.flags.writeable = False
+        if "names" in changes:  # the objects changed: their arrays are the ones given, not the columns built from
+            copied.pop("_text", None)
+            copied.pop("_table", None)
         copied.update(changes)
         return new
 
@@ -744,6 +747,94 @@ class Board:
     def layout(self) -> BoardLayout:
         """The board's policy-free arrays in the kernels' layout (:class:`BoardLayout`), built with the board."""
         return _layout_of(self)
+
+    # The per-object integers and flags: rows of the one table the board was assembled with (``_table``, the
+    # rows of :data:`TABLE_FIELDS`), each a read-only view made on first use.
+    @cached_property
+    def controller(self) -> IntArray:
+        """Each object's controller, a player row (a player's own row)."""
+        return self._table_row(T_CONTROLLER)
+
+    @cached_property
+    def types(self) -> IntArray:
+        """Each object's card types, as :class:`CardType` bits (0 for players)."""
+        return self._table_row(T_TYPES)
+
+    @cached_property
+    def power(self) -> IntArray:
+        """Each object's power (0 where it has none)."""
+        return self._table_row(T_POWER)
+
+    @cached_property
+    def toughness(self) -> IntArray:
+        """Each object's toughness (0 where it has none)."""
+        return self._table_row(T_TOUGHNESS)
+
+    @cached_property
+    def damage(self) -> IntArray:
+        """Damage marked on each object (704.5g)."""
+        return self._table_row(T_DAMAGE)
+
+    @cached_property
+    def chapters(self) -> IntArray:
+        """Each Saga's final chapter number (714.2d), 0 for the rest."""
+        return self._table_row(T_CHAPTERS)
+
+    @cached_property
+    def protector(self) -> IntArray:
+        """Each battle's protector, a player row (310.9), -1 for the rest."""
+        return self._table_row(T_PROTECTOR)
+
+    @cached_property
+    def indestructible(self) -> BoolArray:
+        """Whether each object has indestructible (702.12b)."""
+        return self._table_flag(T_INDESTRUCTIBLE)
+
+    @cached_property
+    def phased_out(self) -> BoolArray:
+        """Whether each object is phased out (702.26b)."""
+        return self._table_flag(T_PHASED_OUT)
+
+    @cached_property
+    def no_counters(self) -> BoolArray:
+        """Whether each object can't have counters put on it (proliferate adds none)."""
+        return self._table_flag(T_NO_COUNTERS)
+
+    def _table_row(self, at: int) -> IntArray:
+        out: IntArray = self.__dict__["_table"][at]  # a view of the read-only table: read-only too
+        return out
+
+    def _table_flag(self, at: int) -> BoolArray:
+        out: BoolArray = self.__dict__["_table"][at].astype(bool)
+        out.flags.writeable = False
+        return out
+
+    # The permanents' free text as object arrays (one entry per row, players' empty), built on first use from the
+    # columns the board was assembled from (``_text``): most decisions never read them.
+    @cached_property
+    def names(self) -> ObjArray:
+        """Each object's card name (``""`` for players and unnamed permanents)."""
+        return self._text_column(0, "")
+
+    @cached_property
+    def type_names(self) -> ObjArray:
+        """Each object's canonical card type names (a tuple; empty for players)."""
+        return self._text_column(1, ())
+
+    @cached_property
+    def subtypes(self) -> ObjArray:
+        """Each object's subtypes (a tuple; empty for players)."""
+        return self._text_column(2, ())
+
+    @cached_property
+    def keywords(self) -> ObjArray:
+        """Each object's keywords, lower case (a tuple; empty for players)."""
+        return self._text_column(3, ())
+
+    def _text_column(self, at: int, blank: object) -> ObjArray:
+        out = _objects([blank] * self.n_players + list(self.__dict__["_text"][at]))
+        out.flags.writeable = False
+        return out
 
     @cached_property
     def sba_masks(self) -> SbaMasks:
@@ -979,6 +1070,7 @@ _PER_OBJECT = (
 #: Derived values that depend only on the objects (not on counts, life, effects or the proliferator).
 _OBJECT_CACHES = frozenset(
     {"index", "_columns", "_type_masks", "sba_masks", "object_team", "owner_side", "team_size", "_poison_threshold"}
+    | set(LAZY_FIELDS)
 )
 #: What :meth:`Board.with_counts` keeps: :func:`solver.effects.gain` too while each object keeps the same kinds.
 _KEEP_WITH_COUNTS = _OBJECT_CACHES | {"rounds", "is_ally", "layout"}
@@ -1329,7 +1421,6 @@ def assemble_columns(
         bits = [bits_of[t] for t in types_c]
     if controller_rows is None:
         controller_rows = [player_index[c] for c in ctrls]
-    nothing = [()] * n_players
     m = len(pids)
     # One table for every integer and boolean column (rows of it are the columns), its players' part and every
     # column that all permanents leave at their default written once: converting Python numbers item by item
@@ -1356,11 +1447,7 @@ def assemble_columns(
             table[8, n_players:] = phased
         if any(no_counters):
             table[9, n_players:] = no_counters
-    int_rows = table[:7]
-    bool_rows = table[7:].astype(bool)
-    int_rows.flags.writeable = bool_rows.flags.writeable = False  # and so every row of them
-    controller, type_bits_a, power_a, toughness_a, damage_a, chapters_a, protector_a = int_rows
-    indestructible, phased_out, no_counters_a = bool_rows
+    table.flags.writeable = False  # and so every row of it (the board's per-object fields, made on first use)
     if value.count(None) == m:
         value_a = np.full(n, np.nan)
     else:
@@ -1376,25 +1463,13 @@ def assemble_columns(
         n_players=n_players,
         kinds=tuple(kinds),
         counts=counts,
-        controller=controller,
         team=team_of,
         team_names=team_names,
         life=np.array(player_life, dtype=np.int64),
-        types=type_bits_a,
-        power=power_a,
-        toughness=toughness_a,
-        damage=damage_a,
-        indestructible=indestructible,
-        chapters=chapters_a,
-        protector=protector_a,
-        phased_out=phased_out,
-        no_counters=no_counters_a,
         value=value_a,
+        _table=table,
         effects=effects,
-        names=_objects([""] * n_players + list(names)),
-        type_names=_objects(nothing + list(types_c)),  # rows hold tuples already (see PermanentRow)
-        subtypes=_objects(nothing + list(subtypes)),
-        keywords=_objects(nothing + list(keywords)),
+        _text=(names, types_c, subtypes, keywords),  # the object arrays, built on first use (rows hold tuples)
         thr_effect=tuple(t[3] for t in thr_rows),
         thr_label=tuple(t[4] for t in thr_rows),
         **_value_arrays(thr_rows, cv_rows),
@@ -1402,14 +1477,14 @@ def assemble_columns(
         head_poison=head_poison,
     )
     state = board.__dict__
-    for name in _BUILT:  # the fields not rows of int_rows or bool_rows
+    for name in _BUILT:  # the fields not rows of the table
         array = state[name]
         if array is not None:
             array.flags.writeable = False
-    state["layout"] = _layout_of(board)
+    state["layout"] = _layout_of(board, table)
     return board
 
 
 #: The array fields :func:`assemble` builds on their own (the others are rows of two read-only tables).
 #: The threshold and counter-value arrays are read-only already (:func:`_value_arrays`).
-_BUILT = ("counts", "team", "life", "value", "names", "type_names", "subtypes", "keywords", "head_poison")
+_BUILT = ("counts", "team", "life", "value", "head_poison")

@@ -22,6 +22,7 @@ import gc
 import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any, NamedTuple, TypeAlias, get_type_hints
 
 import msgspec
@@ -328,6 +329,10 @@ class _Head(NamedTuple):
     raw: Mapping[str, Any]
 
 
+#: The counter values of a permanent that overrides none (most), shared: nothing writes to a row's values.
+_NO_VALUES: Mapping[str, float] = MappingProxyType({})
+
+
 class _Checker:
     """One board's checks beyond the types: collects problems, the ids and the counter kinds seen."""
 
@@ -377,7 +382,7 @@ class _Checker:
         variant = _VARIANTS.get(variant_name) if variant_name is not None else None
         heads = self.players(players, variant)
         rows = self.permanents(permanents)
-        placed = self.effects(effects, {row[0]: row[1] for row in rows})
+        placed = self.effects(effects, rows)
         self.check_kinds(players, permanents)
         if proliferator is not None:
             proliferator = self.player_ref(proliferator, "proliferator")
@@ -603,7 +608,7 @@ class _Checker:
                     self.problem(path, "only a battle has a protector (310.9)")
             value = None if p.value is UNSET else p.value
             thresholds = self.thresholds(p.thresholds, f"permanents[{i}]") if p.thresholds else ()
-            values = self.counter_values(p.counter_values, f"permanents[{i}]") if p.counter_values else {}
+            values = self.counter_values(p.counter_values, f"permanents[{i}]") if p.counter_values else _NO_VALUES
             if text:
                 self.texts(p, f"permanents[{i}]")
             if len(self.problems) != n_before:
@@ -687,9 +692,14 @@ class _Checker:
         return out
 
     # ------------------------------------------------------------------ effects
-    def effects(self, effects: Sequence[Any], controller_of: Mapping[str, str]) -> list[tuple[Effect, str]]:
-        """The effects that pass their checks; ``controller_of`` maps each valid permanent to its controller."""
+    def effects(self, effects: Sequence[Any], rows: Sequence[PermanentRow]) -> list[tuple[Effect, str]]:
+        """The effects that pass their checks; ``rows`` are the valid permanents (their ids and controllers).
+
+        Which permanent each valid id is, and its controller, is looked up only by an effect naming its source
+        (the map is built then: a big board with no such effect never builds it).
+        """
         placed: list[tuple[Effect, str]] = []
+        controller_of: dict[str, str] | None = None
         for i, e in enumerate(effects):
             path = f"effects[{i}]"
             if not isinstance(e, EffectStruct):
@@ -702,7 +712,9 @@ class _Checker:
                 )
             controller = self.player_ref(e.controller, f"{path}.controller")  # type: ignore[attr-defined]
             values = self.parameters(e, card, path) if card is not None else None
-            ok, source = self.effect_source(e.source, card, controller, controller_of, path)  # type: ignore[attr-defined]
+            if controller_of is None and e.source is not UNSET:  # type: ignore[attr-defined]
+                controller_of = {row[0]: row[1] for row in rows}
+            ok, source = self.effect_source(e.source, card, controller, controller_of or {}, path)  # type: ignore[attr-defined]
             if card is not None and controller is not None and values is not None and ok:
                 placed.append((Effect(card, controller, **values, source=source), path))
         return placed

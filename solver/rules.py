@@ -267,13 +267,20 @@ class ChoiceMatrix:
         ok = eligible_mask(board)
         chosen = np.zeros((board.rounds, board.n_objects), dtype=bool)
         recipients = np.full((board.rounds, board.n_teams), -1, dtype=np.int64)
+        index = board.index
+        # Only a 2HG board with poison shares a team's counter out (701.34b); elsewhere a round names no recipient
+        # unless the choice does, and its row stays -1.
+        shares = board.variant is Variant.TWO_HEADED_GIANT and board.kind_column("poison") >= 0
         for r, rnd in enumerate(choice.rounds):
+            rows: list[int] = []
             for obj_id in rnd.chosen:
-                row = board.index.get(obj_id)
+                row = index.get(obj_id)
                 if row is None or not ok[row]:
                     raise IllegalChoice(f"round {r + 1}: {why_ineligible(board, obj_id)}")
-                chosen[r, row] = True
-            recipients[r] = _recipients(board, chosen[r], rnd.poison_recipients, r)
+                rows.append(row)
+            chosen[r, rows] = True
+            if shares or rnd.poison_recipients:
+                recipients[r] = _recipients(board, chosen[r], rnd.poison_recipients, r)
         return cls(board, chosen, recipients)
 
     @classmethod

@@ -19,6 +19,7 @@ from solver import load_board
 from solver.batch import score_choices, settle_many
 from solver.board import Board
 from solver.kernels import score_layout, settle_layout, stack
+from solver.kernels.after import counters_after_layout
 from solver.objective import Objective
 from solver.policy import DEFAULT_POLICY, Policy
 from solver.rules import apply_matrix, counters_after, event_mask, losers, settle
@@ -173,3 +174,31 @@ def test_settle_layout_settles_copies_in_place() -> None:
     out = settle_layout(layout, counts)
     assert out.events[:, 0].tolist() == [0, 0b10] and out.lost[:, 0].tolist() == [0, 0b10]
     assert out.counts is counts
+
+
+def test_701_34_counters_after_every_board_of_a_layout_are_each_board_s_alone(boards: list[Board]) -> None:
+    """counters_after_layout (every board and alternative in one call) is rules.counters_after board by board.
+
+    701.34a: each chosen object gains its gain table once per round; 701.34b / 810.10: a 2HG team's
+    poison grows by what its named head receives, on every head (the boards include 2HG boards
+    and several rounds).
+    """
+    rng = np.random.default_rng(5)
+    layout = stack(boards, DEFAULT_POLICY)
+    offsets, team_off = layout.obj_off.tolist(), layout.team_off.tolist()
+    width = max(int(layout.rounds.max()), 1)
+    choices = [[random_choice(board, rng) for board in boards] for _ in range(2)]
+    times = np.zeros((2, offsets[-1]), dtype=np.int64)
+    named = np.full((2, width, max(team_off[-1], 1)), -1, dtype=np.int64)
+    for a, alternative in enumerate(choices):
+        for b, (chosen, recipients) in enumerate(alternative):
+            times[a, offsets[b] : offsets[b + 1]] = chosen.sum(axis=0)
+            named[a, : recipients.shape[0], team_off[b] : team_off[b] + recipients.shape[1]] = recipients
+    after = counters_after_layout(layout, times, named)
+    assert after.shape == (2, *layout.counts.shape)
+    assert any(layout.shared) and max(layout.rounds) > 1  # the cases the rule treats apart are there
+    for a, alternative in enumerate(choices):
+        for b, (board, (chosen, recipients)) in enumerate(zip(boards, alternative, strict=True)):
+            cols = [layout.kinds.index(kind) for kind in board.kinds]
+            alone = counters_after(board, chosen, recipients)
+            assert np.array_equal(after[a, offsets[b] : offsets[b + 1]][:, cols], alone), (a, b)

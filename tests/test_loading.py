@@ -22,9 +22,9 @@ from strategies import board_dicts
 
 from benchmarks.boards import VARIANTS, BoardSpec, generate
 from solver import Board, load_board
-from solver.board import CardType, Threshold
+from solver.board import LAZY_FIELDS, CardType, Threshold
 
-FIELDS = tuple(f.name for f in dataclasses.fields(Board))
+FIELDS = (*(f.name for f in dataclasses.fields(Board)), *LAZY_FIELDS)
 
 
 def assert_same_arrays(left: Board, right: Board) -> None:

@@ -29,19 +29,22 @@ from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from itertools import compress
 from typing import Any, Protocol
 
 import numpy as np
 
+from .. import kernels
 from ..batch import decide_many, material_spans, score_choices, stacked
 from ..board import Board, BoolArray, IntArray
 from ..boardjson import gc_paused
 from ..decision import choice_to_json
 from ..errors import Problem
 from ..formats import BoardStruct
+from ..kernels.after import counters_after_layout
 from ..objective import MILLI
-from ..policy import Policy
-from ..rules import Choice, ChoiceMatrix, Outcome, apply_matrix, choice_matrix, eligible
+from ..policy import DEFAULT_POLICY, Policy
+from ..rules import Choice, ChoiceMatrix, choice_matrix, eligible
 from .grading import (
     Grade,
     Thresholds,
@@ -211,7 +214,8 @@ def judge(cases: Sequence[Case], policy: Policy | None, thresholds: Thresholds) 
     The chosen and the best choice of every record are settled and scored in one pass over
     the stacked boards (:func:`solver.batch.score_choices`, the objective's own kernels), with
     each board's material range (:func:`solver.batch.material_spans`) weighting game results
-    as the objective does; what is left per record is grading and words.
+    as the objective does; the words of the records whose grade needs them are worked out
+    together too (:func:`explain_changes`); what is left per record is grading and words.
     """
     boards = [case.board for case in cases]
     chosen = [choice_matrix(case.board, case.choice) if case.matrices is None else case.matrices for case in cases]
@@ -219,10 +223,9 @@ def judge(cases: Sequence[Case], policy: Policy | None, thresholds: Thresholds) 
     spans = material_spans(boards, policy)
     scored = score_choices(boards, [chosen, best], policy, spans=spans)
     values, material, scores = scored.values.tolist(), scored.material.tolist(), scored.scores.tolist()
-    return [
-        _judged(
+    drafts = [
+        _graded(
             case,
-            chosen[i],
             (values[0][i], values[1][i]),
             (material[0][i], material[1][i]),
             (scored.results[0][i], scored.results[1][i]),
@@ -232,49 +235,88 @@ def judge(cases: Sequence[Case], policy: Policy | None, thresholds: Thresholds) 
         )
         for i, case in enumerate(cases)
     ]
+    wordy = [i for i, draft in enumerate(drafts) if draft.grade is not Grade.BEST]  # the comment names no change then
+    changes: list[list[str]] = [[] for _ in cases]
+    explained = explain_changes(
+        [
+            Change(cases[i].board, cases[i].choice, chosen[i], drafts[i].best_choice, best[i], drafts[i].game_over)
+            for i in wordy
+        ]
+    )
+    for i, words in zip(wordy, explained, strict=True):
+        changes[i] = words
+    # Whether each record's choice is the engine's: the same rounds per object (one board after another) and the
+    # same recipients (each board's own shape, so a plain comparison says what np.array_equal would).
+    times = [np.concatenate([_times(matrix) for matrix, _ in side]) for side in (chosen, best)] if cases else []
+    starts = np.cumsum([0] + [board.n_objects for board in boards[:-1]])
+    moved = np.logical_or.reduceat(times[0] != times[1], starts).tolist() if cases else []
+    return [
+        _judged(case, draft, changes[i], not moved[i] and bool((chosen[i][1] == case.judgement.recipients).all()))
+        for i, (case, draft) in enumerate(zip(cases, drafts, strict=True))
+    ]
 
 
-def _judged(
+@dataclass(frozen=True)
+class _Draft:
+    """One record's numbers and grade, before the words."""
+
+    best_choice: Choice
+    value_milli: int
+    value_best: float
+    value_worst: float
+    regret: float
+    norm: float
+    odds: tuple[float, float]
+    drop: float
+    grade: Grade
+    result_chosen: str
+    result_best: str
+    game_blunder: bool
+    game_over: bool
+
+
+def _graded(
     case: Case,
-    chosen: tuple[BoolArray, IntArray],
     values: tuple[int, int],
     material: tuple[int, int],
     results: tuple[str, str],
     game_blunder: bool,
     span: int,
     thresholds: Thresholds,
-) -> DecisionResult:
-    """One record's result from its scored choices (``values``, ``material``, ``results``: chosen, then best)."""
-    board, record, judgement = case.board, case.record, case.judgement
-    chosen_m, chosen_r = chosen
-    best_m, best_r = judgement.chosen, judgement.recipients
+) -> _Draft:
+    """One record's numbers from its scored choices (``values``, ``material``, ``results``: chosen, then best)."""
+    board, judgement = case.board, case.judgement
     value_milli, best_milli = values
     result_chosen, result_best = results
-    best_choice = ChoiceMatrix(board, best_m, best_r).to_choice()
+    best_choice = ChoiceMatrix(board, judgement.chosen, judgement.recipients).to_choice()
     regret = (best_milli - value_milli) / MILLI
     value_best, value_worst = best_milli / MILLI, judgement.worst_milli / MILLI
     spread = value_best - value_worst if game_blunder else span / MILLI
-    norm = normalised_regret(regret, spread)
     odds = (chances(result_best, material[1] / MILLI), chances(result_chosen, material[0] / MILLI))
     drop = max(0.0, odds[0] - odds[1])
-    graded = grade(regret, drop, thresholds, game_blunder)
-    # Same shapes (one board's rows and teams), so plain comparisons say what np.array_equal would.
-    same = bool((chosen_m.sum(axis=0) == best_m.sum(axis=0)).all() and (chosen_r == best_r).all())
-    changes = (
-        []
-        if graded is Grade.BEST  # the comment names no change then
-        else differences(
-            board,
-            case.choice,
-            apply_matrix(board, chosen_m, chosen_r),
-            best_choice,
-            apply_matrix(board, best_m, best_r),
-            game_over=result_best in _GAME_OVER,
-        )
+    return _Draft(
+        best_choice=best_choice,
+        value_milli=value_milli,
+        value_best=value_best,
+        value_worst=value_worst,
+        regret=regret,
+        norm=normalised_regret(regret, spread),
+        odds=odds,
+        drop=drop,
+        grade=grade(regret, drop, thresholds, game_blunder),
+        result_chosen=result_chosen,
+        result_best=result_best,
+        game_blunder=game_blunder,
+        game_over=result_best in _GAME_OVER,
     )
-    text = comment(
-        graded, regret, odds, _game_reason(result_chosen, result_best) if game_blunder else None, changes, same
-    )
+
+
+def _judged(case: Case, draft: _Draft, changes: list[str], same: bool) -> DecisionResult:
+    """One record's result from its draft, the words of what the best choice does differently, and whether the
+    choice made is the engine's (``same``)."""
+    board, record = case.board, case.record
+    reason = _game_reason(draft.result_chosen, draft.result_best) if draft.game_blunder else None
+    text = comment(draft.grade, draft.regret, draft.odds, reason, changes, same)
     return DecisionResult(
         index=case.index,
         location=case.location,
@@ -285,19 +327,19 @@ def _judged(
         players=board.ids[: board.n_players],
         candidates=eligible(board),
         chosen=choice_to_json(case.choice),
-        best=choice_to_json(best_choice),
-        value_chosen=value_milli / MILLI,
-        value_best=value_best,
-        value_worst=value_worst,
-        regret=regret,
-        regret_norm=norm,
-        accuracy=decision_accuracy(regret, drop),
-        grade=graded,
-        result_chosen=result_chosen,
-        result_best=result_best,
+        best=choice_to_json(draft.best_choice),
+        value_chosen=draft.value_milli / MILLI,
+        value_best=draft.value_best,
+        value_worst=draft.value_worst,
+        regret=draft.regret,
+        regret_norm=draft.norm,
+        accuracy=decision_accuracy(draft.regret, draft.drop),
+        grade=draft.grade,
+        result_chosen=draft.result_chosen,
+        result_best=draft.result_best,
         comment=text,
-        win_chances_best=odds[0],
-        win_chances_chosen=odds[1],
+        win_chances_best=draft.odds[0],
+        win_chances_chosen=draft.odds[1],
         board=record.board,
         meta=record.meta,
     )
@@ -315,49 +357,136 @@ def _game_reason(chosen: str, best: str) -> str:
 _GAME_OVER = frozenset({"win", "loss", "draw"})
 
 
-def differences(
-    board: Board, chosen: Choice, chosen_out: Outcome, best: Choice, best_out: Outcome, *, game_over: bool = False
-) -> list[str]:
-    """What the best choice does differently, in words: ``also proliferate bob (poison 9 -> 10)``.
+@dataclass(frozen=True)
+class Change:
+    """A chosen and a best choice on one board (as choices and as checked matrices), to be told apart in words.
+
+    ``game_over``: the best choice ends the game (a win, a loss or a draw).
+    """
+
+    board: Board
+    chosen: Choice
+    chosen_matrices: tuple[BoolArray, IntArray]
+    best: Choice
+    best_matrices: tuple[BoolArray, IntArray]
+    game_over: bool = False
+
+
+def explain_changes(changes: Sequence[Change]) -> list[list[str]]:
+    """What each best choice does differently, in words: ``also proliferate bob (poison 9 -> 10)``.
 
     When the best choice ends the game (``game_over``: a win, a loss or a draw), the counters
     added are worth nothing (docs/objective.md), so an object chosen that the best leaves out is
-    named only if adding it to the best would change who loses.
+    named only if adding it to the best would change who loses.  Every board's counters after
+    both choices come from one compiled call over the boards laid out together
+    (:func:`solver.kernels.after.counters_after_layout`), and the losers of the best choice with
+    each such object added from one settle of all of them (:func:`solver.kernels.settle_layout`).
     """
-    times_chosen = chosen_out.chosen.sum(axis=0)
-    times_best = best_out.chosen.sum(axis=0)
-    also, drop, rounds = [], [], []
-    for row in np.flatnonzero(times_chosen != times_best).tolist():
-        obj_id, c, b = board.ids[row], int(times_chosen[row]), int(times_best[row])
-        if b and not c:
-            also.append(f"also proliferate {obj_id} ({_counter_text(board, best_out, row)})")
-        elif c and not b:
-            if game_over and not _changes_losers(board, best_out, row, chosen_out.chosen[:, row]):
-                continue
-            drop.append(f"don't proliferate {obj_id} ({_counter_text(board, chosen_out, row)})")
-        else:
-            rounds.append(f"proliferate {obj_id} in {b} rounds, not {c}")
-    recipients = []
-    for r, (rc, rb) in enumerate(zip(chosen.rounds, best.rounds, strict=True)):
-        for team, head in rb.poison_recipients.items():
-            other = rc.poison_recipients.get(team)
-            if other is not None and other != head:
-                where = f" in round {r + 1}" if len(best.rounds) > 1 else ""
-                recipients.append(f"give team {team}'s poison to {head}, not {other}{where}")
-    return also + drop + rounds + recipients
+    if not changes:
+        return []
+    layout = kernels.stack([c.board for c in changes], DEFAULT_POLICY)  # counters and losers read no policy table
+    offsets = layout.obj_off.tolist()
+    width = max(int(layout.rounds.max(initial=0)), 1)
+    team_off = layout.team_off.tolist()
+    times = np.stack(
+        [
+            np.concatenate([_times(getattr(c, side)[0]) for c in changes])
+            for side in ("chosen_matrices", "best_matrices")
+        ]
+    ).astype(np.int64)
+    recipients = np.full((2, width, max(team_off[-1], 1)), -1, dtype=np.int64)
+    for b in np.flatnonzero(layout.shared).tolist():  # 2HG: the heads named to receive each team's poison (701.34b)
+        for a, (_, named) in enumerate((changes[b].chosen_matrices, changes[b].best_matrices)):
+            recipients[a, : named.shape[0], team_off[b] : team_off[b] + named.shape[1]] = named
+    raw = counters_after_layout(layout, times, recipients)
+    differ = (times[0] != times[1]).tolist()
+    chosen_times, best_times = times.tolist()
+    # The rows each board's chosen choice picks and its best leaves out: the candidates of a game-over board.
+    dropped = [
+        [
+            row - offsets[b]
+            for row in range(offsets[b], offsets[b + 1])
+            if differ[row] and chosen_times[row] and not best_times[row]
+        ]
+        if change.game_over
+        else []
+        for b, change in enumerate(changes)
+    ]
+    changes_losers = _losers_changed(changes, times, dropped)
+    columns = {kind: k for k, kind in enumerate(layout.kinds)}
+    identity = list(range(len(layout.kinds)))
+    out = []
+    for b, change in enumerate(changes):
+        board, lo = change.board, offsets[b]
+        kinds = board.kinds
+        cols = identity if kinds == layout.kinds else [columns[kind] for kind in kinds]
+        also, drop, rounds = [], [], []
+        for at in compress(range(lo, offsets[b + 1]), differ[lo : offsets[b + 1]]):
+            row = at - lo
+            obj_id, c, n = board.ids[row], chosen_times[at], best_times[at]
+            if n and not c:
+                also.append(f"also proliferate {obj_id} ({_counter_text(board, row, raw[1, at].tolist(), cols)})")
+            elif c and not n:
+                if change.game_over and not changes_losers[b][row]:
+                    continue
+                drop.append(f"don't proliferate {obj_id} ({_counter_text(board, row, raw[0, at].tolist(), cols)})")
+            else:
+                rounds.append(f"proliferate {obj_id} in {n} rounds, not {c}")
+        recipients_text = []
+        best_rounds = change.best.rounds
+        for r, (rc, rb) in enumerate(zip(change.chosen.rounds, best_rounds, strict=True)):
+            for team, head in rb.poison_recipients.items():
+                other = rc.poison_recipients.get(team)
+                if other is not None and other != head:
+                    where = f" in round {r + 1}" if len(best_rounds) > 1 else ""
+                    recipients_text.append(f"give team {team}'s poison to {head}, not {other}{where}")
+        out.append(also + drop + rounds + recipients_text)
+    return out
 
 
-def _changes_losers(board: Board, best_out: Outcome, row: int, rounds: BoolArray) -> bool:
-    """Whether also choosing ``row`` (in the ``rounds`` it was chosen in) on top of the best changes who loses."""
-    chosen = best_out.chosen.copy()
-    chosen[:, row] |= rounds
-    return bool((apply_matrix(board, chosen, best_out.recipients).lost != best_out.lost).any())
+def _times(chosen: BoolArray) -> IntArray:
+    """The rounds each row of a ``rounds x objects`` choice matrix is chosen in."""
+    out: IntArray = chosen[0] if len(chosen) == 1 else chosen.sum(axis=0)
+    return out
 
 
-def _counter_text(board: Board, outcome: Outcome, row: int) -> str:
-    """The counters put on one object (as :attr:`Outcome.added` lists them), before and after."""
-    before, after = board.counts[row].tolist(), outcome.raw[row].tolist()
-    parts = [f"{kind} {b} -> {a}" for kind, b, a in zip(board.kinds, before, after, strict=True) if a != b]
+def _losers_changed(
+    changes: Sequence[Change], times: IntArray, dropped: Sequence[Sequence[int]]
+) -> list[dict[int, bool]]:
+    """Per board, for each of its ``dropped`` rows: whether also choosing it (as often as the chosen choice does) on
+    top of the best choice (``times[1]``, one board after another, and the best's recipients) changes who loses
+    (104.2a, 810.8a).
+
+    The boards with such rows are laid out together: copy 0 is the best choice on every one of them, copy ``k``
+    the best with each board's ``k``-th dropped row added; all are settled in one call.
+    """
+    out: list[dict[int, bool]] = [{} for _ in dropped]
+    which = [b for b, rows in enumerate(dropped) if rows]
+    if not which:
+        return out
+    layout = kernels.stack([changes[b].board for b in which], DEFAULT_POLICY)  # the rules read no policy table
+    copies = max(len(dropped[b]) for b in which)
+    starts = np.cumsum([0] + [c.board.n_objects for c in changes]).tolist()
+    extra = np.repeat(np.concatenate([times[1, starts[b] : starts[b + 1]] for b in which])[None], copies + 1, axis=0)
+    named = np.full((copies + 1, max(int(layout.rounds.max()), 1), max(int(layout.team_off[-1]), 1)), -1, np.int64)
+    offsets, team_off = layout.obj_off.tolist(), layout.team_off.tolist()
+    for i, b in enumerate(which):
+        for k, row in enumerate(dropped[b], start=1):
+            extra[k, offsets[i] + row] = times[0, starts[b] + row]
+        if layout.shared[i]:  # 2HG: the best's heads named to receive each team's poison (701.34b)
+            best = changes[b].best_matrices[1]
+            named[:, : best.shape[0], team_off[i] : team_off[i] + best.shape[1]] = best
+    lost = kernels.settle_layout(layout, counters_after_layout(layout, extra, named)).lost.tolist()
+    for i, b in enumerate(which):
+        out[b] = {row: lost[k][i] != lost[0][i] for k, row in enumerate(dropped[b], start=1)}
+    return out
+
+
+def _counter_text(board: Board, row: int, after: list[int], cols: Sequence[int]) -> str:
+    """The counters put on one object (as :attr:`Outcome.added` lists them): its counts before, and ``after`` (a
+    row of a layout's counters; ``cols``: the layout's column of each of the board's kinds)."""
+    before = board.counts[row].tolist()
+    parts = [f"{kind} {b} -> {after[c]}" for kind, b, c in zip(board.kinds, before, cols, strict=True) if after[c] != b]
     return ", ".join(parts) if parts else "no counters added"
 
 
