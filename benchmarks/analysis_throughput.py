@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
 import random
 import resource
 import subprocess
@@ -40,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.boards import BoardSpec, generate
-from benchmarks.common import markdown_table, write_json
+from benchmarks.common import markdown_table, run_checkout, write_json
 from solver.analysis.analyze import ChunkRunner, DecisionResult, Item, Summary, analyze_items
 from solver.analysis.records import LineProblem, iter_lines
 
@@ -116,10 +115,9 @@ def run_baseline(checkout: Path, n: int, seed: int) -> dict[str, Any]:
     """This benchmark's one-worker run from ``checkout`` (its own code, same input), in a subprocess."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "baseline.json"
-        command = [sys.executable, "-m", "benchmarks.analysis_throughput", "--workers", "1"]
+        command = ["-m", "benchmarks.analysis_throughput", "--workers", "1"]
         command += ["--decisions", str(n), "--seed", str(seed), "--json", str(out)]
-        env = {**os.environ, "PYTHONPATH": str(checkout)}
-        subprocess.run(command, cwd=checkout, env=env, check=True, capture_output=True, text=True)
+        run_checkout(checkout, command)
         first: dict[str, Any] = json.loads(out.read_text())["runs"][0]
     commit = subprocess.run(
         ["git", "-C", str(checkout), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False

@@ -31,7 +31,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import os
 import random
 import statistics
 import subprocess
@@ -51,7 +50,17 @@ from solver.policy import DEFAULT_POLICY
 from solver.rules import counters_after
 
 from .boards import VARIANTS, BoardSpec, generate, players_of
-from .common import Timing, cartpole_unit, fmt_time, in_units, machine, markdown_table, time_it, write_json
+from .common import (
+    Timing,
+    cartpole_unit,
+    fmt_time,
+    in_units,
+    machine,
+    markdown_table,
+    run_checkout,
+    time_it,
+    write_json,
+)
 
 __all__ = ["main", "measure"]
 
@@ -247,10 +256,7 @@ print(json.dumps(out))
 
 def run_side(checkout: Path, path: Path, samples: int) -> dict[str, Any]:
     """:data:`_SIDE_PROBE` in a fresh process importing ``solver`` from ``checkout``."""
-    command = [sys.executable, "-c", _SIDE_PROBE, str(path), str(samples)]
-    env = {**os.environ, "PYTHONPATH": str(checkout)}
-    done = subprocess.run(command, cwd=checkout, env=env, check=True, capture_output=True, text=True)
-    result: dict[str, Any] = json.loads(done.stdout)
+    result: dict[str, Any] = json.loads(run_checkout(checkout, ["-c", _SIDE_PROBE, str(path), str(samples)]))
     return result
 
 

@@ -12,6 +12,8 @@ import json
 import os
 import platform
 import statistics
+import subprocess
+import sys
 import time
 import tracemalloc
 from collections.abc import Callable, Mapping, Sequence
@@ -228,6 +230,15 @@ def machine() -> dict[str, Any]:
         except PackageNotFoundError:  # optional packages may be absent
             info[package] = None
     return info
+
+
+def run_checkout(checkout: Path, args: Sequence[str], *also: Path) -> str:
+    """The standard output of ``python ARGS`` in a fresh process importing ``checkout``'s packages (and ``also``'s
+    after them), run in ``checkout``: how the ``--baseline`` options time another checkout beside this one."""
+    path = os.pathsep.join(str(p.resolve()) for p in (checkout, *also))
+    env = {**os.environ, "PYTHONPATH": path}
+    done = subprocess.run([sys.executable, *args], cwd=checkout, env=env, check=True, capture_output=True, text=True)
+    return done.stdout
 
 
 def write_json(name: str, payload: dict[str, Any], path: Path | None = None) -> Path:

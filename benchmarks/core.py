@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import subprocess
 import sys
@@ -41,7 +40,7 @@ from solver.kernels import decide_layout, stack
 from solver.policy import DEFAULT_POLICY
 
 from .boards import BoardSpec, generate
-from .common import cartpole_unit, fmt_time, in_units, machine, markdown_table, time_it, write_json
+from .common import cartpole_unit, fmt_time, in_units, machine, markdown_table, run_checkout, time_it, write_json
 
 __all__ = ["main"]
 
@@ -115,10 +114,7 @@ print(json.dumps({"figures": out, "digest": digest.hexdigest()}))
 
 def _side(checkout: Path, n_boards: int, huge: int) -> dict[str, Any]:
     """:data:`_SIDE_PROBE` in a fresh process importing ``solver`` (and ``benchmarks``) from ``checkout``."""
-    command = [sys.executable, "-c", _SIDE_PROBE, str(n_boards), str(huge)]
-    env = {**os.environ, "PYTHONPATH": str(checkout)}
-    done = subprocess.run(command, cwd=checkout, env=env, check=True, capture_output=True, text=True)
-    result: dict[str, Any] = json.loads(done.stdout)
+    result: dict[str, Any] = json.loads(run_checkout(checkout, ["-c", _SIDE_PROBE, str(n_boards), str(huge)]))
     return result
 
 

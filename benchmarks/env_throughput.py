@@ -22,7 +22,6 @@ same load.  Results go to ``benchmarks/results/env_throughput.json``.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import subprocess
 import sys
@@ -38,7 +37,7 @@ import env
 from env.config import AgentConfig, EnvConfig
 from env.kernels.engine import Engine
 
-from .common import cartpole_unit, markdown_table, write_json
+from .common import cartpole_unit, markdown_table, run_checkout, write_json
 
 SIZES = (1, 64, 256, 4096)
 #: Issue 28's targets, in steps per u.
@@ -153,15 +152,8 @@ print(statistics.median(rates), min(rates), max(rates))
 
 def rate(checkout: Path, env_id: str, n: int, seconds: float, repeats: int) -> Rate:
     """Steps/s of ``checkout``'s env in a fresh process (``n`` = 0: the single env)."""
-    done = subprocess.run(
-        [sys.executable, "-c", _RATE_PROBE, env_id, str(n), str(seconds), str(repeats)],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=checkout,
-        env={**os.environ, "PYTHONPATH": str(checkout.resolve())},
-    )
-    median, low, high = (float(x) for x in done.stdout.split())
+    out = run_checkout(checkout, ["-c", _RATE_PROBE, env_id, str(n), str(seconds), str(repeats)])
+    median, low, high = (float(x) for x in out.split())
     return median, low, high
 
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
 import random
 import subprocess
 import sys
@@ -147,12 +146,12 @@ def run_side(
     checkout: Path, path: Path, samples: int, sample_seconds: float, n_records: int, clock: str = "wall"
 ) -> dict[str, Any]:
     """:func:`measure` in a fresh process importing ``solver`` from ``checkout`` (benchmarks from this one)."""
-    command = [sys.executable, str(Path(__file__).resolve()), "--measure", str(path)]
+    from benchmarks.common import run_checkout
+
+    command = [str(Path(__file__).resolve()), "--measure", str(path)]
     command += ["--samples", str(samples), "--sample-seconds", str(sample_seconds), "--records", str(n_records)]
     command += ["--clock", clock]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(checkout), str(ROOT)])}
-    done = subprocess.run(command, cwd=checkout, env=env, check=True, capture_output=True, text=True)
-    result: dict[str, Any] = json.loads(done.stdout)
+    result: dict[str, Any] = json.loads(run_checkout(checkout, command, ROOT))
     return result
 
 

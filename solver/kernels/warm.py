@@ -31,7 +31,9 @@ def warm() -> float:
     decision (:func:`~solver.kernels.decide`), the units CP-SAT, the pick-limit programme and
     explanations read (:attr:`solver.objective.Objective.units`: the core's row tables, unit split
     and 2HG team options), the state-based actions (:func:`~solver.kernels.settle_layout`) and the
-    value of given choices (:func:`~solver.kernels.score_layout`, :func:`~solver.kernels.value_settled`).
+    value of given choices (:func:`~solver.kernels.score_layout`, :func:`~solver.kernels.value_settled`),
+    and the counters after given choices on every board of a layout that ``proliferate analyze``'s comments
+    read (:func:`~solver.kernels.after.counters_after_layout`).
     """
     import numpy as np
 
@@ -40,6 +42,7 @@ def warm() -> float:
     from ..objective import Objective
     from ..policy import DEFAULT_POLICY
     from . import decide, score_layout, settle_layout, value_settled
+    from .after import counters_after_layout
 
     boards = [load_board(b) for b in WARM_BOARDS]
     start = time.perf_counter()
@@ -52,6 +55,7 @@ def warm() -> float:
     scored = score_layout(layout, times, best.recipients[None])
     settled = settle_layout(layout, layout.counts.copy()[None])
     value_settled(layout, settled, scored.spans)
+    counters_after_layout(layout, times, best.recipients[None])
     return time.perf_counter() - start
 
 
