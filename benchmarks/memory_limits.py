@@ -2,7 +2,8 @@
 
 Each board is written to a file first, then loaded and solved in a fresh process, whose
 peak resident set size is its ``VmHWM`` (Linux; ``getrusage`` would also count the memory
-of the parent it was forked from); the baseline is the same process on the classic example
+of the parent it was forked from), its allocator set up as ``proliferate`` sets it up
+(:func:`solver.allocator.steady_mmap_threshold`); the baseline is the same process on the classic example
 board, measured in the same run.  Usage::
 
     python -m benchmarks.memory_limits            # every board (about a minute)
@@ -58,6 +59,9 @@ def _boards(quick: bool) -> list[tuple[str, Any]]:
 
 def _measure(path: str) -> None:
     import solver
+    from solver.allocator import steady_mmap_threshold
+
+    steady_mmap_threshold()  # the process as ``proliferate`` sets it up (solver.cli.main)
 
     started = time.perf_counter()
     board = solver.load_board(path)

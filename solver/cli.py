@@ -24,6 +24,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from . import __version__
+from .allocator import steady_mmap_threshold
 from .board import Board
 from .boardjson import load_board
 from .errors import BoardError, Problem
@@ -52,6 +53,7 @@ def _terminated(signum: int, frame: object) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line and return its exit status (130 after SIGINT, 143 after SIGTERM)."""
+    steady_mmap_threshold()  # our own process: the largest boards' peak memory (solver.allocator)
     previous = None
     if threading.current_thread() is threading.main_thread():
         previous = signal.signal(signal.SIGTERM, _terminated)

@@ -24,14 +24,10 @@ client's ``configure`` can lower them for its session, never raise them.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
-import gc
 import heapq
 import itertools
 import logging
 import os
-import sys
 import threading
 import time
 import weakref
@@ -42,6 +38,7 @@ from functools import cache
 from typing import Any, Final, Protocol
 
 import solver
+from solver.allocator import release_memory
 from solver.errors import Problem
 from solver.policy import Policy
 
@@ -382,31 +379,6 @@ def stop_all() -> None:
         sessions = list(_SESSIONS)
     for session in sessions:
         session.abandon()
-
-
-@cache
-def _malloc_trim() -> Callable[[int], int] | None:
-    """glibc's ``malloc_trim``, which hands freed heap pages back to the system; None elsewhere."""
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        trim: Callable[[int], int] = libc.malloc_trim
-    except (OSError, AttributeError):  # not glibc (musl has no malloc_trim)
-        return None
-    return trim
-
-
-def release_memory() -> None:
-    """Return the memory a finished session freed to the system.
-
-    A collection first (the parsed requests' cycles), then glibc's ``malloc_trim``: without
-    it glibc keeps the freed pages in its arenas and the process stays at its peak.
-    """
-    gc.collect()
-    trim = _malloc_trim()
-    if trim is not None:
-        trim(0)
 
 
 class Session:
