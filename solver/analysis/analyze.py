@@ -35,6 +35,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from .. import kernels
+from ..allocator import steady_mmap_threshold
 from ..batch import decide_many, material_spans, score_choices, stacked
 from ..board import Board, BoolArray, IntArray
 from ..boardjson import gc_paused
@@ -647,7 +648,10 @@ def worker_started(parent: int) -> None:
     (the fallback, and the check for a parent that died before the prctl).  SIGINT is ignored:
     a Ctrl-C reaches the whole process group, and the parent stops the pool itself; SIGTERM
     ends the worker at once (the parent's handler, inherited through fork, is for the parent).
+    Its allocator is set up as the command's (:func:`solver.allocator.steady_mmap_threshold`), also
+    when the pool does not fork.
     """
+    steady_mmap_threshold()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the command's handler, inherited through fork: just end
     if sys.platform.startswith("linux"):
