@@ -17,7 +17,7 @@ from .boardjson import as_board
 from .cards import CARDS, SUPPORTED_CARDS, Op
 from .catalogue import default_spec, valence
 from .errors import BoardError
-from .kernels.exact import decide_batch, score_events, tabulate_rows, team_options
+from .kernels.exact import decide_batch, score_events, tabulate_into, team_options
 from .kernels.gains import gains_616_1
 from .kernels.layout import (
     F_BATTLE,
@@ -80,7 +80,7 @@ __all__ = [
     "rivals_of",
     "score_events",
     "settle_row",
-    "tabulate_rows",
+    "tabulate_into",
     "team_options",
     "valence",
 ]

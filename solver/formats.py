@@ -42,6 +42,7 @@ __all__ = [
     "RecordStruct",
     "RoundStruct",
     "ThresholdStruct",
+    "free_form_problem",
     "is_text",
     "join",
     "json_type",
@@ -475,10 +476,10 @@ def _walk(value: Any, t: mi.Type, path: str, name: str, out: list[Problem]) -> N
         if not isinstance(value, Mapping):
             out.append(Problem(path, "must be an object"))
             return
-        if isinstance(t.value_type, mi.AnyType):  # free-form (a record's meta): only text that can be written back
-            bad = _lone_surrogate(value, path)
-            if bad is not None:
-                out.append(Problem(bad, NOT_TEXT))
+        if isinstance(t.value_type, mi.AnyType):  # free-form (a record's meta): only what can be written back
+            problem = _unwritable(value, path, numbers=True)
+            if problem is not None:
+                out.append(problem)
             return
         for key, item in value.items():
             kpath = keyed(path, key)
@@ -492,9 +493,9 @@ def _walk(value: Any, t: mi.Type, path: str, name: str, out: list[Problem]) -> N
             else:
                 out.extend(of_value)
     elif isinstance(t, mi.AnyType):
-        bad = _lone_surrogate(value, path)
-        if bad is not None:
-            out.append(Problem(bad, NOT_TEXT))
+        problem = _unwritable(value, path, numbers=True)
+        if problem is not None:
+            out.append(problem)
     elif isinstance(t, mi.NoneType):
         if value is not None:
             out.append(Problem(path, "must be null"))
@@ -671,20 +672,37 @@ def _list(value: Any, t: mi.ListType | mi.VarTupleType, path: str, name: str, ou
 
 def _lone_surrogate(value: object, path: str) -> str | None:
     """The path of the first string or key holding a lone surrogate in a free-form value, or None."""
+    bad = _unwritable(value, path)
+    return bad.path if bad is not None and bad.message == NOT_TEXT else None
+
+
+def _unwritable(value: object, path: str, numbers: bool = False) -> Problem | None:
+    """The first string or key of a free-form value holding a lone surrogate, or (with ``numbers``) its first
+    number that is not finite (NaN, an infinity: parsed from a mapping or by the standard library, no JSON output
+    carries it), as a problem at its path; None if every part of it can be written back."""
     stack: list[tuple[str, object]] = [(path, value)]
     while stack:
         at, item = stack.pop()
         if isinstance(item, str):
             if not is_text(item):
-                return at
+                return Problem(at, NOT_TEXT)
+        elif isinstance(item, float):
+            if numbers and not math.isfinite(item):
+                return Problem(at, "must be a finite number")
         elif isinstance(item, Mapping):
             for key, sub in item.items():
                 if isinstance(key, str) and not is_text(key):
-                    return join(at, key)
+                    return Problem(join(at, key), NOT_TEXT)
                 stack.append((join(at, key), sub))
         elif isinstance(item, list | tuple):
             stack.extend((f"{at}[{i}]", sub) for i, sub in enumerate(item))
     return None
+
+
+def free_form_problem(value: object) -> Problem | None:
+    """The first part of a free-form value (a record's ``meta``) no JSON output could carry: a lone surrogate, or a
+    number that is not finite; None if it can be written back as it was read."""
+    return _unwritable(value, "", numbers=True)
 
 
 def field_names(struct: type) -> tuple[str, ...]:

@@ -84,6 +84,18 @@ def test_a_lone_surrogate_is_refused_where_it_could_not_be_written_back(extra: d
     assert "lone surrogate" in info.value.problems[0].message
 
 
+@pytest.mark.parametrize("as_line", [False, True])
+@pytest.mark.parametrize("number", [float("nan"), float("inf"), float("-inf")])
+def test_a_free_form_meta_number_that_is_not_finite_is_refused_at_its_path(number: float, as_line: bool) -> None:
+    """``meta`` is free-form, but what is read must be written back as JSON: NaN and the infinities are not JSON
+    (a mapping can hold them, and so can a line the standard library reads), so they are refused, as on boards."""
+    data = {**record(_board(), []), "meta": {"source": "arena", "scores": [1.5, number]}}
+    with pytest.raises(RecordError) as info:
+        parse_line(json.dumps(data)) if as_line else parse_record(data)
+    assert [(p.path, p.message) for p in info.value.problems] == [("meta.scores[1]", "must be a finite number")]
+    assert parse_record({**data, "meta": {"scores": [1.5, 1e300]}}).meta == {"scores": [1.5, 1e300]}
+
+
 def test_round_problems_name_the_round() -> None:
     data = record(_board(), ["bears"], rounds=[{"chosen": ["bears"], "extra": 1}, "x", {"chosen": ["bob", "bob"]}])
     with pytest.raises(RecordError) as info:

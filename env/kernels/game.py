@@ -32,9 +32,9 @@ from solver.core import (
     rivals_of,
     score_events,
     settle_row,
+    tabulate_into,
     team_options,
 )
-from solver.kernels.exact import tabulate_into
 
 from .gains import game_gains, game_rounds
 from .rng import draw_below, draw_unit

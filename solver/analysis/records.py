@@ -25,7 +25,15 @@ import msgspec
 from ..board import Board, BoolArray, IntArray
 from ..boardjson import load_board
 from ..errors import BoardError, IllegalChoice, Problem
-from ..formats import RECORD_DECODER, BoardStruct, RecordStruct, is_text, lone_surrogate_path, type_problems
+from ..formats import (
+    RECORD_DECODER,
+    BoardStruct,
+    RecordStruct,
+    free_form_problem,
+    is_text,
+    lone_surrogate_path,
+    type_problems,
+)
 from ..limits import MAX_LINE_BYTES
 from ..rules import Choice, Round, choice_matrix
 
@@ -125,7 +133,9 @@ def parse_record(data: object) -> Record:
     """
     if not isinstance(data, Mapping):
         raise RecordError([Problem("", "a record must be a JSON object")])
-    if lone_surrogate_path(data) is None:  # a mapping can hold text that no output could carry; JSON text cannot
+    # A mapping can hold text no output could carry, and NaN or an infinity where the type is free-form (``meta``):
+    # JSON text cannot, and msgspec's conversion would keep them.
+    if lone_surrogate_path(data) is None and free_form_problem(data.get("meta")) is None:
         try:
             return _record(msgspec.convert(data, RecordStruct))
         except msgspec.ValidationError:
