@@ -1404,7 +1404,8 @@ def assemble_columns(
     kinds = dict(cells.kinds)
     thr_rows: list[tuple[int, int, int, str | float, str]] = []
     cv_rows: list[tuple[int, int, float]] = []
-    for j in compress(range(len(pids)), map(operator.or_, map(bool, thresholds), map(bool, values))):
+    some = any(thresholds) or any(values)  # most boards have neither: the rows are not walked
+    for j in compress(range(len(pids)), map(operator.or_, map(bool, thresholds), map(bool, values)) if some else ()):
         row, thrs, cvs = n_players + j, thresholds[j], values[j]  # most permanents have neither
         for t in thrs:
             thr_rows.append((row, kinds.setdefault(t.kind, len(kinds)), t.at, t.effect, t.label))
@@ -1444,10 +1445,7 @@ def assemble_columns(
     # is most of the cost of a big board.
     table = np.zeros((10, n), dtype=np.int64)
     table[0, :n_players] = _ROWS[:n_players] if n_players <= len(_ROWS) else range(n_players)
-    if m and protectors.count(None) == m:
-        table[6] = -1
-    else:
-        table[6, :n_players] = -1
+    table[6] = -1
     if m:
         table[0, n_players:] = controller_rows
         table[1, n_players:] = bits
@@ -1457,10 +1455,13 @@ def assemble_columns(
             table[4, n_players:] = damage
         if any(chapters):
             table[5, n_players:] = chapters if None not in chapters else [x or 0 for x in chapters]
-        if protectors.count(None) != m:
-            table[6, n_players:] = [-1 if p is None else player_index[p] for p in protectors]
+        # Few permanents have a protector (battles) or keywords: only their rows are written.
+        if any(protectors):
+            at = np.fromiter(compress(range(n_players, n), protectors), dtype=np.int64)
+            table[6, at] = [player_index[p] for p in compress(protectors, protectors)]
         if any(keywords):
-            table[7, n_players:] = [False if not k else "indestructible" in k for k in keywords]
+            at = np.fromiter(compress(range(n_players, n), keywords), dtype=np.int64)
+            table[7, at] = ["indestructible" in k for k in compress(keywords, keywords)]
         if any(phased):
             table[8, n_players:] = phased
         if any(no_counters):
