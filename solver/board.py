@@ -224,6 +224,8 @@ class BoardLayout:
 
 _CREATURE, _PLANESWALKER, _BATTLE = int(CardType.CREATURE), int(CardType.PLANESWALKER), int(CardType.BATTLE)
 _NO_INTS = np.zeros(0, dtype=np.int64)
+#: Player rows 0, 1, ... (a board's players are its first rows), copied into a new board's table.
+_ROWS = np.arange(64, dtype=np.int64)
 
 
 #: The rows of a board's one table of per-object integers and booleans (built by :func:`assemble_columns`; the
@@ -341,6 +343,27 @@ def _fill_layout(
         packed[k] = numbers[k]
 
 
+def _rounds(board: Board) -> int:
+    """:attr:`Board.rounds`: ``proliferates`` times the factor of each card the proliferator controls."""
+    factor = 1
+    for effect in board.effects:
+        if effect.controller == board.proliferator_id:
+            factor *= CARDS[effect.card].proliferate_factor
+    return board.proliferates * factor
+
+
+def board_table(board: Board) -> IntArray:
+    """A board's rows of :data:`TABLE_FIELDS`: the table it was assembled with, else stacked from its fields.
+
+    Reading rows of the table rather than the board's per-row fields spares a freshly loaded board making
+    those fields (about a microsecond each).
+    """
+    table: IntArray | None = board.__dict__.get("_table")
+    if table is None:  # a board derived with other objects: its fields are arrays of their own
+        table = np.stack([getattr(board, name) for name in TABLE_FIELDS]).astype(np.int64, copy=False)
+    return table
+
+
 def _layout_of(board: Board, table: IntArray | None = None) -> BoardLayout:
     """A board's :class:`BoardLayout` (see there), written straight into its packed buffer.
 
@@ -353,9 +376,7 @@ def _layout_of(board: Board, table: IntArray | None = None) -> BoardLayout:
     packed = np.empty(size + len(TEAM_FIELDS) * n_teams + 3 * n_cv, dtype=np.int64)
     shared = rules.shared_poison and board.kind_column("poison") >= 0
     if table is None:
-        table = board.__dict__.get("_table")
-    if table is None:  # a board derived with other objects: its fields are arrays of their own
-        table = np.stack([getattr(board, name) for name in TABLE_FIELDS]).astype(np.int64, copy=False)
+        table = board_table(board)
     thr = _NO_THRESHOLDS
     if n_thr:
         effects = board.thr_effect
@@ -724,11 +745,7 @@ class Board:
     @cached_property
     def rounds(self) -> int:
         """Proliferates performed: ``proliferates`` times the factor of each card the proliferator controls."""
-        factor = 1
-        for effect in self.effects:
-            if effect.controller == self.proliferator_id:
-                factor *= CARDS[effect.card].proliferate_factor
-        return self.proliferates * factor
+        return _rounds(self)
 
     @cached_property
     def index(self) -> Mapping[str, int]:
@@ -1366,8 +1383,8 @@ def assemble_columns(
 
     ``columns`` holds one sequence per field of :class:`Permanent` (:data:`PERMANENT_COLUMNS`),
     each with one entry per permanent; an absent optional number (power, toughness, chapters)
-    may be any false value, an absent ``value`` or ``protector`` is None.  Column-wise (each
-    array built once, no per-object Python beyond a comprehension per column) because this is
+    is None or 0 (the loader's rows give 0, the table's value), an absent ``value`` or ``protector`` is
+    None.  Column-wise (each array built once, no per-object Python beyond a comprehension per column) because this is
     most of the loading time of small boards.  The input must already be consistent (unique
     ids, controllers and protectors that are players, canonical kinds and type names).  What
     the caller has worked out already is passed along: the kinds and cells of the players'
@@ -1387,7 +1404,8 @@ def assemble_columns(
     kinds = dict(cells.kinds)
     thr_rows: list[tuple[int, int, int, str | float, str]] = []
     cv_rows: list[tuple[int, int, float]] = []
-    for j in compress(range(len(pids)), map(operator.or_, map(bool, thresholds), map(bool, values))):
+    some = any(thresholds) or any(values)  # most boards have neither: the rows are not walked
+    for j in compress(range(len(pids)), map(operator.or_, map(bool, thresholds), map(bool, values)) if some else ()):
         row, thrs, cvs = n_players + j, thresholds[j], values[j]  # most permanents have neither
         for t in thrs:
             thr_rows.append((row, kinds.setdefault(t.kind, len(kinds)), t.at, t.effect, t.label))
@@ -1426,30 +1444,32 @@ def assemble_columns(
     # column that all permanents leave at their default written once: converting Python numbers item by item
     # is most of the cost of a big board.
     table = np.zeros((10, n), dtype=np.int64)
-    table[0, :n_players] = range(n_players)
-    table[6, :n_players] = -1
+    table[0, :n_players] = _ROWS[:n_players] if n_players <= len(_ROWS) else range(n_players)
+    table[6] = -1
     if m:
         table[0, n_players:] = controller_rows
         table[1, n_players:] = bits
-        table[2, n_players:] = power if all(power) else [x or 0 for x in power]  # absent: any false value
-        table[3, n_players:] = tough if all(tough) else [x or 0 for x in tough]
+        table[2, n_players:] = power if None not in power else [x or 0 for x in power]  # absent: 0 or None
+        table[3, n_players:] = tough if None not in tough else [x or 0 for x in tough]
         if any(damage):
             table[4, n_players:] = damage
         if any(chapters):
-            table[5, n_players:] = [x or 0 for x in chapters]
-        if protectors.count(None) == m:
-            table[6, n_players:] = -1
-        else:
-            table[6, n_players:] = [-1 if p is None else player_index[p] for p in protectors]
+            table[5, n_players:] = chapters if None not in chapters else [x or 0 for x in chapters]
+        # Few permanents have a protector (battles) or keywords: only their rows are written.
+        if any(protectors):
+            at = np.fromiter(compress(range(n_players, n), protectors), dtype=np.int64)
+            table[6, at] = [player_index[p] for p in compress(protectors, protectors)]
         if any(keywords):
-            table[7, n_players:] = [False if not k else "indestructible" in k for k in keywords]
+            at = np.fromiter(compress(range(n_players, n), keywords), dtype=np.int64)
+            table[7, at] = ["indestructible" in k for k in compress(keywords, keywords)]
         if any(phased):
             table[8, n_players:] = phased
         if any(no_counters):
             table[9, n_players:] = no_counters
     table.flags.writeable = False  # and so every row of it (the board's per-object fields, made on first use)
     if value.count(None) == m:
-        value_a = np.full(n, np.nan)
+        value_a = np.empty(n)
+        value_a.fill(np.nan)
     else:
         value_a = np.array([np.nan] * n_players + [np.nan if v is None else v for v in value], dtype=np.float64)
     # Filled like :meth:`Board._derived` rather than through the generated ``__init__``, whose
@@ -1481,6 +1501,8 @@ def assemble_columns(
         array = state[name]
         if array is not None:
             array.flags.writeable = False
+    state["rounds"] = _rounds(board)  # read by the layout and the loader's checks: filled here, without the
+    # lock of functools.cached_property's first read (Python 3.11)
     state["layout"] = _layout_of(board, table)
     return board
 

@@ -33,17 +33,22 @@ from . import effects, limits
 from .board import (
     CARD_TYPE_NAMES,
     FORMAT_VERSION,
+    PERMANENT_COLUMNS,
+    T_CHAPTERS,
+    T_POWER,
+    T_TOUGHNESS,
+    T_TYPES,
     Board,
     CardType,
     Effect,
     FloatArray,
     IntArray,
     PermanentRow,
-    Player,
     TeamPoison,
     Threshold,
     Variant,
-    assemble,
+    assemble_columns,
+    board_table,
 )
 from .cards import CARDS, SUPPORTED_CARDS, canonical_card
 from .errors import BoardError, Problem
@@ -322,9 +327,13 @@ def _decoded_item(raw: Any, struct: type) -> Any:
 
 
 class _Head(NamedTuple):
-    """A loaded player with where it came from, for the checks that need the whole table."""
+    """A checked player (the fields of :class:`~solver.board.Player`) with where it came from, for the checks
+    that need the whole table."""
 
-    player: Player
+    id: str
+    team: str
+    life: int
+    counters: Mapping[str, int]
     path: str
     raw: Mapping[str, Any]
 
@@ -390,8 +399,17 @@ class _Checker:
             self.check_rounds(placed, proliferator, proliferates)
         if self.problems or self.incomplete or variant is None or proliferator is None:
             raise BoardError(self.problems)
-        board = assemble(
-            variant, proliferator, heads, rows, tuple(e for e, _ in placed), proliferates, self.team_poison
+        board = assemble_columns(
+            variant,
+            proliferator,
+            [h.id for h in heads],
+            [h.team for h in heads],
+            [h.life for h in heads],
+            [h.counters for h in heads],
+            list(zip(*rows, strict=True)) if rows else [()] * len(PERMANENT_COLUMNS),
+            tuple(e for e, _ in placed),
+            proliferates,
+            self.team_poison,
         )
         self.check_once_per_turn(board, placed)
         check_magnitude(board)
@@ -470,7 +488,7 @@ class _Checker:
                     return
 
     # ------------------------------------------------------------------ players
-    def players(self, players: Sequence[Any], variant: Variant | None) -> list[Player]:
+    def players(self, players: Sequence[Any], variant: Variant | None) -> list[_Head]:
         giant = variant is Variant.TWO_HEADED_GIANT
         default_life = 30 if giant else 20  # 103.4, 810.4
         heads: list[_Head] = []
@@ -489,14 +507,18 @@ class _Checker:
             elif giant:
                 self.problem(f"{path}.team", "required in two_headed_giant (810.1)")
             life = default_life if p.life is UNSET else p.life
-            counters = self.counters(p.counters, path)
+            counters = p.counters
+            if counters.keys() <= _CANONICAL:  # the usual case: every key spelt canonically
+                self.kinds.update(counters)
+            else:
+                counters = self.counters(counters, path)
             if pid is not None:
                 self.player_ids.add(pid)
                 if team is not None or not giant:
-                    heads.append(_Head(Player(pid, team or pid, life, counters), path, p.counters))
+                    heads.append(_Head(pid, team or pid, life, counters, path, p.counters))
         if variant is not None:
             self.check_variant(variant, len(players), heads)
-        return [head.player for head in heads]
+        return heads
 
     def raw_id(self, raw: Any, path: str, player: bool) -> None:
         """The id of an item that failed its types, registered if it is one, so references to it stand."""
@@ -510,7 +532,7 @@ class _Checker:
         if variant is Variant.DUEL:
             if n_raw != 2:
                 self.problem("players", f"a duel has exactly 2 players, not {n_raw}")
-            elif len(heads) == 2 and heads[0].player.team == heads[1].player.team:
+            elif len(heads) == 2 and heads[0].team == heads[1].team:
                 self.problem(f"{heads[1].path}.team", "the two players of a duel must be on different teams")
             return
         if n_raw < 2:
@@ -520,7 +542,7 @@ class _Checker:
             return
         teams: dict[str, list[_Head]] = {}
         for head in heads:
-            teams.setdefault(head.player.team, []).append(head)
+            teams.setdefault(head.team, []).append(head)
         if len(teams) < 2 and len(heads) == n_raw:
             self.problem("players", "two_headed_giant needs at least 2 teams (810.1)")
         if len(teams) > limits.MAX_SEATS:
@@ -541,13 +563,13 @@ class _Checker:
         """
         if self.team_poison is TeamPoison.PER_HEAD:
             return
-        first: Player | None = None
+        first: _Head | None = None
         for head in members:
-            count = head.player.counters.get("poison")
+            count = head.counters.get("poison")
             if count is None:
                 continue
             if first is None:
-                first = head.player
+                first = head
             elif count != first.counters["poison"]:
                 key = next(k for k in head.raw if self.kind(k) == "poison")
                 self.problem(
@@ -580,26 +602,32 @@ class _Checker:
             if controller not in players:
                 self.player_ref(controller, f"permanents[{i}].controller")
             listed = p.types
-            types = type_cache.get(tuple(listed)) if listed else ()
+            types = type_cache.get(listed) if listed else ()  # decoded as a tuple (the Struct's type)
             if types is None:
                 types = self.parse_types(listed, f"permanents[{i}].types")
             creature = types is not None and "creature" in types
-            power = None if p.power is UNSET else p.power
-            if power is None and creature:
-                self.problem(f"permanents[{i}].power", "required for a creature")
-            toughness = None if p.toughness is UNSET else p.toughness
-            if toughness is None and creature:
-                self.problem(f"permanents[{i}].toughness", "required for a creature")
+            power = p.power  # absent: 0 in the row (the table's value; assemble_columns need not map None)
+            if power is UNSET:
+                if creature:
+                    self.problem(f"permanents[{i}].power", "required for a creature")
+                power = 0
+            toughness = p.toughness
+            if toughness is UNSET:
+                if creature:
+                    self.problem(f"permanents[{i}].toughness", "required for a creature")
+                toughness = 0
             held = p.counters
             if held.keys() <= canonical:  # the usual case: every key spelt canonically
                 kinds.update(held)
             else:
                 held = self.counters(held, f"permanents[{i}]")
             keywords = tuple(k.lower() for k in p.keywords) if p.keywords else ()
-            subtypes = tuple(p.subtypes) if p.subtypes else ()
-            chapters = None if p.chapters is UNSET else p.chapters
-            if chapters is None and subtypes and any(s.lower() == "saga" for s in subtypes):
-                self.problem(f"permanents[{i}].chapters", "required for a Saga (714.2d)")
+            subtypes = p.subtypes
+            chapters = p.chapters
+            if chapters is UNSET:
+                if subtypes and any(s.lower() == "saga" for s in subtypes):
+                    self.problem(f"permanents[{i}].chapters", "required for a Saga (714.2d)")
+                chapters = 0
             protector = None if p.protector is UNSET else p.protector
             if protector is not None:
                 path = f"permanents[{i}].protector"
@@ -844,11 +872,12 @@ def _magnitude(board: Board, gain: IntArray, bound: float, out: FloatArray) -> f
     amounts = _NO_AMOUNTS
     if board.thr_effect:
         amounts = np.array([0.0 if isinstance(e, str) else abs(float(e)) for e in board.thr_effect])
+    table = board_table(board)
     return float(
         magnitude_rows_kernel(
-            board.counts, gain, bound, board.rounds, _CREATURE, board.types, board.power, board.toughness,
-            board.value, board.chapters, board.cv_object, board.cv_kind, board.cv_value, board.thr_object, amounts,
-            out,
+            board.counts, gain, bound, board.rounds, _CREATURE, table[T_TYPES], table[T_POWER], table[T_TOUGHNESS],
+            board.value, table[T_CHAPTERS], board.cv_object, board.cv_kind, board.cv_value, board.thr_object,
+            amounts, out,
         )
     )  # fmt: skip
 
