@@ -158,6 +158,7 @@ def test_the_vector_envs_batched_infos_are_gymnasiums_batching_of_the_per_game_i
     VectorEnv._add_info makes of the per-game dicts (env.vector.batch_infos), autoresets included."""
     kwargs: dict[str, Any] = {"action_mode": mode, "oracle_in_info": oracle_in_info, "opponent": "random"}
     fast, slow = (gym.make_vec(env_id, num_envs=5, **kwargs) for _ in range(2))
+    fast.unwrapped.columns_from = 1  # type: ignore[attr-defined]  # by key from one sub-env on
     obs, info = fast.reset(seed=3)
     obs_s, info_s = slow.reset(seed=3)
     assert data_equivalence(info, info_s)
