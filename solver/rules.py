@@ -329,6 +329,7 @@ def choice_of_matrix(board: Board, chosen: BoolArray, recipients: IntArray) -> C
     ids, team_names = board.ids, board.team_names
     at, rows = chosen.nonzero()  # round by round, rows in board order
     picked = tuple(map(ids.__getitem__, rows.tolist()))
+    named_rows = recipients.tolist()  # one list per round, also with no team
     n_rounds = chosen.shape[0]
     if n_rounds == 1:
         per_round: tuple[tuple[str, ...], ...] = (picked,)
@@ -336,14 +337,11 @@ def choice_of_matrix(board: Board, chosen: BoolArray, recipients: IntArray) -> C
         rounds_at = at.tolist()
         bounds = [bisect_left(rounds_at, r) for r in range(n_rounds + 1)]
         per_round = tuple(picked[bounds[r] : bounds[r + 1]] for r in range(n_rounds))
-    return choice_of(
-        tuple(
-            [
-                round_of(ids_r, {team_names[t]: ids[h] for t, h in enumerate(named) if h >= 0})
-                for ids_r, named in zip(per_round, recipients.tolist(), strict=True)
-            ]
-        )
-    )
+    made = []
+    for r in range(n_rounds):  # a plain loop: a comprehension's frame and zip cost more on one round
+        named = named_rows[r]
+        made.append(round_of(per_round[r], {team_names[t]: ids[h] for t, h in enumerate(named) if h >= 0}))
+    return choice_of(tuple(made))
 
 
 def choice_matrix(board: Board, choice: Choice) -> tuple[BoolArray, IntArray]:
