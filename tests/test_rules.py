@@ -476,7 +476,7 @@ def test_to_choice_is_the_choice_its_constructors_build(board: Board, data: st.D
     expected = Choice(
         tuple(
             Round(
-                [board.ids[i] for i in range(n) if chosen[r, i]],
+                tuple(board.ids[i] for i in range(n) if chosen[r, i]),
                 {board.team_names[t]: board.ids[h] for t, h in enumerate(recipients[r]) if h >= 0},
             )
             for r in range(board.rounds)
