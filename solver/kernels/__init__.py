@@ -12,7 +12,8 @@ Every function here is a numba ``@njit(cache=True)`` loop over plain arrays in o
 * :mod:`solver.kernels.resolve`: the value of given choices (701.34a/b, then the state-based
   actions, material and game score), for a batch and any number of alternatives in one call.
 
-The Python entries: :func:`decide` (boards in, the decided arrays out), :func:`tabulate` (one
+The Python entries: :func:`decide` (boards in, the decided arrays out), :func:`decide_board` (the
+layout of one board decided, what ``solve()`` calls), :func:`tabulate` (one
 board's per-row tables, what CP-SAT, explanations and brute force read through
 :class:`solver.objective.Objective`), :func:`settle_layout` (given counters settled),
 :func:`score_layout` (given choices valued), :func:`value_settled` (resolutions already
