@@ -44,6 +44,8 @@ class Budget:
     @classmethod
     def start(cls, time_limit: float | None, cancel: CancelToken | None = None) -> Budget:
         """A budget of ``time_limit`` seconds from now; raises ValueError for a limit that is not > 0."""
+        if time_limit is None and cancel is None:
+            return _UNBOUNDED  # the default call's (a loaded board's solve() takes microseconds)
         if time_limit is not None and (
             isinstance(time_limit, bool) or not isinstance(time_limit, int | float) or not time_limit > 0
         ):
@@ -97,3 +99,7 @@ def watch(budget: Budget, stop: Callable[[], None]) -> Iterator[None]:
     finally:
         done.set()
         thread.join()
+
+
+#: No deadline and no token: what :meth:`Budget.start` gives for neither (a frozen value, so one will do).
+_UNBOUNDED = Budget()

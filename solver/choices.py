@@ -37,6 +37,16 @@ class Round:
         return (Round, (self.chosen, dict(self.poison_recipients)))
 
 
+def round_of(chosen: tuple[str, ...], poison_recipients: dict[str, str]) -> Round:
+    """``Round(chosen, poison_recipients)`` for values already of its fields' types, built without the checks
+    and copies of its ``__init__``: the rules' own conversion from choice matrices (a loaded board's ``solve()``
+    takes microseconds, and the generated frozen ``__init__`` is one of them).  ``poison_recipients`` is
+    the round's own from then on."""
+    made = object.__new__(Round)
+    made.__dict__.update(chosen=chosen, poison_recipients=MappingProxyType(poison_recipients))
+    return made
+
+
 @dataclass(frozen=True)
 class Choice:
     """A choice for every proliferate of the resolution, in order."""
@@ -54,3 +64,10 @@ class Choice:
     @classmethod
     def empty(cls, rounds: int = 1) -> Choice:
         return cls.of((), rounds=rounds)
+
+
+def choice_of(rounds: tuple[Round, ...]) -> Choice:
+    """``Choice(rounds)`` built without the generated frozen ``__init__`` (see :func:`round_of`)."""
+    made = object.__new__(Choice)
+    made.__dict__["rounds"] = rounds
+    return made

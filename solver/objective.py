@@ -49,7 +49,7 @@ from .kernels import (
     Scored,
     SettledLayout,
     counters_after,
-    decide_layout,
+    decide_board,
     game_of,
     game_weight,
     layout_of,
@@ -196,6 +196,7 @@ class Objective:
         self._over_cache: dict[int, bool] = {}
         self._best: dict[int, Best] = {}
         self._settled_chosen: dict[int, Settled] = {}
+        self._core: Layout | None = None
 
     # ------------------------------------------------------------------ the core's tables, in points
     @property
@@ -352,33 +353,34 @@ class Objective:
         return self.score_matrix(chosen, recipients) / MILLI
 
     # ------------------------------------------------------------------ the compiled core
-    @cached_property
+    @property
     def core(self) -> Layout:
         """The board in the compiled core's layout (:mod:`solver.kernels.layout`), a batch of one.
 
         A batch of one keeps the board's kinds in its column order, so the core's tables
         index objects and kinds as the board does; an outcome settled later reuses it.
+        Kept on first use (not a ``cached_property``, whose lock costs a loaded board's
+        ``solve()`` about a microsecond; :func:`~solver.kernels.layout_of` keeps one layout per board anyway).
         """
-        return layout_of(self.board, self.policy)
+        core = self._core
+        if core is None:
+            core = self._core = layout_of(self.board, self.policy)
+        return core
 
     def best(self, sense: int = 1) -> Best:
         """The optimum (``sense=1``) or the worst choice (``sense=-1``) by the compiled core's exact path.
 
-        :func:`solver.kernels.decide_layout` on :attr:`core`; raises ValueError (its words) when
+        :func:`solver.kernels.decide_board` on :attr:`core`; raises ValueError (its words) when
         the choice couples more than :data:`solver.kernels.exact.MAX_FREE_SEATS` seats.
         """
         found = self._best.get(sense)
         if found is None:
-            decided = decide_layout(self.core, sense)  # a batch of one: its matrices have the board's rounds
+            # A batch of one: its matrices have the board's rounds.
+            chosen, recipients, value, events = decide_board(self.core, sense)
             # Filled like :class:`~solver.kernels.layout.Layout` rather than through the generated frozen
             # ``__init__`` (a solve() of a loaded board takes microseconds, and this is one of them).
             found = object.__new__(Best)
-            found.__dict__.update(
-                chosen=decided.chosen,
-                recipients=decided.recipients,
-                value=int(decided.values[0]),
-                events=int(decided.events[0]),
-            )
+            found.__dict__.update(chosen=chosen, recipients=recipients, value=value, events=events)
             self._best[sense] = found
         return found
 

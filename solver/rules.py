@@ -10,6 +10,7 @@ seats and game scores are the core's too (:func:`solver.kernels.game_of`).
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -19,7 +20,7 @@ import numpy as np
 
 from . import effects, kernels
 from .board import Board, BoolArray, IntArray, Variant, shared_poison_threshold
-from .choices import Choice, Round
+from .choices import Choice, Round, choice_of, round_of
 from .errors import IllegalChoice
 from .kernels import layout_of, settle_layout
 
@@ -319,13 +320,28 @@ class ChoiceMatrix:
 
     def to_choice(self) -> Choice:
         """The :class:`Choice` these matrices stand for (ids in board order per round)."""
-        board = self.board
-        ids, team_names = board.ids, board.team_names
-        rounds = []
-        for r in range(self.chosen.shape[0]):
-            named = {team_names[t]: ids[h] for t, h in enumerate(self.recipients[r].tolist()) if h >= 0}
-            rounds.append(Round(tuple(map(ids.__getitem__, self.chosen[r].nonzero()[0].tolist())), named))
-        return Choice(tuple(rounds))
+        return choice_of_matrix(self.board, self.chosen, self.recipients)
+
+
+def choice_of_matrix(board: Board, chosen: BoolArray, recipients: IntArray) -> Choice:
+    """The :class:`Choice` the matrices ``chosen`` (rounds x objects) and ``recipients`` (rounds x teams, -1 for
+    none) stand for, ids in board order per round: :meth:`ChoiceMatrix.to_choice`, without building one."""
+    ids, team_names = board.ids, board.team_names
+    at, rows = chosen.nonzero()  # round by round, rows in board order
+    picked = tuple(map(ids.__getitem__, rows.tolist()))
+    named_rows = recipients.tolist()  # one list per round, also with no team
+    n_rounds = chosen.shape[0]
+    if n_rounds == 1:
+        per_round: tuple[tuple[str, ...], ...] = (picked,)
+    else:
+        rounds_at = at.tolist()
+        bounds = [bisect_left(rounds_at, r) for r in range(n_rounds + 1)]
+        per_round = tuple(picked[bounds[r] : bounds[r + 1]] for r in range(n_rounds))
+    made = []
+    for r in range(n_rounds):  # a plain loop: a comprehension's frame and zip cost more on one round
+        named = named_rows[r]
+        made.append(round_of(per_round[r], {team_names[t]: ids[h] for t, h in enumerate(named) if h >= 0}))
+    return choice_of(tuple(made))
 
 
 def choice_matrix(board: Board, choice: Choice) -> tuple[BoolArray, IntArray]:

@@ -38,10 +38,10 @@ from .objective import MILLI, Assignment, Objective, UnitKind
 from .policy import Policy
 from .rules import (
     Choice,
-    ChoiceMatrix,
     Outcome,
     apply_matrix,
     choice_matrix,
+    choice_of_matrix,
     eligible_mask,
     event_mask,
     why_ineligible,
@@ -132,7 +132,8 @@ def solve(
     budget = Budget.start(time_limit, cancel)
     if top_k != 1 or method in (Method.CPSAT, "cpsat"):
         preload()  # CP-SAT will be needed: its first load overlaps reading the board
-    board_, policy_ = as_board(board), as_policy(policy)
+    # A loaded board as it is, without as_board's test against every accepted form (microseconds count).
+    board_, policy_ = board if isinstance(board, Board) else as_board(board), as_policy(policy)
     chosen_method = _method(method)
     if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
         raise ValueError(f"top_k must be an integer >= 1, not {top_k!r}")
@@ -156,13 +157,16 @@ def solve(
     value_milli = best.value_milli
     if value_milli is None:
         value_milli = objective.score_matrix(best.chosen, best.recipients)
-    choice = ChoiceMatrix(board_, best.chosen, best.recipients).to_choice()
+    choice = choice_of_matrix(board_, best.chosen, best.recipients)
     alternatives, complete = _top(objective, choice, value_milli, top_k, constraints, budget)
     status = best.status if complete else Status.FEASIBLE
     bound = value_milli
     if best.bound_milli is not None:
         bound = max(value_milli, int(np.floor(best.bound_milli + 1e-9)))
-    return Decision(
+    # Filled like :class:`~solver.kernels.layout.Layout` rather than through the generated frozen ``__init__``
+    # (ten fields, about a microsecond of a loaded board's solve()); Decision's __init__ checks nothing.
+    decision = object.__new__(Decision)
+    decision.__dict__.update(
         board=board_,
         policy=objective.policy,
         choice=choice,
@@ -174,6 +178,7 @@ def solve(
         elapsed=time.perf_counter() - start,
         derive=Derived(objective, best.chosen, best.recipients),
     )
+    return decision
 
 
 def top_k(
@@ -326,6 +331,8 @@ class Derived:
 
 
 def _method(method: Method | str) -> Method:
+    if isinstance(method, Method):
+        return method
     try:
         return Method(method)
     except ValueError:
@@ -486,9 +493,11 @@ def _top(
     Each further alternative is one CP-SAT run with the earlier ones forbidden; when the
     budget runs out, the alternatives found so far are returned.
     """
-    out = [Alternative(1, best, best_value / MILLI, 0.0)]
+    first = object.__new__(Alternative)  # filled like Decision in solve() (microseconds count)
+    first.__dict__.update(rank=1, choice=best, value=best_value / MILLI, regret=0.0)
     if k == 1:
-        return tuple(out), True
+        return (first,), True
+    out = [first]
     board = objective.board
     best_times, best_options = objective.assignment_of(*choice_matrix(board, best))
     if int(eligible_mask(board).sum()) * board.rounds <= 12 and constraints.empty:
@@ -513,7 +522,7 @@ def _top(
         complete = complete and cp.status == Status.OPTIMAL
         chosen, recipients = objective.matrix_of(cp.single_times, cp.team_options, cp.layout)
         value = objective.score_matrix(chosen, recipients)
-        choice = ChoiceMatrix(board, chosen, recipients).to_choice()
+        choice = choice_of_matrix(board, chosen, recipients)
         out.append(Alternative(len(out) + 1, choice, value / MILLI, (best_value - value) / MILLI))
         forbid.append((tuple(int(t) for t in cp.single_times), cp.team_options))
     return tuple(out), complete
@@ -543,6 +552,6 @@ def _top_enumerated(
     ranked = sorted(scored.items(), key=lambda item: item[1], reverse=True)
     for (times_key, options), (value, _, _) in ranked[: k - 1]:
         chosen, recipients = objective.matrix_of(np.array(times_key, dtype=np.int64), options)
-        choice = ChoiceMatrix(board, chosen, recipients).to_choice()
+        choice = choice_of_matrix(board, chosen, recipients)
         out.append(Alternative(len(out) + 1, choice, value / MILLI, (best_value - value) / MILLI))
     return tuple(out)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import pickle
 from collections.abc import Sequence
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -457,6 +459,33 @@ def test_choice_matrix_and_back_is_the_same_choice(board: Board, data: st.DataOb
     assert [set(r.chosen) for r in back.rounds] == [set(r.chosen) for r in choice.rounds]
     assert ChoiceMatrix.from_choice(board, back).to_choice() == back
     assert np.array_equal(ChoiceMatrix.from_choice(board, back).chosen, matrix.chosen)
+
+
+@settings(max_examples=40, deadline=None)
+@given(boards(max_proliferates=4), st.data())
+def test_to_choice_is_the_choice_its_constructors_build(board: Board, data: st.DataObject) -> None:
+    """to_choice (built without the dataclasses' __init__) equals and pickles as the Choice of the public
+    constructors: ids in board order per round, each round's recipients by team name."""
+    n, teams = board.n_objects, board.n_teams
+    chosen = np.array(data.draw(st.lists(st.lists(st.booleans(), min_size=n, max_size=n), min_size=board.rounds,
+                                         max_size=board.rounds)), dtype=bool).reshape(board.rounds, n)  # fmt: skip
+    recipients = np.array(data.draw(st.lists(st.lists(st.integers(-1, n - 1), min_size=teams, max_size=teams),
+                                             min_size=board.rounds, max_size=board.rounds)),
+                          dtype=np.int64).reshape(board.rounds, teams)  # fmt: skip
+    made = ChoiceMatrix(board, chosen, recipients).to_choice()
+    expected = Choice(
+        tuple(
+            Round(
+                tuple(board.ids[i] for i in range(n) if chosen[r, i]),
+                {board.team_names[t]: board.ids[h] for t, h in enumerate(recipients[r]) if h >= 0},
+            )
+            for r in range(board.rounds)
+        )
+    )
+    assert made == expected
+    assert pickle.loads(pickle.dumps(made)) == expected
+    for got in made.rounds:
+        assert type(got.chosen) is tuple and isinstance(got.poison_recipients, MappingProxyType)
 
 
 @settings(max_examples=40, deadline=None)

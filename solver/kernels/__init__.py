@@ -12,7 +12,8 @@ Every function here is a numba ``@njit(cache=True)`` loop over plain arrays in o
 * :mod:`solver.kernels.resolve`: the value of given choices (701.34a/b, then the state-based
   actions, material and game score), for a batch and any number of alternatives in one call.
 
-The Python entries: :func:`decide` (boards in, the decided arrays out), :func:`tabulate` (one
+The Python entries: :func:`decide` (boards in, the decided arrays out), :func:`decide_board` (the
+layout of one board decided, what ``solve()`` calls), :func:`tabulate` (one
 board's per-row tables, what CP-SAT, explanations and brute force read through
 :class:`solver.objective.Objective`), :func:`settle_layout` (given counters settled),
 :func:`score_layout` (given choices valued), :func:`value_settled` (resolutions already
@@ -56,6 +57,7 @@ __all__ = [
     "SettledLayout",
     "counters_after",
     "decide",
+    "decide_board",
     "decide_layout",
     "game_of",
     "game_weight",
@@ -91,14 +93,7 @@ class Decided:
 
 def decide_layout(layout: Layout, sense: int = 1) -> Decided:
     """The optimum (``sense=1``) or the worst choice (``sense=-1``) of every board of ``layout``."""
-    L = layout
-    out, chosen, recipients, too_many = decide_arrays(
-        L.obj_off, L.thr_off, L.team_off, L.numbers, L.elimination, L.gap, L.counts, L.gain, L.weights, L.ints,
-        L.worth, L.head_gain, L.thresholds, L.team_threshold, L.team_weight, L.tough_delta, L.presence, L.special,
-        L.policy_scores, L.saga_chapter, sense,
-    )  # fmt: skip
-    if too_many:  # the fast path's own words: callers match on them
-        raise ValueError(f"more than {MAX_FREE_SEATS} seats can be eliminated by one choice; use method='cpsat'")
+    out, chosen, recipients = _decide_arrays(layout, sense)
     # Filled like :class:`Layout` rather than through the generated frozen ``__init__`` (microseconds count here).
     decided = object.__new__(Decided)
     decided.__dict__.update(
@@ -110,6 +105,27 @@ def decide_layout(layout: Layout, sense: int = 1) -> Decided:
         spans=out[D_SPAN],
     )
     return decided
+
+
+def decide_board(layout: Layout, sense: int = 1) -> tuple[BoolArray, IntArray, int, int]:
+    """:func:`decide_layout` of a layout of one board, as (chosen, recipients, value, events): the single-board
+    path's form, without the per-board arrays and words of :class:`Decided` (a loaded board's ``solve()`` takes
+    microseconds, and those are some of them)."""
+    out, chosen, recipients = _decide_arrays(layout, sense)
+    return chosen, recipients, int(out[D_VALUE, 0]), int(out[D_EVENTS, 0])
+
+
+def _decide_arrays(layout: Layout, sense: int) -> tuple[IntArray, BoolArray, IntArray]:
+    """The compiled exact path on every board of ``layout``: :func:`~solver.kernels.exact.decide_arrays`."""
+    L = layout
+    out, chosen, recipients, too_many = decide_arrays(
+        L.obj_off, L.thr_off, L.team_off, L.numbers, L.elimination, L.gap, L.counts, L.gain, L.weights, L.ints,
+        L.worth, L.head_gain, L.thresholds, L.team_threshold, L.team_weight, L.tough_delta, L.presence, L.special,
+        L.policy_scores, L.saga_chapter, sense,
+    )  # fmt: skip
+    if too_many:  # the fast path's own words: callers match on them
+        raise ValueError(f"more than {MAX_FREE_SEATS} seats can be eliminated by one choice; use method='cpsat'")
+    return out, chosen, recipients
 
 
 #: Each board's own layout (a batch of one) by the board's id, with the policy it was built for, while the
