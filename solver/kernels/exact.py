@@ -66,14 +66,14 @@ _NEG = -(1 << 62)
 _DEAD = -(1 << 60)
 
 
-@njit(cache=True)
+@njit(cache=True, forceinline=True, _nrt=False)
 def _ends_game(events: int, n_seats: int, rivals: np.ndarray, our_seat: int, opponents: int, n_opponents: int) -> bool:
     """Whether these events end the game for the proliferator: it loses (104.3, 810.8), or every opponent does
     (a win, 104.2a, or a draw with it, 104.4a); eliminations in a free-for-all don't."""
     return ends_game_104_3(lost_seats_104_2a(events, n_seats, rivals), our_seat, opponents, n_opponents)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _programme_into(
     n_opt: np.ndarray,
     keys: np.ndarray,
@@ -91,7 +91,8 @@ def _programme_into(
     """
     n_units = len(n_opt)
     n_states = len(terminal)
-    to_go[:n_states] = terminal
+    for s in range(n_states):
+        to_go[s] = terminal[s]
     for u in range(n_units - 1, -1, -1):
         for s in range(n_states):
             best = _NEG
@@ -120,7 +121,7 @@ def _programme(
     return first_best, best
 
 
-@njit(cache=True)
+@njit(cache=True, forceinline=True, _nrt=False)
 def tabulate_into(
     lo: int,
     hi: int,
@@ -245,7 +246,7 @@ def tabulate_rows(
     return material, events
 
 
-@njit(cache=True)
+@njit(cache=True, forceinline=True, _nrt=False)
 def split_units_into(
     material: np.ndarray,
     events: np.ndarray,
@@ -402,7 +403,7 @@ def team_options(
     return times[order], poison[order], picks[order], pat_mask[order], pat_recipient[order]
 
 
-@njit(cache=True)
+@njit(cache=True, forceinline=True, _nrt=False)
 def _first_time(table: np.ndarray, used: np.ndarray, mask: int, key: int) -> bool:
     """Whether ``key`` is new to the open-addressing set ``table`` (``used`` its filled slots, ``mask`` its size - 1),
     adding it."""
@@ -432,7 +433,7 @@ def _most_picks_first(picks: np.ndarray, most: int) -> np.ndarray:
     return order
 
 
-@njit(cache=True)
+@njit(cache=True, forceinline=True, _nrt=False)
 def team_poison_810_10(total: int, weight: int, threshold: int, team: int) -> tuple[int, int]:
     """A 2HG team's shared poison, counted once per team (810.10): its material, and its loss (704.6b, 810.11).
 
@@ -474,7 +475,7 @@ def team_option_values(
     return mats, evs
 
 
-@njit(cache=True)
+@njit(cache=True, forceinline=True, _nrt=False)
 def score_events(
     events: int,
     n_seats: int,
@@ -490,7 +491,7 @@ def score_events(
     return game_milli(game_score(lost, our_seat, opponents, n_opponents, scores, elimination), weight)
 
 
-@njit(cache=True)
+@njit(cache=True, forceinline=True, _nrt=False)
 def result_code(
     events: int,
     n_seats: int,

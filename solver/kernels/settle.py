@@ -32,7 +32,7 @@ __all__ = [
 ]
 
 
-@njit(cache=True)
+@njit(cache=True, forceinline=True, _nrt=False)
 def board_seats(lo: int, players: int, seat: np.ndarray) -> int:
     """How many seats a board has: its players, or its teams in 2HG (810.8a); seats are numbered from 0."""
     n_seats = 0
@@ -41,7 +41,7 @@ def board_seats(lo: int, players: int, seat: np.ndarray) -> int:
     return n_seats
 
 
-@njit(cache=True)
+@njit(cache=True, forceinline=True, _nrt=False)
 def board_seating(lo: int, players: int, proliferator: int, seat: np.ndarray, team: np.ndarray) -> tuple[int, int, int]:
     """A board's seats, the proliferator's seat, and the bitmask of its opponents' seats (those on another team)."""
     n_seats = board_seats(lo, players, seat)
@@ -53,7 +53,7 @@ def board_seating(lo: int, players: int, proliferator: int, seat: np.ndarray, te
     return n_seats, seat[lo + proliferator], opponents
 
 
-@njit(cache=True)
+@njit(cache=True, forceinline=True, _nrt=False)
 def settle_rows(
     lo: int,
     hi: int,
@@ -80,12 +80,12 @@ def settle_rows(
     for row in range(lo, hi):
         i = row - base
         n, d, s, b, a = settle_object(
-            now[i], start[row], flags[row], toughness[row], damage[row], chapters[row], tough_delta, special
+            now, i, start, row, flags[row], toughness[row], damage[row], chapters[row], tough_delta, special
         )
         annihilated[i], dies[i], sacrificed[i], before[i], after[i] = n, d, s, b, a
 
 
-@njit(cache=True)
+@njit(cache=True, forceinline=True, _nrt=False)
 def player_events(
     lo: int,
     players: int,
@@ -114,7 +114,7 @@ def player_events(
     return events
 
 
-@njit(cache=True)
+@njit(cache=True, forceinline=True, _nrt=False)
 def team_poison_events(
     lo: int,
     players: int,
@@ -136,7 +136,7 @@ def team_poison_events(
     return events
 
 
-@njit(cache=True)
+@njit(cache=True, forceinline=True, _nrt=False)
 def threshold_events(
     t_lo: int,
     t_hi: int,
@@ -178,7 +178,7 @@ def threshold_events(
     return events
 
 
-@njit(cache=True)
+@njit(cache=True, forceinline=True, _nrt=False)
 def settle_board(
     lo: int,
     hi: int,
@@ -243,7 +243,7 @@ def settle_board(
     )  # fmt: skip
 
 
-@njit(cache=True)
+@njit(cache=True, forceinline=True)
 def lost_players(lo: int, players: int, n_seats: int, seat: np.ndarray, team: np.ndarray, events: int) -> int:
     """The seats that lose given a board's events (104.2a: a win makes every rival lose), as a bitmask."""
     rivals = rivals_of(seat[lo : lo + players], team[lo : lo + players], n_seats)
