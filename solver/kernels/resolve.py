@@ -31,7 +31,7 @@ from .value import (
 __all__ = ["board_material", "counters_after_701_34", "score_batch", "value_settled_batch"]
 
 
-@njit(cache=True)
+@njit(cache=True, forceinline=True, _nrt=False)
 def counters_after_701_34(
     lo: int,
     hi: int,
@@ -72,7 +72,7 @@ def counters_after_701_34(
                     now[lo + i, poison] = counts[lo + i, poison] + added
 
 
-@njit(cache=True)
+@njit(cache=True, forceinline=True, _nrt=False)
 def board_material(
     lo: int,
     hi: int,
@@ -178,7 +178,7 @@ def _span(
     return int(spans[0])
 
 
-@njit(cache=True)
+@njit(cache=True, forceinline=True, _nrt=False)
 def board_values(
     material: np.ndarray,
     events: np.ndarray,
