@@ -11,8 +11,8 @@ to be a third of a decision's time).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from .jit import inner
 from .layout import (
     F_BATTLE,
     F_CREATURE,
@@ -41,7 +41,7 @@ __all__ = [
 ]
 
 
-@njit(cache=True, forceinline=True, _nrt=False)
+@inner
 def annihilate_704_5q(counts: np.ndarray, i: int, flags: int, plus: int, minus: int) -> int:
     """704.5q: a permanent with +1/+1 and -1/-1 counters loses N of each, N the smaller count."""
     if plus < 0 or minus < 0 or not flags & F_PRESENT:
@@ -52,7 +52,7 @@ def annihilate_704_5q(counts: np.ndarray, i: int, flags: int, plus: int, minus: 
     return int(n)
 
 
-@njit(cache=True, forceinline=True, _nrt=False)
+@inner
 def toughness_122_1a(counts: np.ndarray, i: int, printed: int, tough_delta: np.ndarray) -> int:
     """122.1a: each P/T counter changes toughness by its second half."""
     t = printed
@@ -62,13 +62,13 @@ def toughness_122_1a(counts: np.ndarray, i: int, printed: int, tough_delta: np.n
     return t
 
 
-@njit(cache=True, forceinline=True, _nrt=False)
+@inner
 def zero_toughness_704_5f(flags: int, toughness: int) -> bool:
     """704.5f: a creature with toughness 0 or less goes to the graveyard (indestructible doesn't help)."""
     return bool(flags & F_CREATURE) and toughness <= 0
 
 
-@njit(cache=True, forceinline=True, _nrt=False)
+@inner
 def lethal_damage_704_5g(flags: int, toughness: int, damage: int) -> bool:
     """704.5g: a destructible creature with lethal damage marked is destroyed.
 
@@ -78,7 +78,7 @@ def lethal_damage_704_5g(flags: int, toughness: int, damage: int) -> bool:
     return bool(flags & F_DESTRUCTIBLE) and toughness > 0 and damage >= toughness
 
 
-@njit(cache=True, forceinline=True, _nrt=False)
+@inner
 def planeswalker_loyalty_704_5i(counts: np.ndarray, i: int, flags: int, loyalty: int) -> bool:
     """704.5i: a planeswalker with 0 loyalty goes to the graveyard."""
     if not flags & F_PLANESWALKER:
@@ -86,7 +86,7 @@ def planeswalker_loyalty_704_5i(counts: np.ndarray, i: int, flags: int, loyalty:
     return (counts[i, loyalty] if loyalty >= 0 else 0) <= 0
 
 
-@njit(cache=True, forceinline=True, _nrt=False)
+@inner
 def battle_defense_704_5v(counts: np.ndarray, i: int, flags: int, defense: int) -> bool:
     """704.5v: a battle with 0 defense goes to the graveyard."""
     if not flags & F_BATTLE:
@@ -94,7 +94,7 @@ def battle_defense_704_5v(counts: np.ndarray, i: int, flags: int, defense: int) 
     return (counts[i, defense] if defense >= 0 else 0) <= 0
 
 
-@njit(cache=True, forceinline=True, _nrt=False)
+@inner
 def saga_chapters_714_2b(flags: int, lore: int, chapters: int) -> int:
     """714.2b/714.2c: the chapters a Saga with ``lore`` lore counters has reached (at most its final one)."""
     if not flags & F_SAGA:
@@ -102,13 +102,13 @@ def saga_chapters_714_2b(flags: int, lore: int, chapters: int) -> int:
     return min(lore, chapters)
 
 
-@njit(cache=True, forceinline=True, _nrt=False)
+@inner
 def saga_sacrifice_714_4(flags: int, lore: int, chapters: int) -> bool:
     """714.4: a Saga with as many lore counters as chapters goes (once its chapter ability has left the stack)."""
     return bool(flags & F_SAGA) and lore >= chapters
 
 
-@njit(cache=True, forceinline=True, _nrt=False)
+@inner
 def settle_object(
     counts: np.ndarray,
     i: int,
@@ -134,7 +134,9 @@ def settle_object(
     t = toughness_122_1a(counts, i, toughness, tough_delta)
     dies = zero_toughness_704_5f(flags, t) or lethal_damage_704_5g(flags, t, damage)
     dies = (
-        dies or planeswalker_loyalty_704_5i(counts, i, flags, loyalty) or battle_defense_704_5v(counts, i, flags, defense)
+        dies
+        or planeswalker_loyalty_704_5i(counts, i, flags, loyalty)
+        or battle_defense_704_5v(counts, i, flags, defense)
     )
     before = after = 0
     sacrificed = False
@@ -150,7 +152,7 @@ def settle_object(
     return annihilated, dies, sacrificed, before, after
 
 
-@njit(cache=True, forceinline=True, _nrt=False)
+@inner
 def settle_row(
     counts: np.ndarray,
     start: np.ndarray,
@@ -170,14 +172,14 @@ def settle_row(
     return dies, sacrificed, before, after
 
 
-@njit(cache=True, forceinline=True, _nrt=False)
+@inner
 def player_loses_704_5a_704_5c(life: int, poison: int, poison_counts: bool, threshold: int) -> bool:
     """704.5a: a player with 0 or less life loses; 704.5c: so does one with ``threshold`` (ten) or more poison
     counters, where a player's own poison counts (``poison_counts``; in 2HG the team's does, 704.6b)."""
     return life <= 0 or (poison_counts and poison >= threshold)
 
 
-@njit(cache=True, forceinline=True, _nrt=False)
+@inner
 def shared_poison_810_10(
     counts: np.ndarray, lo: int, base: int, players: int, team: np.ndarray, t: int, poison: int
 ) -> int:
@@ -192,13 +194,13 @@ def shared_poison_810_10(
     return most
 
 
-@njit(cache=True, forceinline=True, _nrt=False)
+@inner
 def team_poison_704_6b(poison: int, threshold: int) -> bool:
     """704.6b: a 2HG team with ``threshold`` (fifteen, 810.11: five more per head beyond two) or more poison loses."""
     return poison >= threshold
 
 
-@njit(cache=True, forceinline=True, _nrt=False)
+@inner
 def alive_122_2(flags: int, dies: bool) -> bool:
     """An object still there after the state-based actions (not dead, not phased out, 702.26b)."""
     return not dies and not flags & F_PHASED_OUT

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .jit import inner
 from .layout import THR_POINTS
 
 __all__ = [
@@ -26,7 +27,7 @@ __all__ = [
 ]
 
 
-@njit(cache=True, forceinline=True, _nrt=False)
+@inner
 def popcount(x: int) -> int:
     n = 0
     while x:
@@ -35,7 +36,7 @@ def popcount(x: int) -> int:
     return n
 
 
-@njit(cache=True, forceinline=True, _nrt=False)
+@inner
 def material_row(
     counts: np.ndarray,
     i: int,
@@ -65,7 +66,7 @@ def material_row(
     return value + saga_chapter * chapters_gained
 
 
-@njit(cache=True, forceinline=True, _nrt=False)
+@inner
 def rows_material(
     lo: int,
     hi: int,
@@ -114,7 +115,7 @@ def rivals_of(seat: np.ndarray, team: np.ndarray, n_seats: int) -> np.ndarray:
     return out
 
 
-@njit(cache=True, forceinline=True, _nrt=False)
+@inner
 def lost_seats_104_2a(events: int, n_seats: int, rivals: np.ndarray) -> int:
     """The seats that lose: state-based losses first; a seat still in whose ``win`` threshold triggered wins,
     so every rival loses (104.2a); a seat's own ``lose`` threshold costs it the game unless it wins first (603.3b).
@@ -134,7 +135,7 @@ def lost_seats_104_2a(events: int, n_seats: int, rivals: np.ndarray) -> int:
     return int(lost)
 
 
-@njit(cache=True, forceinline=True, _nrt=False)
+@inner
 def ends_game_104_3(lost: int, our_seat: int, opponents: int, n_opponents: int) -> bool:
     """Whether the seats ``lost`` end the game for the proliferator: it loses (104.3, 810.8), or every opponent
     does (a win, 104.2a, or a draw with it, 104.4a); eliminations in a free-for-all don't."""
@@ -142,7 +143,7 @@ def ends_game_104_3(lost: int, our_seat: int, opponents: int, n_opponents: int) 
     return bool((lost >> our_seat) & 1) or (lost_opponents == n_opponents and lost_opponents > 0)
 
 
-@njit(cache=True, forceinline=True, _nrt=False)
+@inner
 def game_score(
     lost: int, our_seat: int, opponents: int, n_opponents: int, scores: np.ndarray, elimination: float
 ) -> float:
@@ -156,7 +157,7 @@ def game_score(
     return elimination * lost_opponents
 
 
-@njit(cache=True, forceinline=True, _nrt=False)
+@inner
 def game_milli(score: float, weight: float) -> int:
     """A game score in milli-points at the board's game weight (0 for no game event)."""
     if score == 0.0:
@@ -164,7 +165,7 @@ def game_milli(score: float, weight: float) -> int:
     return int(np.rint(1000.0 * weight * score))
 
 
-@njit(cache=True, forceinline=True, _nrt=False)
+@inner
 def game_weight_of(game_weight: float, span: int, gap: float) -> float:
     """Points per unit of game score: the policy's ``game_weight``, raised above the board's material ``span``
     (milli-points) so that no material can outweigh a game result; ``gap`` is the policy's smallest gap
