@@ -229,7 +229,7 @@ class ProliferateEnv(gym.Env[dict[str, Any], Any]):
     def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         core = self._core
         ep = self._episode()
-        ep.pending()
+        ep.expect_pending()
         if self.render_mode is not None:
             actions = check_actions(action, self.action_mode, self.n_bits, None).reshape(1, -1)
             self._note_choice(ep, actions[0] if self.action_mode == "subset" else actions[0, 0])

@@ -119,6 +119,8 @@ class Columns:
     round: list[int]
     result: list[int]
     oracle: list[tuple[Any, float] | None] | None = None
+    #: The values of :attr:`opportunity` by key, one per game that has one (in order), for :meth:`write`.
+    opportunity_columns: dict[str, npt.NDArray[np.object_]] | None = None
 
     def infos(self) -> list[Info]:
         terms = self.terms.columns() if self.terms is not None else []
@@ -165,8 +167,9 @@ class Columns:
             where = everyone[live]
             opportunities = [o for o in self.opportunity if o is not None]
             nested = batched.get("opportunity", {})
+            by_key = self.opportunity_columns
             for key in opportunities[0]:
-                _put(nested, key, where, [o[key] for o in opportunities], n)
+                _put(nested, key, where, by_key[key] if by_key is not None else [o[key] for o in opportunities], n)
             _put(batched, "opportunity", where, nested, n)
             _put(batched, "round", where, [r for r, ok in zip(self.round, live.tolist(), strict=True) if ok], n)
         ended = np.asarray(self.result, dtype=np.int64) != 0
@@ -187,7 +190,7 @@ def _put(batched: dict[str, Any], key: str, where: npt.NDArray[np.int64], values
         array = batched.get(key)
         if array is None:
             array = info_array(values[0], n)
-        if array.dtype == object:
+        if array.dtype == object and not isinstance(values, np.ndarray):
             for i, v in zip(where.tolist(), values, strict=True):
                 array[i] = v
         else:
@@ -284,10 +287,15 @@ class EpisodeV1:
         return engine.arrays.seat_ids[self.g][int(engine.arrays.game[self.g, 19])]
 
     def pending(self) -> PendingV1:
+        self.expect_pending()
         decision = self.game.pending
-        if decision is None:
-            raise RuntimeError("no decision is pending: the episode is over, call reset()")
+        assert decision is not None
         return decision
+
+    def expect_pending(self) -> None:
+        """RuntimeError if no decision is pending (the episode is over): :meth:`pending`'s check, nothing built."""
+        if self.core.over[self.g] or not self.core.engine.pending(self.g):
+            raise RuntimeError("no decision is pending: the episode is over, call reset()")
 
     @property
     def view(self) -> View:
@@ -313,7 +321,12 @@ class LockstepV1:
         self.episodes: list[EpisodeV1 | None] = [None] * n
         self.over = self.engine.over  # per game: the episode is over (the compiled step sets it)
         self.decision_key = self.engine.decision_key  # per game: bumped when a decision completes
-        self._opportunities: dict[int, tuple[int, dict[str, Any]]] = {}
+        # info["opportunity"] of each game's decision, made once per decision: the dict and the decision key it was
+        # made at; its values by key (for the batched infos) and the key they were put at
+        self._opportunities: list[dict[str, Any] | None] = [None] * n
+        self._opportunity_at = np.full(n, -1, dtype=np.int64)
+        self._column_at = np.full(n, -1, dtype=np.int64)
+        self._opportunity_columns: dict[str, npt.NDArray[np.object_]] = {}
         self._opportunity_infos: dict[tuple[Any, ...], dict[str, Any]] = {}
         self._keys = tuple(self.engine.obs_layout)
         self._rows0 = tuple(buffer[0] for buffer in self.engine.obs)  # the single env's rows of the buffers
@@ -547,10 +560,14 @@ class LockstepV1:
         over = self.over[idx]
         masks = obs["action_mask"].copy()  # info["action_mask"]: the observation's, DONE = 1 once over too
         live = (~over).tolist()
-        opportunities = [self._opportunities_of(g) if ok else None for g, ok in zip(idx.tolist(), live, strict=True)]
+        live_games = idx[~over]
+        self._refresh_opportunities(live_games)
+        made = self._opportunities  # current for every live game now
+        opportunities = [made[g] if ok else None for g, ok in zip(idx.tolist(), live, strict=True)]
+        by_key = {key: column[live_games] for key, column in self._opportunity_columns.items()}
         columns = Columns(
             illegal.tolist(), terms, decision_done.tolist(), masks, opportunities,
-            self.engine.arrays.game[idx, G_PROUND].tolist(), results.tolist(),
+            self.engine.arrays.game[idx, G_PROUND].tolist(), results.tolist(), opportunity_columns=by_key,
         )  # fmt: skip
         if self.agent.oracle_in_info:
             columns.oracle = [self._oracle(g) if ok else None for g, ok in zip(idx.tolist(), live, strict=True)]
@@ -565,18 +582,35 @@ class LockstepV1:
         """``info["opportunity"]`` of game ``g``'s decision, made once per decision (not to be changed: copy it);
         equal opportunities (seat, source, target, sacrifice) share one dict."""
         key = int(self.decision_key[g])
-        cached = self._opportunities.get(g)
-        if cached is None or cached[0] != key:
+        made = self._opportunities[g]
+        if made is None or self._opportunity_at[g] != key:
             a = self.engine.arrays
             seat, src, target, sac = a.game[g, G_PSEAT : G_PSAC + 1].tolist()
             same = (a.seat_ids[g], seat, src, target, sac)
-            info = self._opportunity_infos.get(same)
-            if info is None:
+            made = self._opportunity_infos.get(same)
+            if made is None:
                 if len(self._opportunity_infos) >= 4096:
                     self._opportunity_infos.clear()
-                info = self._opportunity_infos[same] = self.opportunity(g).to_info()
-            cached = self._opportunities[g] = (key, info)
-        return cached[1]
+                made = self._opportunity_infos[same] = self.opportunity(g).to_info()
+            self._opportunities[g] = made
+            self._opportunity_at[g] = key
+        return made
+
+    def _refresh_opportunities(self, games: npt.NDArray[np.int64]) -> None:
+        """:meth:`_opportunities_of` of each game of ``games`` whose decision changed since its values were put in
+        :attr:`_opportunity_columns` (by key, for the batched infos), and those values."""
+        keys = self.decision_key[games]
+        stale = np.flatnonzero(self._column_at[games] != keys)
+        if not len(stale):
+            return
+        columns = self._opportunity_columns
+        for g, key in zip(games[stale].tolist(), keys[stale].tolist(), strict=True):
+            for name, value in self._opportunities_of(g).items():
+                column = columns.get(name)
+                if column is None:
+                    column = columns[name] = np.full(self.n, None, dtype=object)
+                column[g] = value
+            self._column_at[g] = key
 
     def opportunity(self, g: int) -> Opportunity:
         """The source of game ``g``'s pending decision (``info["opportunity"]``)."""

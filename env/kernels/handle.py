@@ -187,12 +187,7 @@ def reset_observe(
     """Start a game in each of ``games`` (:func:`~env.kernels.game.reset_one`, ``games[j]``'s stream at
     ``states[j]``; its episode not over), the statuses into ``status``, then their observations into the
     handle's buffers (a game a Python seat must decide first is observed again by the caller)."""
-    S, T, V = h.S, h.T, h.V
-    rng = S[11]
-    for j in range(len(games)):
-        rng[games[j]] = states[j]
-        status[j] = reset_one(S, T, V, games[j], pool, teams, given)
-        h.over[games[j]] = False
+    _restart(h, games, states, pool, teams, given, status)
     observe_games(h, games)
 
 
@@ -209,14 +204,16 @@ def observe_games(h: Handle, games: np.ndarray) -> None:
 
 @njit(cache=True)
 def _restart(
-    h: Handle, games: np.ndarray, states: np.ndarray, pool: np.ndarray, teams: np.ndarray, status: np.ndarray
-) -> None:
-    """Start a sampled game in each of ``games`` (:func:`reset_observe` without the observations)."""
+    h: Handle, games: np.ndarray, states: np.ndarray, pool: np.ndarray, teams: np.ndarray, given: bool,
+    status: np.ndarray,
+) -> None:  # fmt: skip
+    """Start a game in each of ``games`` (:func:`~env.kernels.game.reset_one`, ``games[j]``'s stream at
+    ``states[j]``, a given board's or a sampled one; its episode not over), the statuses into ``status``."""
     S, T, V = h.S, h.T, h.V
     rng = S[11]
     for j in range(len(games)):
         rng[games[j]] = states[j]
-        status[j] = reset_one(S, T, V, games[j], pool, teams, False)
+        status[j] = reset_one(S, T, V, games[j], pool, teams, given)
         h.over[games[j]] = False
 
 
@@ -238,7 +235,7 @@ def vector_step(
         g = moving[j]
         step_one(S, T, V, g, actions[g], out_f[j], out_i[j], want_value, want_regret)
     handed = _completed(h, moving)
-    _restart(h, restart, states, pool, teams, status)
+    _restart(h, restart, states, pool, teams, False, status)
     observe_games(h, np.arange(h.over.shape[0]))
     return handed
 
