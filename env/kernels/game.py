@@ -1783,7 +1783,7 @@ def play_games(S: tuple, T: tuple, V: tuple, states: np.ndarray, pool: np.ndarra
             play_one(S, T, V, w, states[j], pool, teams, policy, out[j])
 
 
-@inner
+@njit(cache=True)
 def observe(S: tuple, V: tuple, games: np.ndarray, over: np.ndarray, horizon: int, sequential: bool,  # type: ignore[type-arg]
             one_hot: np.ndarray, out: tuple) -> None:  # type: ignore[type-arg]  # fmt: skip
     """The observations of ``games`` (row ``j`` is ``games[j]``) into the arrays of ``out``: counters, kind, relation,
