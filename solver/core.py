@@ -19,6 +19,7 @@ from .catalogue import default_spec, valence
 from .errors import BoardError
 from .kernels.exact import decide_batch, score_events, tabulate_into, team_options
 from .kernels.gains import gains_616_1
+from .kernels.jit import inner
 from .kernels.layout import (
     F_BATTLE,
     F_CREATURE,
@@ -74,6 +75,7 @@ __all__ = [
     "default_spec",
     "eligible_mask",
     "gains_616_1",
+    "inner",
     "lost_seats_104_2a",
     "popcount",
     "pt_table",

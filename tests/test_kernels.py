@@ -104,9 +104,9 @@ def test_a_boards_answer_does_not_depend_on_its_batch() -> None:
 
 
 def test_annihilation_removes_pairs_704_5q() -> None:
-    counts = np.array([3, 1, 0], dtype=np.int64)
-    assert annihilate_704_5q(counts, F_PRESENT, 0, 1) == 1
-    assert counts.tolist() == [2, 0, 0]
+    counts = np.array([[5, 5, 5], [3, 1, 0]], dtype=np.int64)  # the rule reads and writes its row alone
+    assert annihilate_704_5q(counts, 1, F_PRESENT, 0, 1) == 1
+    assert counts.tolist() == [[5, 5, 5], [2, 0, 0]]
 
 
 def test_a_shield_counter_does_not_save_a_creature_from_lethal_damage_122_1c_704_5g() -> None:
@@ -119,8 +119,9 @@ def test_a_shield_counter_does_not_save_a_creature_from_lethal_damage_122_1c_704
 
 
 def test_planeswalker_with_no_loyalty_dies_704_5i() -> None:
-    assert planeswalker_loyalty_704_5i(np.array([0], dtype=np.int64), F_PRESENT | F_PLANESWALKER, 0)
-    assert not planeswalker_loyalty_704_5i(np.array([1], dtype=np.int64), F_PRESENT | F_PLANESWALKER, 0)
+    counts = np.array([[1], [0]], dtype=np.int64)
+    assert planeswalker_loyalty_704_5i(counts, 1, F_PRESENT | F_PLANESWALKER, 0)
+    assert not planeswalker_loyalty_704_5i(counts, 0, F_PRESENT | F_PLANESWALKER, 0)
 
 
 def test_a_saga_at_its_final_chapter_is_sacrificed_714_4() -> None:

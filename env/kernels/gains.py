@@ -25,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
-from solver.core import CARDS, Board, CardType, Effect, Op, Permanent, Player, Variant, gains_616_1, valence
+from solver.core import CARDS, Board, CardType, Effect, Op, Permanent, Player, Variant, gains_616_1, inner, valence
 
 from .state import EFFECT_NAMES
 
@@ -236,7 +236,7 @@ def wanted_kinds(kinds: list[str]) -> npt.NDArray[np.bool_]:
     return np.array([valence(kind) >= 0 for kind in kinds], dtype=np.bool_)
 
 
-@njit(cache=True)
+@inner
 def relation_of(proliferator: int, c: int, team: np.ndarray) -> int:
     """0 when seat ``c`` proliferates, 1 when its teammate does, 2 when an opponent does."""
     if proliferator == c:
@@ -244,7 +244,7 @@ def relation_of(proliferator: int, c: int, team: np.ndarray) -> int:
     return 1 if team[proliferator] == team[c] else 2
 
 
-@njit(cache=True)
+@inner
 def game_rounds(effects: np.ndarray, n_effects: int, proliferator: int, proliferates: int, factor: np.ndarray) -> int:
     """Proliferates performed: ``proliferates`` times the factor of each card the proliferator controls."""
     rounds = proliferates

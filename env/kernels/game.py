@@ -27,6 +27,7 @@ from solver.core import (
     F_PRESENT,
     F_SAGA,
     decide_batch,
+    inner,
     lost_seats_104_2a,
     popcount,
     rivals_of,
@@ -173,7 +174,7 @@ AGENT_EXTERNAL = -1
 
 
 # ---------------------------------------------------------------------- small helpers
-@njit(cache=True)
+@inner
 def flags_of(s: int, seats: int, obj: np.ndarray, card: np.ndarray) -> int:
     """The compiled core's row flags (solver.kernels.layout) of slot ``s``."""
     if s < seats:
@@ -196,7 +197,7 @@ def flags_of(s: int, seats: int, obj: np.ndarray, card: np.ndarray) -> int:
     return f
 
 
-@njit(cache=True)
+@inner
 def same_team_heads(seat: np.ndarray, player: int, shared: bool, out: np.ndarray) -> int:
     """The players whose life and poison ``player`` shares (a 2HG team, 810.4, 810.10), into ``out``."""
     n = 0
@@ -229,7 +230,7 @@ def lose_life(seat: np.ndarray, player: int, amount: int, shared: bool) -> None:
         seat[heads[j], S_LIFE] -= amount
 
 
-@njit(cache=True)
+@inner
 def slot_of_uid(obj: np.ndarray, seats: int, n_perm: int, uid: int) -> int:
     for s in range(seats, seats + n_perm):
         if obj[s, O_UID] == uid:
@@ -237,7 +238,7 @@ def slot_of_uid(obj: np.ndarray, seats: int, n_perm: int, uid: int) -> int:
     return -1
 
 
-@njit(cache=True)
+@inner
 def controls(obj: np.ndarray, card: np.ndarray, seats: int, n_perm: int, seat: int, name: int) -> bool:
     """Whether ``seat`` controls a phased-in permanent of card name ``name``."""
     for s in range(seats, seats + n_perm):
@@ -246,7 +247,7 @@ def controls(obj: np.ndarray, card: np.ndarray, seats: int, n_perm: int, seat: i
     return False
 
 
-@njit(cache=True)
+@inner
 def queue_push(queue: np.ndarray, game: np.ndarray, front: bool, seat: int, src: int, target: int, sac: int,
                fizzled: int) -> None:  # fmt: skip
     """Queue an opportunity at the back (or the front: a dies trigger goes first)."""
@@ -806,7 +807,7 @@ def begin(S: tuple, T: tuple, g: int, p: int, src: int, target: int, sac: int) -
     picked[:] = 0
 
 
-@njit(cache=True)
+@inner
 def eligible_slots(counts: np.ndarray, obj: np.ndarray, seat: np.ndarray, n_perm: int, out: np.ndarray) -> int:
     """Objects that may be chosen (701.34a): players in the game and phased-in permanents with a counter."""
     seats = seat.shape[0]
@@ -824,7 +825,7 @@ def eligible_slots(counts: np.ndarray, obj: np.ndarray, seat: np.ndarray, n_perm
     return n
 
 
-@njit(cache=True)
+@inner
 def implicit_recipients(S: tuple, T: tuple, g: int) -> None:  # type: ignore[type-arg]
     """Fill in the 2HG poison recipients that follow from the choice (one poisoned head chosen, 701.34b)."""
     counts, seat, game, chosen, recipients = S[0][g], S[3][g], S[4][g], S[7][g], S[8][g]
@@ -1310,13 +1311,13 @@ def advance(S: tuple, T: tuple, g: int, agent: int) -> int:  # type: ignore[type
     return OVER
 
 
-@njit(cache=True)
+@inner
 def result_of(seat: np.ndarray, game: np.ndarray) -> int:
     """The result for the agent: 0 undecided, 1 win, 2 loss, 3 draw (a 2HG team's result, 810.8a)."""
     return result_of_seat(seat, game, game[G_AGENT])
 
 
-@njit(cache=True)
+@inner
 def result_of_seat(seat: np.ndarray, game: np.ndarray, agent: int) -> int:
     """The result for seat ``agent``: 0 undecided, 1 win, 2 loss, 3 draw.  A seat that lost has lost (104.3,
     800.4a; a draw if nobody is left, 104.4a); the others win once the game is over before ``max_turns``.  In 2HG
@@ -1725,7 +1726,7 @@ W_RESULT, W_DECISIONS, W_TURNS, W_POISON, W_THRESHOLD, W_ERROR = range(6)
 N_W = 6
 
 
-@njit(cache=True)
+@inner
 def first_decision_flags(S: tuple, T: tuple, g: int) -> tuple[bool, bool]:  # type: ignore[type-arg]
     """What game ``g``'s pending decision holds: poison counters on any object, and a permanent with a counter
     threshold or a Saga (714: its chapters)."""

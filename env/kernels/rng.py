@@ -20,6 +20,8 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
+from solver.core import inner
+
 __all__ = ["StreamGenerator", "draw_below", "draw_u64", "draw_unit", "seed_states", "seeded_state"]
 
 U64 = npt.NDArray[np.uint64]
@@ -42,7 +44,7 @@ def _mix(z: np.uint64) -> np.uint64:
     return z ^ (z >> _S31)
 
 
-@njit(cache=True)
+@inner
 def draw_u64(states: U64, g: int) -> np.uint64:
     """The next 64 random bits of game ``g``'s stream."""
     s = states[g] + _GOLDEN
@@ -50,7 +52,7 @@ def draw_u64(states: U64, g: int) -> np.uint64:
     return _mix(s)
 
 
-@njit(cache=True)
+@inner
 def draw_unit(states: U64, g: int) -> float:
     """A float in [0, 1) with 53 random bits (as ``numpy.random.Generator.random``)."""
     return float(draw_u64(states, g) >> _S11) * _UNIT

@@ -1,7 +1,9 @@
 """The compiled core: the rules, the value of a resolution and the exact optimum, written once (issue 26).
 
 Every function here is a numba ``@njit(cache=True)`` loop over plain arrays in one layout
-(:mod:`solver.kernels.layout`): a batch of boards, a board being a batch of one.
+(:mod:`solver.kernels.layout`): a batch of boards, a board being a batch of one.  The inner rules
+and steps, which allocate nothing, are :func:`solver.kernels.jit.inner`: inlined into their
+caller and borrowing its arrays without reference counts (docs/architecture.md).
 
 * :mod:`solver.kernels.sba`: the state-based actions of one object (704.5, 714.4, 122.2);
 * :mod:`solver.kernels.value`: material in integer milli-points, lost seats (104.2a), game scores;

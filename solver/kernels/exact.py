@@ -29,6 +29,7 @@ from ..board import (
     R_TEAM,
     R_TOUGHNESS,
 )
+from .jit import inner
 from .layout import F_PHASED_OUT, F_PLAYER
 from .sba import shared_poison_810_10
 from .settle import board_seating, settle_board
@@ -66,14 +67,14 @@ _NEG = -(1 << 62)
 _DEAD = -(1 << 60)
 
 
-@njit(cache=True)
+@inner
 def _ends_game(events: int, n_seats: int, rivals: np.ndarray, our_seat: int, opponents: int, n_opponents: int) -> bool:
     """Whether these events end the game for the proliferator: it loses (104.3, 810.8), or every opponent does
     (a win, 104.2a, or a draw with it, 104.4a); eliminations in a free-for-all don't."""
     return ends_game_104_3(lost_seats_104_2a(events, n_seats, rivals), our_seat, opponents, n_opponents)
 
 
-@njit(cache=True)
+@inner
 def _programme_into(
     n_opt: np.ndarray,
     keys: np.ndarray,
@@ -91,7 +92,8 @@ def _programme_into(
     """
     n_units = len(n_opt)
     n_states = len(terminal)
-    to_go[:n_states] = terminal
+    for s in range(n_states):
+        to_go[s] = terminal[s]
     for u in range(n_units - 1, -1, -1):
         for s in range(n_states):
             best = _NEG
@@ -120,7 +122,7 @@ def _programme(
     return first_best, best
 
 
-@njit(cache=True)
+@inner
 def tabulate_into(
     lo: int,
     hi: int,
@@ -245,7 +247,7 @@ def tabulate_rows(
     return material, events
 
 
-@njit(cache=True)
+@inner
 def split_units_into(
     material: np.ndarray,
     events: np.ndarray,
@@ -402,7 +404,7 @@ def team_options(
     return times[order], poison[order], picks[order], pat_mask[order], pat_recipient[order]
 
 
-@njit(cache=True)
+@inner
 def _first_time(table: np.ndarray, used: np.ndarray, mask: int, key: int) -> bool:
     """Whether ``key`` is new to the open-addressing set ``table`` (``used`` its filled slots, ``mask`` its size - 1),
     adding it."""
@@ -432,7 +434,7 @@ def _most_picks_first(picks: np.ndarray, most: int) -> np.ndarray:
     return order
 
 
-@njit(cache=True)
+@inner
 def team_poison_810_10(total: int, weight: int, threshold: int, team: int) -> tuple[int, int]:
     """A 2HG team's shared poison, counted once per team (810.10): its material, and its loss (704.6b, 810.11).
 
@@ -474,7 +476,7 @@ def team_option_values(
     return mats, evs
 
 
-@njit(cache=True)
+@inner
 def score_events(
     events: int,
     n_seats: int,
@@ -490,7 +492,7 @@ def score_events(
     return game_milli(game_score(lost, our_seat, opponents, n_opponents, scores, elimination), weight)
 
 
-@njit(cache=True)
+@inner
 def result_code(
     events: int,
     n_seats: int,

@@ -21,6 +21,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .jit import inner
+
 __all__ = [
     "BAN",
     "N_OPS",
@@ -44,7 +46,7 @@ BAN = 5
 TOO_MANY = 2**62
 
 
-@njit(cache=True)
+@inner
 def apply_op_614(op: int, count: int) -> int:
     """614.1: one effect applied to an event that would put ``count`` >= 1 counters (saturating at TOO_MANY)."""
     if op == 0:
@@ -110,7 +112,7 @@ def count_uses(rows: np.ndarray, cols: np.ndarray, ops: np.ndarray, has: np.ndar
     return uses
 
 
-@njit(cache=True)
+@inner
 def wants_more_616_1(
     wanted: np.ndarray, protector: np.ndarray, controller: np.ndarray, team: np.ndarray, defense: int, first: int,
     more: np.ndarray,

@@ -16,6 +16,7 @@ import numpy as np
 from numba import njit
 
 from .exact import decide_batch, result_code
+from .jit import inner
 from .sba import shared_poison_810_10
 from .settle import board_seating, settle_board
 from .value import (
@@ -31,7 +32,7 @@ from .value import (
 __all__ = ["board_material", "counters_after_701_34", "score_batch", "value_settled_batch"]
 
 
-@njit(cache=True)
+@inner
 def counters_after_701_34(
     lo: int,
     hi: int,
@@ -72,7 +73,7 @@ def counters_after_701_34(
                     now[lo + i, poison] = counts[lo + i, poison] + added
 
 
-@njit(cache=True)
+@inner
 def board_material(
     lo: int,
     hi: int,
@@ -178,7 +179,7 @@ def _span(
     return int(spans[0])
 
 
-@njit(cache=True)
+@inner
 def board_values(
     material: np.ndarray,
     events: np.ndarray,

@@ -3,14 +3,16 @@
 Each rule is one small compiled function named for it; :func:`settle_row` applies them in the
 order the rules give (every state-based action is checked simultaneously, 704.3, so the order
 only matters where one action's result is another's input, as for annihilation before
-toughness).  Rows are plain arrays: ``counts`` is one row of the layout's counter table.
+toughness).  Each takes the counter table ``counts`` (rows x kinds) and the object's row ``i`` in it, so
+no row is cut out as an array view of its own (a view costs numba two atomic reference counts, which used
+to be a third of a decision's time).
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from .jit import inner
 from .layout import (
     F_BATTLE,
     F_CREATURE,
@@ -39,34 +41,34 @@ __all__ = [
 ]
 
 
-@njit(cache=True)
-def annihilate_704_5q(counts: np.ndarray, flags: int, plus: int, minus: int) -> int:
+@inner
+def annihilate_704_5q(counts: np.ndarray, i: int, flags: int, plus: int, minus: int) -> int:
     """704.5q: a permanent with +1/+1 and -1/-1 counters loses N of each, N the smaller count."""
     if plus < 0 or minus < 0 or not flags & F_PRESENT:
         return 0
-    n = min(counts[plus], counts[minus])
-    counts[plus] -= n
-    counts[minus] -= n
+    n = min(counts[i, plus], counts[i, minus])
+    counts[i, plus] -= n
+    counts[i, minus] -= n
     return int(n)
 
 
-@njit(cache=True)
-def toughness_122_1a(counts: np.ndarray, printed: int, tough_delta: np.ndarray) -> int:
+@inner
+def toughness_122_1a(counts: np.ndarray, i: int, printed: int, tough_delta: np.ndarray) -> int:
     """122.1a: each P/T counter changes toughness by its second half."""
     t = printed
     for k in range(len(tough_delta)):
         if tough_delta[k] != 0:
-            t += tough_delta[k] * counts[k]
+            t += tough_delta[k] * counts[i, k]
     return t
 
 
-@njit(cache=True)
+@inner
 def zero_toughness_704_5f(flags: int, toughness: int) -> bool:
     """704.5f: a creature with toughness 0 or less goes to the graveyard (indestructible doesn't help)."""
     return bool(flags & F_CREATURE) and toughness <= 0
 
 
-@njit(cache=True)
+@inner
 def lethal_damage_704_5g(flags: int, toughness: int, damage: int) -> bool:
     """704.5g: a destructible creature with lethal damage marked is destroyed.
 
@@ -76,23 +78,23 @@ def lethal_damage_704_5g(flags: int, toughness: int, damage: int) -> bool:
     return bool(flags & F_DESTRUCTIBLE) and toughness > 0 and damage >= toughness
 
 
-@njit(cache=True)
-def planeswalker_loyalty_704_5i(counts: np.ndarray, flags: int, loyalty: int) -> bool:
+@inner
+def planeswalker_loyalty_704_5i(counts: np.ndarray, i: int, flags: int, loyalty: int) -> bool:
     """704.5i: a planeswalker with 0 loyalty goes to the graveyard."""
     if not flags & F_PLANESWALKER:
         return False
-    return (counts[loyalty] if loyalty >= 0 else 0) <= 0
+    return (counts[i, loyalty] if loyalty >= 0 else 0) <= 0
 
 
-@njit(cache=True)
-def battle_defense_704_5v(counts: np.ndarray, flags: int, defense: int) -> bool:
+@inner
+def battle_defense_704_5v(counts: np.ndarray, i: int, flags: int, defense: int) -> bool:
     """704.5v: a battle with 0 defense goes to the graveyard."""
     if not flags & F_BATTLE:
         return False
-    return (counts[defense] if defense >= 0 else 0) <= 0
+    return (counts[i, defense] if defense >= 0 else 0) <= 0
 
 
-@njit(cache=True)
+@inner
 def saga_chapters_714_2b(flags: int, lore: int, chapters: int) -> int:
     """714.2b/714.2c: the chapters a Saga with ``lore`` lore counters has reached (at most its final one)."""
     if not flags & F_SAGA:
@@ -100,16 +102,18 @@ def saga_chapters_714_2b(flags: int, lore: int, chapters: int) -> int:
     return min(lore, chapters)
 
 
-@njit(cache=True)
+@inner
 def saga_sacrifice_714_4(flags: int, lore: int, chapters: int) -> bool:
     """714.4: a Saga with as many lore counters as chapters goes (once its chapter ability has left the stack)."""
     return bool(flags & F_SAGA) and lore >= chapters
 
 
-@njit(cache=True)
+@inner
 def settle_object(
     counts: np.ndarray,
+    i: int,
     start: np.ndarray,
+    row: int,
     flags: int,
     toughness: int,
     damage: int,
@@ -117,33 +121,38 @@ def settle_object(
     tough_delta: np.ndarray,
     special: np.ndarray,
 ) -> tuple[int, bool, bool, int, int]:
-    """Every state-based action of one object whose counters are ``counts`` (modified in place).
+    """Every state-based action of the object whose counters are row ``i`` of ``counts`` (modified in place).
 
-    ``start`` is the object's counters before the resolution (for the chapters already
-    reached); ``special`` the layout's special columns (see :data:`solver.kernels.layout.SPECIAL`).
-    Returns the pairs of +1/+1 and -1/-1 counters annihilated (704.5q), whether it dies,
-    whether it is sacrificed (714.4), and its chapters before and after.  Counters of an
-    object that dies cease to exist (122.2).
+    Row ``row`` of ``start`` is the object's counters before the resolution (for the chapters
+    already reached); ``special`` the layout's special columns (see
+    :data:`solver.kernels.layout.SPECIAL`).  Returns the pairs of +1/+1 and -1/-1 counters
+    annihilated (704.5q), whether it dies, whether it is sacrificed (714.4), and its chapters
+    before and after.  Counters of an object that dies cease to exist (122.2).
     """
     plus, minus, loyalty, defense, lore = special[0], special[1], special[2], special[3], special[4]
-    annihilated = annihilate_704_5q(counts, flags, plus, minus)
-    t = toughness_122_1a(counts, toughness, tough_delta)
+    annihilated = annihilate_704_5q(counts, i, flags, plus, minus)
+    t = toughness_122_1a(counts, i, toughness, tough_delta)
     dies = zero_toughness_704_5f(flags, t) or lethal_damage_704_5g(flags, t, damage)
-    dies = dies or planeswalker_loyalty_704_5i(counts, flags, loyalty) or battle_defense_704_5v(counts, flags, defense)
+    dies = (
+        dies
+        or planeswalker_loyalty_704_5i(counts, i, flags, loyalty)
+        or battle_defense_704_5v(counts, i, flags, defense)
+    )
     before = after = 0
     sacrificed = False
     if flags & F_SAGA:
-        lore_before = start[lore] if lore >= 0 else 0
-        lore_after = counts[lore] if lore >= 0 else 0
+        lore_before = start[row, lore] if lore >= 0 else 0
+        lore_after = counts[i, lore] if lore >= 0 else 0
         before = saga_chapters_714_2b(flags, lore_before, chapters)
         after = saga_chapters_714_2b(flags, lore_after, chapters)
         sacrificed = saga_sacrifice_714_4(flags, lore_after, chapters)
     if dies:
-        counts[:] = 0
+        for k in range(counts.shape[1]):
+            counts[i, k] = 0
     return annihilated, dies, sacrificed, before, after
 
 
-@njit(cache=True)
+@inner
 def settle_row(
     counts: np.ndarray,
     start: np.ndarray,
@@ -154,21 +163,23 @@ def settle_row(
     tough_delta: np.ndarray,
     special: np.ndarray,
 ) -> tuple[bool, bool, int, int]:
-    """:func:`settle_object` but the pairs annihilated: whether it dies, is sacrificed, its chapters then and now."""
+    """:func:`settle_object` of one object's own counter row ``counts`` (before: ``start``), but the pairs
+    annihilated: whether it dies, is sacrificed, its chapters then and now."""
     _, dies, sacrificed, before, after = settle_object(
-        counts, start, flags, toughness, damage, chapters, tough_delta, special
-    )
+        counts.reshape((1, counts.shape[0])), 0, start.reshape((1, start.shape[0])), 0, flags, toughness, damage,
+        chapters, tough_delta, special,
+    )  # fmt: skip
     return dies, sacrificed, before, after
 
 
-@njit(cache=True)
+@inner
 def player_loses_704_5a_704_5c(life: int, poison: int, poison_counts: bool, threshold: int) -> bool:
     """704.5a: a player with 0 or less life loses; 704.5c: so does one with ``threshold`` (ten) or more poison
     counters, where a player's own poison counts (``poison_counts``; in 2HG the team's does, 704.6b)."""
     return life <= 0 or (poison_counts and poison >= threshold)
 
 
-@njit(cache=True)
+@inner
 def shared_poison_810_10(
     counts: np.ndarray, lo: int, base: int, players: int, team: np.ndarray, t: int, poison: int
 ) -> int:
@@ -183,13 +194,13 @@ def shared_poison_810_10(
     return most
 
 
-@njit(cache=True)
+@inner
 def team_poison_704_6b(poison: int, threshold: int) -> bool:
     """704.6b: a 2HG team with ``threshold`` (fifteen, 810.11: five more per head beyond two) or more poison loses."""
     return poison >= threshold
 
 
-@njit(cache=True)
+@inner
 def alive_122_2(flags: int, dies: bool) -> bool:
     """An object still there after the state-based actions (not dead, not phased out, 702.26b)."""
     return not dies and not flags & F_PHASED_OUT

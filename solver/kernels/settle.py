@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .jit import inner
 from .layout import F_PHASED_OUT, THR_POINTS, THR_WIN
 from .sba import player_loses_704_5a_704_5c, settle_object, shared_poison_810_10, team_poison_704_6b
 from .value import lost_seats_104_2a, rivals_of
@@ -32,7 +33,7 @@ __all__ = [
 ]
 
 
-@njit(cache=True)
+@inner
 def board_seats(lo: int, players: int, seat: np.ndarray) -> int:
     """How many seats a board has: its players, or its teams in 2HG (810.8a); seats are numbered from 0."""
     n_seats = 0
@@ -41,7 +42,7 @@ def board_seats(lo: int, players: int, seat: np.ndarray) -> int:
     return n_seats
 
 
-@njit(cache=True)
+@inner
 def board_seating(lo: int, players: int, proliferator: int, seat: np.ndarray, team: np.ndarray) -> tuple[int, int, int]:
     """A board's seats, the proliferator's seat, and the bitmask of its opponents' seats (those on another team)."""
     n_seats = board_seats(lo, players, seat)
@@ -53,7 +54,7 @@ def board_seating(lo: int, players: int, proliferator: int, seat: np.ndarray, te
     return n_seats, seat[lo + proliferator], opponents
 
 
-@njit(cache=True)
+@inner
 def settle_rows(
     lo: int,
     hi: int,
@@ -80,12 +81,12 @@ def settle_rows(
     for row in range(lo, hi):
         i = row - base
         n, d, s, b, a = settle_object(
-            now[i], start[row], flags[row], toughness[row], damage[row], chapters[row], tough_delta, special
+            now, i, start, row, flags[row], toughness[row], damage[row], chapters[row], tough_delta, special
         )
         annihilated[i], dies[i], sacrificed[i], before[i], after[i] = n, d, s, b, a
 
 
-@njit(cache=True)
+@inner
 def player_events(
     lo: int,
     players: int,
@@ -114,7 +115,7 @@ def player_events(
     return events
 
 
-@njit(cache=True)
+@inner
 def team_poison_events(
     lo: int,
     players: int,
@@ -136,7 +137,7 @@ def team_poison_events(
     return events
 
 
-@njit(cache=True)
+@inner
 def threshold_events(
     t_lo: int,
     t_hi: int,
@@ -178,7 +179,7 @@ def threshold_events(
     return events
 
 
-@njit(cache=True)
+@inner
 def settle_board(
     lo: int,
     hi: int,

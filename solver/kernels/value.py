@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .jit import inner
 from .layout import THR_POINTS
 
 __all__ = [
@@ -26,7 +27,7 @@ __all__ = [
 ]
 
 
-@njit(cache=True)
+@inner
 def popcount(x: int) -> int:
     n = 0
     while x:
@@ -35,10 +36,12 @@ def popcount(x: int) -> int:
     return n
 
 
-@njit(cache=True)
+@inner
 def material_row(
     counts: np.ndarray,
+    i: int,
     weights: np.ndarray,
+    row: int,
     presence: np.ndarray,
     worth: int,
     gone: bool,
@@ -47,22 +50,23 @@ def material_row(
 ) -> int:
     """One object's worth after the state-based actions, before its side's sign, in milli-points.
 
-    Its own worth and its counters' (a presence-only kind counts once), nothing if it died or is
-    sacrificed; every Saga chapter triggered is worth the policy's ``saga_chapter``.
+    Its counters are row ``i`` of ``counts``, its kinds' weights row ``row`` of ``weights``.  Its own
+    worth and its counters' (a presence-only kind counts once), nothing if it died or is sacrificed;
+    every Saga chapter triggered is worth the policy's ``saga_chapter``.
     """
     value = 0
     if not gone:
         value = worth
-        for k in range(len(counts)):
-            c = counts[k]
+        for k in range(counts.shape[1]):
+            c = counts[i, k]
             if c:
                 if presence[k] and c > 1:
                     c = 1
-                value += c * weights[k]
+                value += c * weights[row, k]
     return value + saga_chapter * chapters_gained
 
 
-@njit(cache=True)
+@inner
 def rows_material(
     lo: int,
     hi: int,
@@ -93,7 +97,7 @@ def rows_material(
     for row in range(lo, hi):
         i = row - base
         raw[i] = material_row(
-            now[i], weights[row], presence, worth[row], dies[i] or sacrificed[i], after[i] - before[i], saga_chapter
+            now, i, weights, row, presence, worth[row], dies[i] or sacrificed[i], after[i] - before[i], saga_chapter
         )
     for j in range(t_lo, t_hi):
         if thr_code[j] == THR_POINTS and crossed[j - thr_base]:
@@ -111,7 +115,7 @@ def rivals_of(seat: np.ndarray, team: np.ndarray, n_seats: int) -> np.ndarray:
     return out
 
 
-@njit(cache=True)
+@inner
 def lost_seats_104_2a(events: int, n_seats: int, rivals: np.ndarray) -> int:
     """The seats that lose: state-based losses first; a seat still in whose ``win`` threshold triggered wins,
     so every rival loses (104.2a); a seat's own ``lose`` threshold costs it the game unless it wins first (603.3b).
@@ -131,7 +135,7 @@ def lost_seats_104_2a(events: int, n_seats: int, rivals: np.ndarray) -> int:
     return int(lost)
 
 
-@njit(cache=True)
+@inner
 def ends_game_104_3(lost: int, our_seat: int, opponents: int, n_opponents: int) -> bool:
     """Whether the seats ``lost`` end the game for the proliferator: it loses (104.3, 810.8), or every opponent
     does (a win, 104.2a, or a draw with it, 104.4a); eliminations in a free-for-all don't."""
@@ -139,7 +143,7 @@ def ends_game_104_3(lost: int, our_seat: int, opponents: int, n_opponents: int) 
     return bool((lost >> our_seat) & 1) or (lost_opponents == n_opponents and lost_opponents > 0)
 
 
-@njit(cache=True)
+@inner
 def game_score(
     lost: int, our_seat: int, opponents: int, n_opponents: int, scores: np.ndarray, elimination: float
 ) -> float:
@@ -153,7 +157,7 @@ def game_score(
     return elimination * lost_opponents
 
 
-@njit(cache=True)
+@inner
 def game_milli(score: float, weight: float) -> int:
     """A game score in milli-points at the board's game weight (0 for no game event)."""
     if score == 0.0:
@@ -161,7 +165,7 @@ def game_milli(score: float, weight: float) -> int:
     return int(np.rint(1000.0 * weight * score))
 
 
-@njit(cache=True)
+@inner
 def game_weight_of(game_weight: float, span: int, gap: float) -> float:
     """Points per unit of game score: the policy's ``game_weight``, raised above the board's material ``span``
     (milli-points) so that no material can outweigh a game result; ``gap`` is the policy's smallest gap
