@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, fields
 from functools import cached_property, lru_cache
 from itertools import compress
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -1299,16 +1299,30 @@ def _value_arrays(
     return out
 
 
+class PlayerFields(Protocol):
+    """What :func:`assemble` reads of a player: a :class:`Player`, or the loader's checked row of one."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def team(self) -> str: ...
+    @property
+    def life(self) -> int: ...
+    @property
+    def counters(self) -> Mapping[str, int]: ...
+
+
 def assemble(
     variant: Variant,
     proliferator: str,
-    players: Sequence[Player],
+    players: Sequence[PlayerFields],
     rows: Sequence[PermanentRow],
     effects: tuple[Effect, ...],
     proliferates: int,
     team_poison: TeamPoison = TeamPoison.SHARED,
 ) -> Board:
-    """The board of checked players and permanent rows (:meth:`Board.build`): :func:`assemble_columns` of them."""
+    """The board of checked players (:class:`Player` or the loader's checked rows) and permanent rows
+    (:meth:`Board.build`, the loader): :func:`assemble_columns` of them."""
     columns: Sequence[Sequence[Any]] = list(zip(*rows, strict=True)) if rows else [()] * len(PERMANENT_COLUMNS)
     return assemble_columns(
         variant,

@@ -33,7 +33,6 @@ from . import effects, limits
 from .board import (
     CARD_TYPE_NAMES,
     FORMAT_VERSION,
-    PERMANENT_COLUMNS,
     T_CHAPTERS,
     T_POWER,
     T_TOUGHNESS,
@@ -47,7 +46,7 @@ from .board import (
     TeamPoison,
     Threshold,
     Variant,
-    assemble_columns,
+    assemble,
     board_table,
 )
 from .cards import CARDS, SUPPORTED_CARDS, canonical_card
@@ -399,17 +398,8 @@ class _Checker:
             self.check_rounds(placed, proliferator, proliferates)
         if self.problems or self.incomplete or variant is None or proliferator is None:
             raise BoardError(self.problems)
-        board = assemble_columns(
-            variant,
-            proliferator,
-            [h.id for h in heads],
-            [h.team for h in heads],
-            [h.life for h in heads],
-            [h.counters for h in heads],
-            list(zip(*rows, strict=True)) if rows else [()] * len(PERMANENT_COLUMNS),
-            tuple(e for e, _ in placed),
-            proliferates,
-            self.team_poison,
+        board = assemble(
+            variant, proliferator, heads, rows, tuple(e for e, _ in placed), proliferates, self.team_poison
         )
         self.check_once_per_turn(board, placed)
         check_magnitude(board)
