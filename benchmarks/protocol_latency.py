@@ -8,9 +8,12 @@ for the short solve are timed one by one on the same request line: **decode** (t
 to its Structs, :func:`solver.protocol.messages.read_request`: msgspec's parse and type checks,
 the board included), **load** (the checks a type cannot state and the Board,
 :func:`solver.load_board` of the decoded ``BoardStruct``), **solve** (:func:`solver.solve` and the
-decision's JSON for those fields) and **encode** (the ``Result`` Struct to its line,
-:func:`~solver.protocol.messages.encode`); what the round trip adds to their sum is the pipe,
-the client's own encoding and decoding and the hand-over to the worker thread.
+decision's JSON for those fields, on a Board loaded fresh for each sample, as the server's is:
+a Board keeps what its first solve works out) and **encode** (the ``Result`` Struct to its line,
+:func:`~solver.protocol.messages.encode`).  The **hand-over** from the server's reading thread to
+a pooled worker is the server's own ``timing.queued_ms``, read from the replies of one more call
+taking turns with the others (the short solve asking for ``timing`` too).  What the round trip
+adds to the sum of those five is the pipe both ways and the client's own encoding and decoding.
 
 Every figure is also a multiple of ``u``, one ``env.step`` of ``gymnasium.make("CartPole-v1")``
 timed in the same run (:func:`benchmarks.common.cartpole_unit`), since the machine is shared.
@@ -37,7 +40,7 @@ from solver.protocol.messages import Result, Solve, encode, read_request
 ANSWER_ONLY = ("chosen", "poison_recipients", "value", "status")
 #: Issue 27's targets for the round trip with ``fields``, in u, by board size.
 TARGET_U = {20: 20, 200: 50}
-_STAGES = ("decode", "load", "solve", "encode")
+_STAGES = ("decode", "load", "solve", "encode", "handover")
 
 
 def measure(sizes: Sequence[int], repeats: int) -> tuple[list[dict[str, Any]], Timing]:
@@ -53,6 +56,8 @@ def measure(sizes: Sequence[int], repeats: int) -> tuple[list[dict[str, Any]], T
             board = solver.load_board(request.board)
             decision = solver.solve(board)
             reply = Result(1, **decision.to_json(ANSWER_ONLY))
+            fresh = [solver.load_board(request.board) for _ in range(repeats + 5)]  # one per sample and warm-up
+            handovers: list[float] = []
 
             def answer(data: dict[str, Any] = data) -> dict[str, Any]:
                 return engine.submit_solve(data, fields=ANSWER_ONLY).result()
@@ -66,18 +71,24 @@ def measure(sizes: Sequence[int], repeats: int) -> tuple[list[dict[str, Any]], T
             def load(request: Solve = request) -> solver.Board:
                 return solver.load_board(request.board)
 
-            def solve(board: solver.Board = board) -> dict[str, Any]:
-                return solver.solve(board).to_json(ANSWER_ONLY)
+            def solve(boards: list[solver.Board] = fresh) -> dict[str, Any]:
+                return solver.solve(boards.pop()).to_json(ANSWER_ONLY)
+
+            def timed(data: dict[str, Any] = data, handovers: list[float] = handovers) -> dict[str, Any]:
+                result = engine.submit_solve(data, fields=[*ANSWER_ONLY, "timing"]).result()
+                handovers.append(result["timing"]["queued_ms"] / 1000)
+                return result
 
             def encoded(reply: Result = reply) -> bytes:
                 return encode(reply)
 
-            calls: dict[str, Callable[[], Any]] = {"answer": answer, "full": full, "ping": engine.ping}
+            calls: dict[str, Callable[[], Any]] = {"answer": answer, "full": full, "ping": engine.ping, "timed": timed}
             stages: dict[str, Callable[[], Any]] = {"decode": decode, "load": load, "solve": solve, "encode": encoded}
-            timed = time_round_robin({**calls, **stages}, repeats, warmup=5)
-            if timed["answer"][1]["value"] != decision.value:
+            measured = time_round_robin({**calls, **stages}, repeats, warmup=5)
+            if measured["answer"][1]["value"] != decision.value:
                 raise AssertionError("the reply and the in-process solve disagree")
-            rows.append({"size": size, "line_bytes": len(line)} | {name: timing for name, (timing, _) in timed.items()})
+            row = {"size": size, "line_bytes": len(line)} | {name: timing for name, (timing, _) in measured.items()}
+            rows.append(row | {"handover": Timing(tuple(handovers[5:]))})
         unit = min(unit, cartpole_unit(), key=lambda t: t.median)  # the quieter of two moments
     return rows, unit
 
@@ -99,13 +110,14 @@ def table(rows: list[dict[str, Any]], unit: Timing) -> str:
             "load": "  load: the board's cross-field checks (load_board of the Struct)",
             "solve": "  solve: solver.solve + to_json(fields)",
             "encode": "  encode: the Result Struct to its line",
+            "handover": "  hand-over to a worker (the server's timing.queued_ms)",
         }
         for what, label in labels.items():
             timing: Timing = row[what]
             share = f"{timing.median / answer.median:.0%}" if what in _STAGES else ""
             out.append([row["size"], label, _ms(timing.median), in_units(timing.median, unit), share])
         rest = answer.median - staged
-        out.append([row["size"], "  the rest: pipe, client, hand-over", _ms(rest), in_units(rest, unit),
+        out.append([row["size"], "  the rest: pipe both ways, the client", _ms(rest), in_units(rest, unit),
                     f"{rest / answer.median:.0%}"])  # fmt: skip
     return markdown_table(["objects", "round trip / stage", "median", "in u", "share of the short solve"], out)
 

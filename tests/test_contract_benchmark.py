@@ -44,8 +44,10 @@ def test_protocol_latency_prints_its_table_and_writes_json(tmp_path: Path) -> No
     assert [row["size"] for row in rows] == [20, 200]
     for row in rows:  # the round trip, and the server's stages of it
         assert all(
-            row[what]["median_s"] > 0 for what in ("answer", "full", "ping", "decode", "load", "solve", "encode")
+            row[what]["median_s"] > 0
+            for what in ("answer", "full", "ping", "timed", "decode", "load", "solve", "encode", "handover")
         )
+    assert "hand-over to a worker (the server's timing.queued_ms)" in done.stdout
 
 
 def test_time_it_collects_before_each_run_only_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
