@@ -39,6 +39,7 @@ from .value import (
     game_score,
     game_weight_of,
     lost_seats_104_2a,
+    rivals_into,
     rivals_of,
     rows_material,
 )
@@ -620,7 +621,8 @@ def decide_batch(
     # per row and per threshold of a board
     mat_buf = np.empty((max_rounds + 1) * max_n, dtype=np.int64)
     ev_buf = np.empty((max_rounds + 1) * max_n, dtype=np.int64)
-    now_buf = np.empty(max_n * n_kinds, dtype=np.int64)
+    now = np.empty((max_n, n_kinds), dtype=np.int64)
+    rivals = np.empty(max(max_players, 1), dtype=np.int64)  # a seat per player at most
     annihilated = np.empty(max_n, dtype=np.int64)
     dies = np.empty(max_n, dtype=np.bool_)
     before = np.empty(max_n, dtype=np.int64)
@@ -678,15 +680,14 @@ def decide_batch(
         is_shared = shared[b] == 1
         # seats, rivals, the proliferator's seat and its opponents
         n_seats, our_seat, opponents = board_seating(lo, players, proliferator[b], seat, team)
-        rivals = rivals_of(seat[lo : lo + players], team[lo : lo + players], n_seats)
+        rivals_into(seat, team, lo, players, n_seats, rivals)
         material = mat_buf[: (R + 1) * n].reshape((R + 1, n))
         events = ev_buf[: (R + 1) * n].reshape((R + 1, n))
         tabulate_into(
             lo, hi, t_lo, t_hi, R, n_seats, poison_loses[b] == 1, team_threshold, tb, counts, gain, weights, flags,
             toughness, damage, chapters, life, worth, side, seat, team, thr_row, thr_kind, thr_at, thr_code,
             thr_amount, thr_seat, tough_delta, presence, special, saga_chapter, material, events,
-            now_buf[: n * n_kinds].reshape((n, n_kinds)), annihilated[:n], dies[:n], before[:n], after[:n],
-            sacrificed[:n], reached[: t_hi - t_lo], crossed[: t_hi - t_lo], raw[:n],
+            now, annihilated, dies, before, after, sacrificed, reached, crossed, raw,
         )  # fmt: skip
         # the unit split
         for i in range(n):
@@ -702,7 +703,7 @@ def decide_batch(
             baseline_material += material[0, i]
             baseline_events |= events[0, i]
         base_material, base_events, span = split_units_into(
-            material, events, choosable[:n], players if is_shared else 0, single, varies
+            material, events, choosable, players if is_shared else 0, single, varies
         )
         # 2HG team units (810.10): heads, start poison, options
         max_heads = 1

@@ -22,6 +22,7 @@ __all__ = [
     "lost_seats_104_2a",
     "material_row",
     "popcount",
+    "rivals_into",
     "rivals_of",
     "rows_material",
 ]
@@ -104,14 +105,23 @@ def rows_material(
             raw[thr_row[j] - base] += thr_amount[j]
 
 
-@njit(cache=True)
-def rivals_of(seat: np.ndarray, team: np.ndarray, n_seats: int) -> np.ndarray:
-    """Per seat, the bitmask of the seats on another team (those that lose when it wins, 104.2a)."""
-    out = np.zeros(max(n_seats, 1), dtype=np.int64)
-    for i in range(len(seat)):
-        for j in range(len(seat)):
+@inner
+def rivals_into(seat: np.ndarray, team: np.ndarray, lo: int, players: int, n_seats: int, out: np.ndarray) -> None:
+    """Per seat of the board whose players are rows ``lo:lo + players``, the bitmask of the seats on another
+    team (those that lose when it wins, 104.2a), into ``out[:n_seats]``."""
+    for s in range(n_seats):
+        out[s] = 0
+    for i in range(lo, lo + players):
+        for j in range(lo, lo + players):
             if team[i] != team[j]:
                 out[seat[i]] |= np.int64(1) << seat[j]
+
+
+@njit(cache=True)
+def rivals_of(seat: np.ndarray, team: np.ndarray, n_seats: int) -> np.ndarray:
+    """:func:`rivals_into` of players ``seat`` / ``team``, as a new array (at least one entry)."""
+    out = np.zeros(max(n_seats, 1), dtype=np.int64)
+    rivals_into(seat, team, 0, len(seat), n_seats, out)
     return out
 
 
