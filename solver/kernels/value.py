@@ -25,6 +25,8 @@ __all__ = [
     "rivals_into",
     "rivals_of",
     "rows_material",
+    "threshold_point",
+    "threshold_points",
 ]
 
 
@@ -100,9 +102,33 @@ def rows_material(
         raw[i] = material_row(
             now, i, weights, row, presence, worth[row], dies[i] or sacrificed[i], after[i] - before[i], saga_chapter
         )
+    threshold_points(t_lo, t_hi, base, thr_base, crossed, thr_row, thr_code, thr_amount, raw)
+
+
+@inner
+def threshold_points(
+    t_lo: int,
+    t_hi: int,
+    base: int,
+    thr_base: int,
+    crossed: np.ndarray,
+    thr_row: np.ndarray,
+    thr_code: np.ndarray,
+    thr_amount: np.ndarray,
+    raw: np.ndarray,
+) -> None:
+    """Each numeric threshold crossed (``crossed``, indexed by ``threshold - thr_base``) adds its points to its
+    object's row of ``raw`` (indexed by ``row - base``), in milli-points."""
     for j in range(t_lo, t_hi):
-        if thr_code[j] == THR_POINTS and crossed[j - thr_base]:
-            raw[thr_row[j] - base] += thr_amount[j]
+        raw[thr_row[j] - base] += threshold_point(j, thr_base, crossed, thr_code, thr_amount)
+
+
+@inner
+def threshold_point(j: int, thr_base: int, crossed: np.ndarray, thr_code: np.ndarray, thr_amount: np.ndarray) -> int:
+    """What numeric threshold ``j`` adds to its object's worth, in milli-points: its points if it was crossed."""
+    if thr_code[j] == THR_POINTS and crossed[j - thr_base]:
+        return int(thr_amount[j])
+    return 0
 
 
 @inner
