@@ -132,7 +132,7 @@ def player_event(
     poison = special[5]
     held = now[row - base, poison] if poison >= 0 else 0
     if player_loses_704_5a_704_5c(life[row], held, poison_loses, team_threshold[tb + team[row]]):
-        return 1 << seat[row]
+        return int(1 << seat[row])
     return 0
 
 
@@ -223,7 +223,7 @@ def threshold_event(
     crossed[j - thr_base] = hit and start[row, thr_kind[j]] < thr_at[j]
     if hit and thr_code[j] != THR_POINTS:
         shift = 1 if thr_code[j] == THR_WIN else 2
-        return 1 << (thr_seat[j] + shift * n_seats)
+        return int(1 << (thr_seat[j] + shift * n_seats))
     return 0
 
 
