@@ -9,6 +9,7 @@ in a batch reads exactly as the board stacked alone.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -168,3 +169,28 @@ def test_derived_boards_reuse_the_parent_layout() -> None:
     assert stack([lived], DEFAULT_POLICY).life.tolist() == lived.layout.ints[R_LIFE].tolist()
     other = board.with_proliferator(2)
     assert other.layout.ints[R_SIDE].tolist() == [-1, -1, 1, 1, 1, -1, 1, 1, -1]
+
+
+def _in_row_order(layout: Layout) -> bool:
+    """Each board's thresholds come in row order (what :func:`solver.kernels.exact.tabulate_into` reads)."""
+    return all(
+        bool(np.all(np.diff(layout.thr_row[layout.thr_off[b] : layout.thr_off[b + 1]]) >= 0))
+        for b in range(len(layout.rounds))
+    )
+
+
+def test_a_boards_thresholds_are_in_row_order() -> None:
+    boards = [load_board(generate(BoardSpec(40, variant, extras=True, seed=s))) for s in range(30)
+              for variant in ("duel", "free_for_all", "two_headed_giant")]  # fmt: skip
+    assert sum(len(board.thr_object) for board in boards) > 100
+    derived = []
+    for board in boards[:10]:
+        with_thresholds = np.flatnonzero(np.bincount(board.thr_object, minlength=board.n_objects))
+        remove = np.zeros(board.n_objects, dtype=np.bool_)
+        remove[with_thresholds[with_thresholds >= board.n_players][:1]] = True
+        derived.append(board.without(remove))
+        with_thr = [p for p in board.permanents if p.thresholds]
+        derived.append(board.with_permanent(dataclasses.replace(with_thr[0], id="copy")))
+    for board in boards + derived:
+        assert bool(np.all(np.diff(board.thr_object) >= 0)), board.ids
+    assert _in_row_order(stack(boards + derived, DEFAULT_POLICY))

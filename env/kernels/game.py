@@ -1162,25 +1162,21 @@ def choice_value(S: tuple, T: tuple, g: int) -> int:  # type: ignore[type-arg]
     for i in range(players):
         if team_l[i] != our_team:
             opponents |= np.int64(1) << seat_l[i]
-    # tabulate_rows' tables and scratch, as pieces of two blocks (two allocations rather than eleven)
+    # tabulate_rows' tables and scratch, as pieces of two blocks (two allocations rather than seven)
     n_kinds, R1 = counts.shape[1], R + 1
-    ints_block = np.zeros(2 * R1 * n + n * n_kinds + 5 * n, dtype=np.int64)
-    bools_block = np.zeros(2 * n + 2 * n_thr, dtype=np.bool_)
+    ints_block = np.zeros(2 * R1 * n + n_kinds + n, dtype=np.int64)
+    bools_block = np.zeros(1 + 2 * n_thr, dtype=np.bool_)
     material = ints_block[: R1 * n].reshape((R1, n))
     events = ints_block[R1 * n : 2 * R1 * n].reshape((R1, n))
     at = 2 * R1 * n
-    now = ints_block[at : at + n * n_kinds].reshape((n, n_kinds))
-    at += n * n_kinds
-    annihilated, before = ints_block[at : at + n], ints_block[at + n : at + 2 * n]
-    after, raw = ints_block[at + 2 * n : at + 3 * n], ints_block[at + 3 * n : at + 4 * n]
-    times = ints_block[at + 4 * n : at + 5 * n]
-    dies, sacrificed = bools_block[:n], bools_block[n : 2 * n]
-    reached, crossed = bools_block[2 * n : 2 * n + n_thr], bools_block[2 * n + n_thr :]
+    now = ints_block[at : at + n_kinds].reshape((1, n_kinds))
+    times = ints_block[at + n_kinds : at + n_kinds + n]
+    dies = bools_block[:1]
+    reached, crossed = bools_block[1 : 1 + n_thr], bools_block[1 + n_thr :]
     tabulate_into(
         0, n, 0, n_thr, R, n_seats, pb[4] == 1, t_threshold, 0, counts, gain, weights, flags, toughness, damage,
         chapters, life, worth, side, seat_l, team_l, thr_row, thr_kind, thr_at, thr_code, thr_amount, thr_seat,
-        tough_delta, presence, special, ints[I_SAGA_CHAPTER], material, events, now, annihilated, dies, before, after,
-        sacrificed, reached, crossed, raw,
+        tough_delta, presence, special, ints[I_SAGA_CHAPTER], material, events, now, dies, reached, crossed,
     )  # fmt: skip
     for i in range(n):
         for r in range(R):

@@ -31,16 +31,18 @@ from ..board import (
 )
 from .jit import inner
 from .layout import F_PHASED_OUT, F_PLAYER
-from .sba import shared_poison_810_10
-from .settle import board_seating, settle_board
+from .sba import settle_object, shared_poison_810_10
+from .settle import board_seating, player_event, threshold_event
 from .value import (
     ends_game_104_3,
     game_milli,
     game_score,
     game_weight_of,
     lost_seats_104_2a,
+    material_row,
+    rivals_into,
     rivals_of,
-    rows_material,
+    threshold_point,
 )
 
 __all__ = [
@@ -158,37 +160,53 @@ def tabulate_into(
     material: np.ndarray,
     events: np.ndarray,
     now: np.ndarray,
-    annihilated: np.ndarray,
     dies: np.ndarray,
-    before: np.ndarray,
-    after: np.ndarray,
-    sacrificed: np.ndarray,
     reached: np.ndarray,
     crossed: np.ndarray,
-    raw: np.ndarray,
 ) -> None:
     """:func:`tabulate_rows` into the arrays given: ``material`` / ``events`` (rounds + 1 x rows), and scratch
-    (``now``: rows x kinds; per row and per threshold of the board), every entry written (no allocation)."""
+    (``now``: one row of kinds, ``dies``: one entry, ``reached`` / ``crossed``: per threshold of the board), every
+    entry written (no allocation).
+
+    Each c settles the board as :func:`~solver.kernels.settle.settle_board` and values it as
+    :func:`~solver.kernels.value.rows_material` do (no 2HG team poison: a team is its own unit), from the
+    same rules, but a row at a time and every c of a row in turn: its counters after c
+    proliferates (into ``now``), its state-based actions, its player's losses, its thresholds and its
+    worth (a huge board's counter tables are read once, and no board-sized table is written).
+    A board's thresholds are in row order (:attr:`solver.board.Board.thr_object`).
+    """
     n = hi - lo
     n_kinds = counts.shape[1]
     players = 0
     while players < n and flags[lo + players] & F_PLAYER:
         players += 1
-    for c in range(rounds + 1):
-        for i in range(n):
+    j_hi = t_lo
+    for i in range(n):
+        row = lo + i  # the rules below read the row's counters as ``now[row - row]``
+        j_lo = j_hi  # the row's thresholds
+        while j_hi < t_hi and thr_row[j_hi] == row:
+            j_hi += 1
+        for c in range(rounds + 1):
             for k in range(n_kinds):
-                now[i, k] = counts[lo + i, k] + c * gain[lo + i, k]
-        settle_board(
-            lo, hi, t_lo, t_hi, team_base, 0, players, n_seats, False, poison_loses, lo, t_lo, now, counts, flags,
-            toughness, damage, chapters, life, seat, team, thr_row, thr_kind, thr_at, thr_code, thr_seat, threshold,
-            tough_delta, special, annihilated, dies, before, after, sacrificed, reached, crossed, events[c],
-        )  # fmt: skip
-        rows_material(
-            lo, hi, t_lo, t_hi, lo, t_lo, now, dies, sacrificed, before, after, crossed, weights, presence, worth,
-            thr_row, thr_code, thr_amount, saga_chapter, raw,
-        )  # fmt: skip
-        for i in range(n):
-            material[c, i] = side[lo + i] * raw[i]
+                now[0, k] = counts[row, k] + c * gain[row, k]
+            _, dead, gone, was, now_at = settle_object(
+                now, 0, counts, row, flags[row], toughness[row], damage[row], chapters[row], tough_delta, special
+            )
+            dies[0] = dead
+            event = 0
+            if i < players:
+                event = player_event(row, row, team_base, poison_loses, now, life, seat, team, threshold, special)
+            worth_of = material_row(
+                now, 0, weights, row, presence, worth[row], dead or gone, now_at - was, saga_chapter
+            )
+            for j in range(j_lo, j_hi):
+                event |= threshold_event(
+                    j, row, t_lo, n_seats, now, counts, dies, flags, thr_row, thr_kind, thr_at, thr_code, thr_seat,
+                    reached, crossed,
+                )  # fmt: skip
+                worth_of += threshold_point(j, t_lo, crossed, thr_code, thr_amount)
+            events[c, i] = event
+            material[c, i] = side[row] * worth_of
 
 
 @njit(cache=True)
@@ -240,9 +258,8 @@ def tabulate_rows(
         lo, hi, t_lo, t_hi, rounds, n_seats, poison_loses, threshold, team_base, counts, gain, weights, flags,
         toughness, damage, chapters, life, worth, side, seat, team, thr_row, thr_kind, thr_at, thr_code, thr_amount,
         thr_seat, tough_delta, presence, special, saga_chapter, material, events,
-        np.empty((n, counts.shape[1]), dtype=np.int64), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.bool_),
-        np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.bool_),
-        np.zeros(n_thr, dtype=np.bool_), np.zeros(n_thr, dtype=np.bool_), np.zeros(n, dtype=np.int64),
+        np.empty((1, counts.shape[1]), dtype=np.int64), np.zeros(1, dtype=np.bool_), np.zeros(n_thr, dtype=np.bool_),
+        np.zeros(n_thr, dtype=np.bool_),
     )  # fmt: skip
     return material, events
 
@@ -620,13 +637,9 @@ def decide_batch(
     # per row and per threshold of a board
     mat_buf = np.empty((max_rounds + 1) * max_n, dtype=np.int64)
     ev_buf = np.empty((max_rounds + 1) * max_n, dtype=np.int64)
-    now_buf = np.empty(max_n * n_kinds, dtype=np.int64)
-    annihilated = np.empty(max_n, dtype=np.int64)
-    dies = np.empty(max_n, dtype=np.bool_)
-    before = np.empty(max_n, dtype=np.int64)
-    after = np.empty(max_n, dtype=np.int64)
-    sacrificed = np.empty(max_n, dtype=np.bool_)
-    raw = np.empty(max_n, dtype=np.int64)
+    now = np.empty((1, n_kinds), dtype=np.int64)  # one row's counters (tabulate_into)
+    rivals = np.empty(max(max_players, 1), dtype=np.int64)  # a seat per player at most
+    dies = np.empty(1, dtype=np.bool_)
     reached = np.empty(max_thr, dtype=np.bool_)
     crossed = np.empty(max_thr, dtype=np.bool_)
     choosable = np.empty(max_n, dtype=np.bool_)
@@ -678,15 +691,14 @@ def decide_batch(
         is_shared = shared[b] == 1
         # seats, rivals, the proliferator's seat and its opponents
         n_seats, our_seat, opponents = board_seating(lo, players, proliferator[b], seat, team)
-        rivals = rivals_of(seat[lo : lo + players], team[lo : lo + players], n_seats)
+        rivals_into(seat, team, lo, players, n_seats, rivals)
         material = mat_buf[: (R + 1) * n].reshape((R + 1, n))
         events = ev_buf[: (R + 1) * n].reshape((R + 1, n))
         tabulate_into(
             lo, hi, t_lo, t_hi, R, n_seats, poison_loses[b] == 1, team_threshold, tb, counts, gain, weights, flags,
             toughness, damage, chapters, life, worth, side, seat, team, thr_row, thr_kind, thr_at, thr_code,
             thr_amount, thr_seat, tough_delta, presence, special, saga_chapter, material, events,
-            now_buf[: n * n_kinds].reshape((n, n_kinds)), annihilated[:n], dies[:n], before[:n], after[:n],
-            sacrificed[:n], reached[: t_hi - t_lo], crossed[: t_hi - t_lo], raw[:n],
+            now, dies, reached, crossed,
         )  # fmt: skip
         # the unit split
         for i in range(n):
@@ -702,7 +714,7 @@ def decide_batch(
             baseline_material += material[0, i]
             baseline_events |= events[0, i]
         base_material, base_events, span = split_units_into(
-            material, events, choosable[:n], players if is_shared else 0, single, varies
+            material, events, choosable, players if is_shared else 0, single, varies
         )
         # 2HG team units (810.10): heads, start poison, options
         max_heads = 1

@@ -1,7 +1,8 @@
 """The one layout the kernels read: a batch of boards as plain arrays, a board being a batch of one.
 
 Rows are objects, each board's players first, boards one after another (``obj_off[b]`` is
-board ``b``'s first row).  Counters are one dense ``rows x kinds`` int64 table over the kinds of
+board ``b``'s first row); a board's thresholds follow its rows' order (as a :class:`~solver.board.Board` builds
+them, object by object).  Counters are one dense ``rows x kinds`` int64 table over the kinds of
 the whole batch.  Values are integer milli-points (1/1000 point), read once from the policy:
 exact sums, the same whatever the batch or its order.  The variant is data (:data:`VARIANTS`):
 the kernels never ask which variant a board is, only what its table says.

@@ -4,8 +4,7 @@ Each rule is one small compiled function named for it; :func:`settle_row` applie
 order the rules give (every state-based action is checked simultaneously, 704.3, so the order
 only matters where one action's result is another's input, as for annihilation before
 toughness).  Each takes the counter table ``counts`` (rows x kinds) and the object's row ``i`` in it, so
-no row is cut out as an array view of its own (a view costs numba two atomic reference counts, which used
-to be a third of a decision's time).
+no row is cut out as an array view of its own (a view costs numba two atomic reference counts per call).
 """
 
 from __future__ import annotations

@@ -21,14 +21,17 @@ from .sba import player_loses_704_5a_704_5c, settle_object, shared_poison_810_10
 from .value import lost_seats_104_2a, rivals_of
 
 __all__ = [
+    "board_events",
     "board_seating",
     "board_seats",
     "lost_players",
+    "player_event",
     "player_events",
     "settle_batch",
     "settle_board",
     "settle_rows",
     "team_poison_events",
+    "threshold_event",
     "threshold_events",
 ]
 
@@ -102,17 +105,35 @@ def player_events(
     row_events: np.ndarray,
 ) -> int:
     """The players' state-based losses (704.5a life, 704.5c their own poison), each at its row of ``row_events``."""
-    poison = special[5]
     events = 0
     for i in range(players):
         row = lo + i
-        held = now[row - base, poison] if poison >= 0 else 0
-        e = 0
-        if player_loses_704_5a_704_5c(life[row], held, poison_loses, team_threshold[tb + team[row]]):
-            e = 1 << seat[row]
+        e = player_event(row, base, tb, poison_loses, now, life, seat, team, team_threshold, special)
         row_events[row - base] = e
         events |= e
     return events
+
+
+@inner
+def player_event(
+    row: int,
+    base: int,
+    tb: int,
+    poison_loses: bool,
+    now: np.ndarray,
+    life: np.ndarray,
+    seat: np.ndarray,
+    team: np.ndarray,
+    team_threshold: np.ndarray,
+    special: np.ndarray,
+) -> int:
+    """The player at layout row ``row`` (counters ``now[row - base]``) loses (704.5a life, 704.5c its own poison):
+    its seat's bit, else 0."""
+    poison = special[5]
+    held = now[row - base, poison] if poison >= 0 else 0
+    if player_loses_704_5a_704_5c(life[row], held, poison_loses, team_threshold[tb + team[row]]):
+        return int(1 << seat[row])
+    return 0
 
 
 @inner
@@ -166,17 +187,44 @@ def threshold_events(
     """
     events = 0
     for j in range(t_lo, t_hi):
-        row = thr_row[j]
-        alive = not dies[row - base] and not flags[row] & F_PHASED_OUT
-        hit = alive and now[row - base, thr_kind[j]] >= thr_at[j]
-        reached[j - thr_base] = hit
-        crossed[j - thr_base] = hit and start[row, thr_kind[j]] < thr_at[j]
-        if hit and thr_code[j] != THR_POINTS:
-            shift = 1 if thr_code[j] == THR_WIN else 2
-            bit = 1 << (thr_seat[j] + shift * n_seats)
-            row_events[row - base] |= bit
-            events |= bit
+        bit = threshold_event(
+            j, base, thr_base, n_seats, now, start, dies, flags, thr_row, thr_kind, thr_at, thr_code, thr_seat,
+            reached, crossed,
+        )  # fmt: skip
+        row_events[thr_row[j] - base] |= bit
+        events |= bit
     return events
+
+
+@inner
+def threshold_event(
+    j: int,
+    base: int,
+    thr_base: int,
+    n_seats: int,
+    now: np.ndarray,
+    start: np.ndarray,
+    dies: np.ndarray,
+    flags: np.ndarray,
+    thr_row: np.ndarray,
+    thr_kind: np.ndarray,
+    thr_at: np.ndarray,
+    thr_code: np.ndarray,
+    thr_seat: np.ndarray,
+    reached: np.ndarray,
+    crossed: np.ndarray,
+) -> int:
+    """Threshold ``j`` reached and crossed (:func:`threshold_events`): writes ``reached`` / ``crossed`` at
+    ``j - thr_base``, returns its ``win`` or ``lose`` bit if it is reached, else 0."""
+    row = thr_row[j]
+    alive = not dies[row - base] and not flags[row] & F_PHASED_OUT
+    hit = alive and now[row - base, thr_kind[j]] >= thr_at[j]
+    reached[j - thr_base] = hit
+    crossed[j - thr_base] = hit and start[row, thr_kind[j]] < thr_at[j]
+    if hit and thr_code[j] != THR_POINTS:
+        shift = 1 if thr_code[j] == THR_WIN else 2
+        return int(1 << (thr_seat[j] + shift * n_seats))
+    return 0
 
 
 @inner
@@ -231,6 +279,47 @@ def settle_board(
         lo, hi, base, now, start, flags, toughness, damage, chapters, tough_delta, special,
         annihilated, dies, before, after, sacrificed,
     )  # fmt: skip
+    return board_events(
+        lo, hi, t_lo, t_hi, tb, n_teams, players, n_seats, shared, poison_loses, base, thr_base, now, start, flags,
+        life, seat, team, thr_row, thr_kind, thr_at, thr_code, thr_seat, team_threshold, special, dies, reached,
+        crossed, row_events,
+    )  # fmt: skip
+
+
+@inner
+def board_events(
+    lo: int,
+    hi: int,
+    t_lo: int,
+    t_hi: int,
+    tb: int,
+    n_teams: int,
+    players: int,
+    n_seats: int,
+    shared: bool,
+    poison_loses: bool,
+    base: int,
+    thr_base: int,
+    now: np.ndarray,
+    start: np.ndarray,
+    flags: np.ndarray,
+    life: np.ndarray,
+    seat: np.ndarray,
+    team: np.ndarray,
+    thr_row: np.ndarray,
+    thr_kind: np.ndarray,
+    thr_at: np.ndarray,
+    thr_code: np.ndarray,
+    thr_seat: np.ndarray,
+    team_threshold: np.ndarray,
+    special: np.ndarray,
+    dies: np.ndarray,
+    reached: np.ndarray,
+    crossed: np.ndarray,
+    row_events: np.ndarray,
+) -> int:
+    """The game events of a board whose rows are settled (:func:`settle_rows`): what :func:`settle_board` returns
+    and writes into ``row_events``, ``reached`` and ``crossed`` after the rows' state-based actions."""
     for row in range(lo + players, hi):
         row_events[row - base] = 0
     events = player_events(

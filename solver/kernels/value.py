@@ -22,8 +22,11 @@ __all__ = [
     "lost_seats_104_2a",
     "material_row",
     "popcount",
+    "rivals_into",
     "rivals_of",
     "rows_material",
+    "threshold_point",
+    "threshold_points",
 ]
 
 
@@ -99,19 +102,52 @@ def rows_material(
         raw[i] = material_row(
             now, i, weights, row, presence, worth[row], dies[i] or sacrificed[i], after[i] - before[i], saga_chapter
         )
+    threshold_points(t_lo, t_hi, base, thr_base, crossed, thr_row, thr_code, thr_amount, raw)
+
+
+@inner
+def threshold_points(
+    t_lo: int,
+    t_hi: int,
+    base: int,
+    thr_base: int,
+    crossed: np.ndarray,
+    thr_row: np.ndarray,
+    thr_code: np.ndarray,
+    thr_amount: np.ndarray,
+    raw: np.ndarray,
+) -> None:
+    """Each numeric threshold crossed (``crossed``, indexed by ``threshold - thr_base``) adds its points to its
+    object's row of ``raw`` (indexed by ``row - base``), in milli-points."""
     for j in range(t_lo, t_hi):
-        if thr_code[j] == THR_POINTS and crossed[j - thr_base]:
-            raw[thr_row[j] - base] += thr_amount[j]
+        raw[thr_row[j] - base] += threshold_point(j, thr_base, crossed, thr_code, thr_amount)
+
+
+@inner
+def threshold_point(j: int, thr_base: int, crossed: np.ndarray, thr_code: np.ndarray, thr_amount: np.ndarray) -> int:
+    """What numeric threshold ``j`` adds to its object's worth, in milli-points: its points if it was crossed."""
+    if thr_code[j] == THR_POINTS and crossed[j - thr_base]:
+        return int(thr_amount[j])
+    return 0
+
+
+@inner
+def rivals_into(seat: np.ndarray, team: np.ndarray, lo: int, players: int, n_seats: int, out: np.ndarray) -> None:
+    """Per seat of the board whose players are rows ``lo:lo + players``, the bitmask of the seats on another
+    team (those that lose when it wins, 104.2a), into ``out[:n_seats]``."""
+    for s in range(n_seats):
+        out[s] = 0
+    for i in range(lo, lo + players):
+        for j in range(lo, lo + players):
+            if team[i] != team[j]:
+                out[seat[i]] |= np.int64(1) << seat[j]
 
 
 @njit(cache=True)
 def rivals_of(seat: np.ndarray, team: np.ndarray, n_seats: int) -> np.ndarray:
-    """Per seat, the bitmask of the seats on another team (those that lose when it wins, 104.2a)."""
+    """:func:`rivals_into` of players ``seat`` / ``team``, as a new array (at least one entry)."""
     out = np.zeros(max(n_seats, 1), dtype=np.int64)
-    for i in range(len(seat)):
-        for j in range(len(seat)):
-            if team[i] != team[j]:
-                out[seat[i]] |= np.int64(1) << seat[j]
+    rivals_into(seat, team, 0, len(seat), n_seats, out)
     return out
 
 
