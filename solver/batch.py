@@ -24,14 +24,14 @@ import numpy as np
 
 from . import kernels
 from .board import Board, BoolArray, FloatArray, IntArray
-from .decision import Alternative, Decision
+from .decision import Decision
 from .errors import BoardError, Problem
 from .inputs import BoardLike, PolicyLike, as_board, as_policy
 from .kernels import Layout
-from .objective import MILLI, Objective
+from .objective import Objective
 from .policy import DEFAULT_POLICY, Policy
-from .rules import ChoiceMatrix, Settled
-from .solve import Derived
+from .rules import Settled, choice_of_matrix
+from .solve import best_alternative, decision_of
 from .status import Method, Status
 
 __all__ = [
@@ -355,20 +355,12 @@ def _decision(board: Board, policy: Policy, batch: BatchDecisions, b: int, elaps
     """Board ``b``'s Decision, as :func:`solver.solve` builds it for the fast path."""
     chosen, recipients = batch.matrices(b)
     chosen, recipients = chosen.copy(), recipients.copy()
-    choice = ChoiceMatrix(board, chosen, recipients).to_choice()
-    value = int(batch.values[b]) / MILLI
-    return Decision(
-        board=board,
-        policy=policy,
-        choice=choice,
-        value=value,
-        status=Status.OPTIMAL,
-        bound=value,
-        method=Method.FAST,
-        alternatives=(Alternative(1, choice, value, 0.0),),
-        elapsed=elapsed,
-        derive=Derived(Objective(board, policy), chosen, recipients),
-    )
+    choice = choice_of_matrix(board, chosen, recipients)
+    value = int(batch.values[b])
+    return decision_of(
+        Objective(board, policy), choice, value, Status.OPTIMAL, value, Method.FAST, (best_alternative(choice, value),),
+        elapsed, chosen, recipients,
+    )  # fmt: skip
 
 
 # ---------------------------------------------------------------------------- given choices, scored

@@ -37,13 +37,18 @@ class Round:
         return (Round, (self.chosen, dict(self.poison_recipients)))
 
 
+#: ``object.__setattr__``: a frozen dataclass's own way to set its fields.
+_set = object.__setattr__
+
+
 def round_of(chosen: tuple[str, ...], poison_recipients: dict[str, str]) -> Round:
     """``Round(chosen, poison_recipients)`` for values already of its fields' types, built without the checks
     and copies of its ``__init__``: the rules' own conversion from choice matrices (a loaded board's ``solve()``
     takes microseconds, and the generated frozen ``__init__`` is one of them).  ``poison_recipients`` is
     the round's own from then on."""
     made = object.__new__(Round)
-    made.__dict__.update(chosen=chosen, poison_recipients=MappingProxyType(poison_recipients))
+    _set(made, "chosen", chosen)  # attribute by attribute: a materialised ``__dict__`` costs the GC
+    _set(made, "poison_recipients", MappingProxyType(poison_recipients))
     return made
 
 
@@ -69,5 +74,5 @@ class Choice:
 def choice_of(rounds: tuple[Round, ...]) -> Choice:
     """``Choice(rounds)`` built without the generated frozen ``__init__`` (see :func:`round_of`)."""
     made = object.__new__(Choice)
-    made.__dict__["rounds"] = rounds
+    _set(made, "rounds", rounds)
     return made

@@ -163,22 +163,58 @@ def solve(
     bound = value_milli
     if best.bound_milli is not None:
         bound = max(value_milli, int(np.floor(best.bound_milli + 1e-9)))
-    # Filled like :class:`~solver.kernels.layout.Layout` rather than through the generated frozen ``__init__``
-    # (ten fields, about a microsecond of a loaded board's solve()); Decision's __init__ checks nothing.
+    return decision_of(
+        objective, choice, value_milli, status, bound, best.method, alternatives, time.perf_counter() - start,
+        best.chosen, best.recipients,
+    )  # fmt: skip
+
+
+#: ``object.__setattr__``: a frozen dataclass's own way to set its fields.
+_set = object.__setattr__
+
+
+def decision_of(
+    objective: Objective,
+    choice: Choice,
+    value_milli: int,
+    status: Status,
+    bound_milli: int,
+    method: Method,
+    alternatives: tuple[Alternative, ...],
+    elapsed: float,
+    chosen: BoolArray,
+    recipients: IntArray,
+) -> Decision:
+    """The :class:`~solver.decision.Decision` of ``choice`` (its matrices ``chosen`` / ``recipients``) on the
+    objective's board: what :func:`solve` and :func:`solver.batch.solve_many` return.
+
+    Filled field by field (``object.__setattr__``, as the generated frozen ``__init__`` does, without its
+    argument handling: about a microsecond a board); Decision's ``__init__`` checks nothing.  Not through
+    ``__dict__``, which would give each decision a dictionary of its own for the GC to walk (``solve_many``
+    of 5,000 boards took twice as long that way).
+    """
     decision = object.__new__(Decision)
-    decision.__dict__.update(
-        board=board_,
-        policy=objective.policy,
-        choice=choice,
-        value=value_milli / MILLI,
-        status=status,
-        bound=bound / MILLI,
-        method=best.method,
-        alternatives=alternatives,
-        elapsed=time.perf_counter() - start,
-        derive=Derived(objective, best.chosen, best.recipients),
-    )
+    _set(decision, "board", objective.board)
+    _set(decision, "policy", objective.policy)
+    _set(decision, "choice", choice)
+    _set(decision, "value", value_milli / MILLI)
+    _set(decision, "status", status)
+    _set(decision, "bound", bound_milli / MILLI)
+    _set(decision, "method", method)
+    _set(decision, "alternatives", alternatives)
+    _set(decision, "elapsed", elapsed)
+    _set(decision, "derive", Derived(objective, chosen, recipients))
     return decision
+
+
+def best_alternative(choice: Choice, value_milli: int) -> Alternative:
+    """The first of a decision's alternatives: its own choice, rank 1, no regret."""
+    first = object.__new__(Alternative)
+    _set(first, "rank", 1)
+    _set(first, "choice", choice)
+    _set(first, "value", value_milli / MILLI)
+    _set(first, "regret", 0.0)
+    return first
 
 
 def top_k(
@@ -493,8 +529,7 @@ def _top(
     Each further alternative is one CP-SAT run with the earlier ones forbidden; when the
     budget runs out, the alternatives found so far are returned.
     """
-    first = object.__new__(Alternative)  # filled like Decision in solve() (microseconds count)
-    first.__dict__.update(rank=1, choice=best, value=best_value / MILLI, regret=0.0)
+    first = best_alternative(best, best_value)
     if k == 1:
         return (first,), True
     out = [first]
