@@ -335,7 +335,7 @@ def remove_uid(counts: np.ndarray, obj: np.ndarray, game: np.ndarray, effects: n
 
 
 # ---------------------------------------------------------------------- state-based actions and losing
-@spine
+@inner
 def settle_game(S: tuple, T: tuple, g: int, start: np.ndarray) -> None:  # type: ignore[type-arg]
     """The state-based actions after a resolution or a turn's events (704.3), then who lost (:func:`lose`).
 
@@ -485,7 +485,7 @@ def lose(S: tuple, T: tuple, g: int, losers: np.ndarray) -> None:  # type: ignor
 
 
 # ---------------------------------------------------------------------- a seat's turn (env.events)
-@spine
+@inner
 def turn_events(S: tuple, T: tuple, g: int, p: int, trig_seat: np.ndarray, trig_src: np.ndarray) -> tuple[bool, int]:  # type: ignore[type-arg]
     """The event model (:class:`env.events.EventParams`) of seat ``p``'s turn: whether anything happened, and the
     triggers (seat, source) in ``trig_seat`` and ``trig_src`` (their number is returned)."""
@@ -664,7 +664,7 @@ def cast(S: tuple, T: tuple, g: int, p: int, spell: int, p_fizzle: float) -> tup
     return True, target, fizzled
 
 
-@spine
+@inner
 def turn_opportunities(S: tuple, T: tuple, g: int, p: int) -> None:  # type: ignore[type-arg]
     """``turn_opportunities``: the proliferates seat ``p`` chooses to make this turn, queued in order."""
     obj, seat, game, queue, rng = S[2][g], S[3][g], S[4][g], S[6][g], S[11]
@@ -776,7 +776,7 @@ def prepare(S: tuple, T: tuple, g: int, p: int, src: int, target: int, sac: int,
     return True
 
 
-@spine
+@inner
 def turn(S: tuple, T: tuple, g: int) -> None:  # type: ignore[type-arg]
     """The next seat's turn (its events, their state-based actions, its opportunities)."""
     counts, seat, game, queue = S[0][g], S[3][g], S[4][g], S[6][g]
@@ -814,7 +814,7 @@ def copy_counts(counts: np.ndarray, start: np.ndarray) -> None:
 
 
 # ---------------------------------------------------------------------- decisions
-@spine
+@inner
 def begin(S: tuple, T: tuple, g: int, p: int, src: int, target: int, sac: int) -> None:  # type: ignore[type-arg]
     """A proliferate for seat ``p`` is to be decided: its gains and rounds, nothing chosen yet."""
     counts, gain, obj, seat, game, effects = S[0][g], S[1][g], S[2][g], S[3][g], S[4][g], S[5][g]
@@ -877,7 +877,7 @@ def implicit_recipients(S: tuple, T: tuple, g: int) -> None:  # type: ignore[typ
                     break
 
 
-@spine
+@inner
 def decide_scripted(S: tuple, T: tuple, g: int, policy: int) -> None:  # type: ignore[type-arg]
     """Seat ``policy``'s choice for game ``g``'s pending decision (``env.policies``: noop, random, rule, everything;
     the oracle through the compiled core)."""
@@ -1489,7 +1489,7 @@ def seat_order(seat: np.ndarray, game: np.ndarray, a: int, out: np.ndarray) -> N
                 m += 1
 
 
-@spine
+@inner
 def build_view(S: tuple, T: tuple, g: int, V: tuple) -> None:  # type: ignore[type-arg]
     """Lay game ``g``'s decision out in observation slots from the agent's side (``View.build``) into ``V``."""
     build_view_of(S, T, g, V, S[4][g][G_AGENT])
@@ -1617,7 +1617,7 @@ def close_round(S: tuple, T: tuple, g: int, V: tuple, second: np.ndarray, sequen
     picked[:] = 0
 
 
-@spine
+@inner
 def take_action(S: tuple, T: tuple, g: int, V: tuple, action: np.ndarray, sequential: bool) -> int:  # type: ignore[type-arg]
     """Record this step's part of the agent's decision; the number of ineligible bits or picks ignored."""
     game, chosen, picked, order = S[4][g], S[7][g], S[9][g], S[10][g]
