@@ -177,6 +177,10 @@ class Columns:
             _put(batched, "game_result", everyone[ended], [_RESULTS[r] for r in self.result if r], n)
 
 
+#: Distinct opportunities (seat ids, seat, source, target, sacrifice) an env keeps the infos of before it forgets
+#: them all and finds them again (at least one per game; a few hundred in practice: the ids and sources are few).
+_OPPORTUNITY_CODES = 4096
+
 #: What :meth:`LockstepV1.step_reset` returns: observations, rewards, terminated, truncated, infos, reset infos.
 VectorStep = tuple[Obs, npt.NDArray[np.float64], npt.NDArray[np.bool_], npt.NDArray[np.bool_], "Columns", "Columns"]
 
@@ -321,13 +325,15 @@ class LockstepV1:
         self.episodes: list[EpisodeV1 | None] = [None] * n
         self.over = self.engine.over  # per game: the episode is over (the compiled step sets it)
         self.decision_key = self.engine.decision_key  # per game: bumped when a decision completes
-        # info["opportunity"] of each game's decision, made once per decision: the dict and the decision key it was
-        # made at; its values by key (for the batched infos) and the key they were put at
-        self._opportunities: list[dict[str, Any] | None] = [None] * n
+        # info["opportunity"] of each game's decision, made once per distinct opportunity (seat ids, seat, source,
+        # target, sacrifice): per game its code and the decision key it was found at; per code the dict and, by
+        # key, its values (the batched infos index them by the games' codes)
+        self._opportunity_code = np.full(n, -1, dtype=np.int64)
         self._opportunity_at = np.full(n, -1, dtype=np.int64)
-        self._column_at = np.full(n, -1, dtype=np.int64)
+        self._opportunity_codes: dict[tuple[Any, ...], int] = {}
+        self._opportunity_infos: list[dict[str, Any]] = []
         self._opportunity_columns: dict[str, npt.NDArray[np.object_]] = {}
-        self._opportunity_infos: dict[tuple[Any, ...], dict[str, Any]] = {}
+        self._opportunity_capacity = max(_OPPORTUNITY_CODES, n)  # codes before they are all forgotten
         self._keys = tuple(self.engine.obs_layout)
         self._rows0 = tuple(buffer[0] for buffer in self.engine.obs)  # the single env's rows of the buffers
         self._game0 = np.zeros(1, dtype=np.int64)
@@ -561,10 +567,10 @@ class LockstepV1:
         masks = obs["action_mask"].copy()  # info["action_mask"]: the observation's, DONE = 1 once over too
         live = (~over).tolist()
         live_games = idx[~over]
-        self._refresh_opportunities(live_games)
-        made = self._opportunities  # current for every live game now
-        opportunities = [made[g] if ok else None for g, ok in zip(idx.tolist(), live, strict=True)]
-        by_key = {key: column[live_games] for key, column in self._opportunity_columns.items()}
+        codes = self._refresh_opportunities(live_games)
+        infos, next_code = self._opportunity_infos, iter(codes.tolist())
+        opportunities = [infos[next(next_code)] if ok else None for ok in live]
+        by_key = {key: column[codes] for key, column in self._opportunity_columns.items()}
         columns = Columns(
             illegal.tolist(), terms, decision_done.tolist(), masks, opportunities,
             self.engine.arrays.game[idx, G_PROUND].tolist(), results.tolist(), opportunity_columns=by_key,
@@ -579,38 +585,45 @@ class LockstepV1:
         return self.action_for(self.episode(g), plan.chosen, plan.recipients), plan.value / MILLI
 
     def _opportunities_of(self, g: int) -> dict[str, Any]:
-        """``info["opportunity"]`` of game ``g``'s decision, made once per decision (not to be changed: copy it);
-        equal opportunities (seat, source, target, sacrifice) share one dict."""
-        key = int(self.decision_key[g])
-        made = self._opportunities[g]
-        if made is None or self._opportunity_at[g] != key:
-            a = self.engine.arrays
+        """``info["opportunity"]`` of game ``g``'s decision (not to be changed: copy it); equal opportunities
+        share one dict."""
+        return self._opportunity_infos[int(self._refresh_opportunities(np.array([g], dtype=np.int64))[0])]
+
+    def _refresh_opportunities(self, games: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+        """The opportunity code of each game of ``games``, found again for those whose decision changed since
+        (a new code, its dict and its values by key, for an opportunity not seen yet)."""
+        keys = self.decision_key[games]
+        stale = np.flatnonzero(self._opportunity_at[games] != keys)
+        if not len(stale):
+            return self._opportunity_code[games]
+        if len(self._opportunity_infos) + len(stale) > self._opportunity_capacity:  # forget them all, find them again
+            self._opportunity_codes.clear()
+            self._opportunity_infos.clear()
+            self._opportunity_columns.clear()
+            self._opportunity_at[:] = -1
+            stale = np.arange(len(games))
+        a, codes, infos, columns = (
+            self.engine.arrays,
+            self._opportunity_codes,
+            self._opportunity_infos,
+            self._opportunity_columns,
+        )
+        for g, key in zip(games[stale].tolist(), keys[stale].tolist(), strict=True):
             seat, src, target, sac = a.game[g, G_PSEAT : G_PSAC + 1].tolist()
             same = (a.seat_ids[g], seat, src, target, sac)
-            made = self._opportunity_infos.get(same)
-            if made is None:
-                if len(self._opportunity_infos) >= 4096:
-                    self._opportunity_infos.clear()
-                made = self._opportunity_infos[same] = self.opportunity(g).to_info()
-            self._opportunities[g] = made
+            code = codes.get(same)
+            if code is None:
+                code = codes[same] = len(infos)
+                info = self.opportunity(g).to_info()
+                infos.append(info)
+                for name, value in info.items():
+                    column = columns.get(name)
+                    if column is None:
+                        column = columns[name] = np.full(self._opportunity_capacity, None, dtype=object)
+                    column[code] = value
+            self._opportunity_code[g] = code
             self._opportunity_at[g] = key
-        return made
-
-    def _refresh_opportunities(self, games: npt.NDArray[np.int64]) -> None:
-        """:meth:`_opportunities_of` of each game of ``games`` whose decision changed since its values were put in
-        :attr:`_opportunity_columns` (by key, for the batched infos), and those values."""
-        keys = self.decision_key[games]
-        stale = np.flatnonzero(self._column_at[games] != keys)
-        if not len(stale):
-            return
-        columns = self._opportunity_columns
-        for g, key in zip(games[stale].tolist(), keys[stale].tolist(), strict=True):
-            for name, value in self._opportunities_of(g).items():
-                column = columns.get(name)
-                if column is None:
-                    column = columns[name] = np.full(self.n, None, dtype=object)
-                column[g] = value
-            self._column_at[g] = key
+        return self._opportunity_code[games]
 
     def opportunity(self, g: int) -> Opportunity:
         """The source of game ``g``'s pending decision (``info["opportunity"]``)."""

@@ -27,6 +27,7 @@ from numba import njit
 
 from solver.core import CARDS, Board, CardType, Effect, Op, Permanent, Player, Variant, gains_616_1, inner, valence
 
+from .jit import boundary
 from .state import EFFECT_NAMES
 
 __all__ = ["OBJECT_SETS", "UNTABLED", "ScopeTable", "game_gains", "game_rounds", "scope_table", "wanted_kinds"]
@@ -254,7 +255,7 @@ def game_rounds(effects: np.ndarray, n_effects: int, proliferator: int, prolifer
     return rounds
 
 
-@njit(cache=True)
+@boundary
 def game_gains(
     counts: np.ndarray,
     card: np.ndarray,

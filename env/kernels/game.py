@@ -38,8 +38,16 @@ from solver.core import (
 )
 
 from .gains import game_gains, game_rounds
+from .jit import boundary, spine
 from .rng import draw_below, draw_unit
 from .state import (
+    B_DIES,
+    B_GONE,
+    B_LOSERS,
+    B_LOST_GONE,
+    B_PLAYER_IN,
+    B_REMOVED,
+    B_SECOND,
     G_AGENT,
     G_DECISIONS,
     G_ERROR,
@@ -81,6 +89,10 @@ from .state import (
     S_LIFE,
     S_LOST,
     S_TEAM,
+    X_FRAME,
+    X_LEGAL,
+    X_TRIG_SEAT,
+    X_TRIG_SRC,
 )
 from .tables import (
     C_CHAPTERS,
@@ -157,7 +169,7 @@ __all__ = ["STATE_ORDER", "advance", "opening", "play_games", "resolve", "settle
 
 #: The state arrays in the order of ``S`` (attributes of :class:`env.kernels.state.GameArrays`).
 STATE_ORDER = ("counts", "gain", "obj", "seat", "game", "effects", "queue", "chosen", "recipients", "picked", "order",
-               "rng")  # fmt: skip
+               "rng", "scratch", "marks", "start")  # fmt: skip
 
 _CREATURE, _PLANESWALKER, _BATTLE, _ARTIFACT = 4, 32, 2, 1
 #: ``game[G_AGENT]`` of a game with no learning seat: every seat is decided from outside (the PettingZoo adapter,
@@ -198,36 +210,31 @@ def flags_of(s: int, seats: int, obj: np.ndarray, card: np.ndarray) -> int:
 
 
 @inner
-def same_team_heads(seat: np.ndarray, player: int, shared: bool, out: np.ndarray) -> int:
-    """The players whose life and poison ``player`` shares (a 2HG team, 810.4, 810.10), into ``out``."""
-    n = 0
-    for p in range(seat.shape[0]):
-        if seat[p, S_IN] and (p == player or (shared and seat[p, S_TEAM] == seat[player, S_TEAM])):
-            out[n] = p
-            n += 1
-    return n
+def same_team_head(seat: np.ndarray, player: int, shared: bool, p: int) -> bool:
+    """Whether player ``p`` shares ``player``'s life and poison (itself, or its 2HG teammate: 810.4, 810.10)."""
+    return seat[p, S_IN] == 1 and (p == player or (shared and seat[p, S_TEAM] == seat[player, S_TEAM]))
 
 
-@njit(cache=True)
+@inner
 def add_counters(
     counts: np.ndarray, seat: np.ndarray, s: int, col: int, amount: int, shared: bool, poison: int
 ) -> None:
     """Counters put on slot ``s``: a 2HG team's poison on every head (810.10), else never below zero."""
     seats = seat.shape[0]
     if col == poison and s < seats:
-        heads = np.empty(seats, dtype=np.int64)
-        for j in range(same_team_heads(seat, s, shared, heads)):
-            counts[heads[j], col] += amount
+        for p in range(seats):
+            if same_team_head(seat, s, shared, p):
+                counts[p, col] += amount
     else:
         counts[s, col] = max(counts[s, col] + amount, 0)
 
 
-@njit(cache=True)
+@inner
 def lose_life(seat: np.ndarray, player: int, amount: int, shared: bool) -> None:
     """A player loses life; a 2HG team's life is shared (810.4)."""
-    heads = np.empty(seat.shape[0], dtype=np.int64)
-    for j in range(same_team_heads(seat, player, shared, heads)):
-        seat[heads[j], S_LIFE] -= amount
+    for p in range(seat.shape[0]):
+        if same_team_head(seat, player, shared, p):
+            seat[p, S_LIFE] -= amount
 
 
 @inner
@@ -268,7 +275,7 @@ def queue_push(queue: np.ndarray, game: np.ndarray, front: bool, seat: int, src:
     game[G_QLEN] = n + 1
 
 
-@njit(cache=True)
+@inner
 def remove_slots(counts: np.ndarray, obj: np.ndarray, game: np.ndarray, effects: np.ndarray, card: np.ndarray,
                  seats: int, gone: np.ndarray) -> None:  # fmt: skip
     """The permanents in ``gone`` leave (the others keep their order), and so do the
@@ -281,8 +288,10 @@ def remove_slots(counts: np.ndarray, obj: np.ndarray, game: np.ndarray, effects:
             any_gone = True
             continue
         if w != s:
-            counts[w, :] = counts[s, :]
-            obj[w, :] = obj[s, :]
+            for k in range(counts.shape[1]):
+                counts[w, k] = counts[s, k]
+            for k in range(obj.shape[1]):
+                obj[w, k] = obj[s, k]
         w += 1
     if not any_gone:
         return
@@ -302,23 +311,31 @@ def remove_slots(counts: np.ndarray, obj: np.ndarray, game: np.ndarray, effects:
                 kept = True
                 break
         if kept:
-            effects[e_w, :] = effects[e, :]
+            copy_effect(effects, e, e_w)
             e_w += 1
     game[G_NEFF] = e_w
 
 
-@njit(cache=True)
+@inner
+def copy_effect(effects: np.ndarray, e: int, to: int) -> None:
+    """Row ``e`` of the effects in play moves to row ``to`` (a loop: a row assignment may copy)."""
+    for k in range(effects.shape[1]):
+        effects[to, k] = effects[e, k]
+
+
+@inner
 def remove_uid(counts: np.ndarray, obj: np.ndarray, game: np.ndarray, effects: np.ndarray, card: np.ndarray,
-               seats: int, uid: int) -> None:  # fmt: skip
+               seats: int, uid: int, gone: np.ndarray) -> None:  # fmt: skip
+    """The permanent ``uid`` leaves, if it is still there (``gone``: a scratch row of at least a slot each)."""
     s = slot_of_uid(obj, seats, game[G_NPERM], uid)
     if s >= 0:
-        gone = np.zeros(obj.shape[0], dtype=np.bool_)
+        gone[:] = False
         gone[s] = True
         remove_slots(counts, obj, game, effects, card, seats, gone)
 
 
 # ---------------------------------------------------------------------- state-based actions and losing
-@njit(cache=True)
+@inner
 def settle_game(S: tuple, T: tuple, g: int, start: np.ndarray) -> None:  # type: ignore[type-arg]
     """The state-based actions after a resolution or a turn's events (704.3), then who lost (:func:`lose`).
 
@@ -330,12 +347,13 @@ def settle_game(S: tuple, T: tuple, g: int, start: np.ndarray) -> None:  # type:
     tough_delta, special, thr_off, thr, team_threshold = T[6], T[9], T[18], T[19], T[23]
     counts, obj, seat, game, effects, queue = (counts_all[g], obj_all[g], seat_all[g], game_all[g], effects_all[g],
                                                queue_all[g])  # fmt: skip
+    X, B = S[12][g], S[13][g]
     seats = seat.shape[0]
     n_perm = game[G_NPERM]
     hi = seats + n_perm
-    slots = obj.shape[0]
-    marks = np.zeros(2 * slots, dtype=np.bool_)  # dies and gone, per slot (one allocation)
-    dies, gone = marks[:slots], marks[slots:]
+    dies, gone = B[B_DIES], B[B_GONE]  # per slot
+    dies[:] = False
+    gone[:] = False
     any_gone = False
     for s in range(seats, hi):
         c = obj[s, O_CARD]
@@ -348,11 +366,11 @@ def settle_game(S: tuple, T: tuple, g: int, start: np.ndarray) -> None:  # type:
     seats_are_teams = ints[I_SEATS_ARE_TEAMS] == 1
     shared = ints[I_SHARED] == 1
     poison = ints[I_POISON]
-    per_seat = np.zeros(4 * seats, dtype=np.int64)  # seat_of, team_of, team_size, team_poison (one allocation)
-    seat_of, team_of = per_seat[:seats], per_seat[seats : 2 * seats]
-    team_size, team_poison = per_seat[2 * seats : 3 * seats], per_seat[3 * seats :]
+    seat_of, team_of, team_size, team_poison = X[X_FRAME], X[X_FRAME + 1], X[X_FRAME + 2], X[X_FRAME + 3]
     seat_of[:] = -1
     team_of[:] = -1
+    team_size[:] = 0
+    team_poison[:] = 0
     n_seats = 0
     for p in range(seats):
         if seat[p, S_IN]:
@@ -385,21 +403,14 @@ def settle_game(S: tuple, T: tuple, g: int, start: np.ndarray) -> None:  # type:
                 events |= np.int64(1) << (seat_of[obj[s, O_CTRL]] + shift * n_seats)
     lost = 0
     if events:
-        compact_seat = np.zeros(0, dtype=np.int64)
-        compact_team = np.zeros(0, dtype=np.int64)
-        m = 0
-        for p in range(seats):
-            if seat_of[p] >= 0:
-                m += 1
-        compact_seat = np.zeros(m, dtype=np.int64)
-        compact_team = np.zeros(m, dtype=np.int64)
+        compact_seat, compact_team = X[X_FRAME + 4], X[X_FRAME + 5]
         m = 0
         for p in range(seats):
             if seat_of[p] >= 0:
                 compact_seat[m] = seat_of[p]
                 compact_team[m] = team_of[p]
                 m += 1
-        lost = lost_seats_104_2a(events, n_seats, rivals_of(compact_seat, compact_team, n_seats))
+        lost = seats_lost(events, n_seats, compact_seat[:m], compact_team[:m])
     if any_gone:
         for s in range(seats, hi):  # each dies trigger goes to the front, the last one first
             src = card[obj[s, O_CARD], C_SOURCE]
@@ -408,14 +419,22 @@ def settle_game(S: tuple, T: tuple, g: int, start: np.ndarray) -> None:  # type:
         remove_slots(counts, obj, game, effects, card, seats, gone)
     game[G_PROLIFS] = 1
     if lost:
-        losers = np.zeros(seats, dtype=np.bool_)
+        losers = B[B_LOSERS]
+        losers[:] = False
         for p in range(seats):
             if seat_of[p] >= 0 and (lost >> seat_of[p]) & 1:
                 losers[p] = True
         lose(S, T, g, losers)
 
 
-@njit(cache=True)
+@boundary
+def seats_lost(events: int, n_seats: int, seat: np.ndarray, team: np.ndarray) -> int:
+    """The seats that lose (:func:`solver.kernels.value.lost_seats_104_2a`) on the rivals of the players' seats
+    and teams (:func:`solver.kernels.value.rivals_of`, which allocates them)."""
+    return lost_seats_104_2a(events, n_seats, rivals_of(seat, team, n_seats))
+
+
+@inner
 def lose(S: tuple, T: tuple, g: int, losers: np.ndarray) -> None:  # type: ignore[type-arg]
     """The losers are out; a duel or 2HG is over, a free-for-all goes on (800.4a) while the
     agent is in (or, with :data:`NO_AGENT`, any seat) and more than one player is left, without the losers'
@@ -439,7 +458,8 @@ def lose(S: tuple, T: tuple, g: int, losers: np.ndarray) -> None:  # type: ignor
     if ints[I_GOES_ON] == 0 or alive <= 1 or (agent != NO_AGENT and seat[agent, S_LOST]):
         game[G_OVER] = 1
         return
-    gone = np.zeros(obj.shape[0], dtype=np.bool_)
+    gone = S[13][g][B_LOST_GONE]
+    gone[:] = False
     for s in range(seats, seats + game[G_NPERM]):
         if seat[obj[s, O_CTRL], S_LOST]:
             gone[s] = True
@@ -450,7 +470,7 @@ def lose(S: tuple, T: tuple, g: int, losers: np.ndarray) -> None:  # type: ignor
     e_w = 0
     for e in range(game[G_NEFF]):
         if not seat[effects[e, 1], S_LOST]:
-            effects[e_w, :] = effects[e, :]
+            copy_effect(effects, e, e_w)
             e_w += 1
     game[G_NEFF] = e_w
     for p in range(seats):
@@ -465,11 +485,12 @@ def lose(S: tuple, T: tuple, g: int, losers: np.ndarray) -> None:  # type: ignor
 
 
 # ---------------------------------------------------------------------- a seat's turn (env.events)
-@njit(cache=True)
-def turn_events(S: tuple, T: tuple, g: int, p: int, triggers: np.ndarray) -> tuple[bool, int]:  # type: ignore[type-arg]
+@inner
+def turn_events(S: tuple, T: tuple, g: int, p: int, trig_seat: np.ndarray, trig_src: np.ndarray) -> tuple[bool, int]:  # type: ignore[type-arg]
     """The event model (:class:`env.events.EventParams`) of seat ``p``'s turn: whether anything happened, and the
-    triggers (seat, source) in ``triggers`` (their number is returned)."""
+    triggers (seat, source) in ``trig_seat`` and ``trig_src`` (their number is returned)."""
     counts, obj, seat, game, effects, rng = S[0][g], S[2][g], S[3][g], S[4][g], S[5][g], S[11]
+    X = S[12][g]
     src_t, card, ints, floats = T[0], T[1], T[10], T[11]
     power_delta = T[7]
     deck_off, deck_card, deck_cnt = T[12], T[13], T[14]
@@ -479,7 +500,7 @@ def turn_events(S: tuple, T: tuple, g: int, p: int, triggers: np.ndarray) -> tup
     n_trig = 0
     logged = False
     my_team = seat[p, S_TEAM]
-    opponents = np.empty(seats, dtype=np.int64)
+    opponents = X[X_FRAME]
     n_opp = 0
     for q in range(seats):
         if seat[q, S_IN] and seat[q, S_TEAM] != my_team:
@@ -511,8 +532,8 @@ def turn_events(S: tuple, T: tuple, g: int, p: int, triggers: np.ndarray) -> tup
             logged = True
             src = card[c, C_SOURCE]
             if src >= 0 and src_t[src, SRC_ENTERS]:
-                triggers[n_trig, 0] = p
-                triggers[n_trig, 1] = src
+                trig_seat[n_trig] = p
+                trig_src[n_trig] = src
                 n_trig += 1
             if card[c, C_EFFECT] >= 0 and game[G_NEFF] < effects.shape[0]:
                 e = game[G_NEFF]
@@ -523,9 +544,8 @@ def turn_events(S: tuple, T: tuple, g: int, p: int, triggers: np.ndarray) -> tup
     n_perm = game[G_NPERM]
     hi = seats + n_perm
     # the sides (env.events._Sides)
-    sides = np.empty(5 * hi, dtype=np.int64)  # one allocation for the five lists
-    sagas, walkers, attackers = sides[:hi], sides[hi : 2 * hi], sides[2 * hi : 3 * hi]
-    battles, theirs = sides[3 * hi : 4 * hi], sides[4 * hi :]
+    sagas, walkers, attackers = X[X_FRAME + 1], X[X_FRAME + 2], X[X_FRAME + 3]
+    battles, theirs = X[X_FRAME + 4], X[X_FRAME + 5]
     n_sagas = n_walkers = n_attackers = n_battles = n_theirs = 0
     for s in range(seats, hi):
         if obj[s, O_PHASED]:
@@ -561,9 +581,10 @@ def turn_events(S: tuple, T: tuple, g: int, p: int, triggers: np.ndarray) -> tup
             add_counters(counts, seat, s, loyalty, delta, shared, poison)
             logged = True
     # combat (env.events._attack): infect gives poison (702.90), toxic adds poison (702.164)
-    life_lost = np.zeros(seats, dtype=np.int64)
+    life_lost = X[X_FRAME + 6]
+    life_lost[:] = 0
     if n_attackers:
-        power = np.empty(n_attackers, dtype=np.int64)
+        power = X[X_FRAME + 7]
         for j in range(n_attackers):
             s = attackers[j]
             pw = card[obj[s, O_CARD], C_POWER]
@@ -585,8 +606,8 @@ def turn_events(S: tuple, T: tuple, g: int, p: int, triggers: np.ndarray) -> tup
             logged = True
             src = card[c, C_SOURCE]
             if src >= 0 and src_t[src, SRC_COMBAT]:
-                triggers[n_trig, 0] = p
-                triggers[n_trig, 1] = src
+                trig_seat[n_trig] = p
+                trig_src[n_trig] = src
                 n_trig += 1
     if n_theirs and draw_unit(rng, g) < floats[F_WITHER]:
         hit = theirs[draw_below(rng, g, n_theirs)]
@@ -609,17 +630,18 @@ def turn_events(S: tuple, T: tuple, g: int, p: int, triggers: np.ndarray) -> tup
         logged = True
         src = card[obj[doomed, O_CARD], C_SOURCE]
         if src >= 0 and src_t[src, SRC_DIES]:
-            triggers[n_trig, 0] = obj[doomed, O_CTRL]
-            triggers[n_trig, 1] = src
+            trig_seat[n_trig] = obj[doomed, O_CTRL]
+            trig_src[n_trig] = src
             n_trig += 1
-        gone = np.zeros(obj.shape[0], dtype=np.bool_)
+        gone = S[13][g][B_REMOVED]
+        gone[:] = False
         gone[doomed] = True
         remove_slots(counts, obj, game, effects, card, seats, gone)
     return logged, n_trig
 
 
 # ---------------------------------------------------------------------- opportunities (env.opportunities)
-@njit(cache=True)
+@inner
 def cast(S: tuple, T: tuple, g: int, p: int, spell: int, p_fizzle: float) -> tuple[bool, int, int]:  # type: ignore[type-arg]
     """``_cast``: whether the spell can be cast, its target's uid (-1: none) and whether it fizzles."""
     obj, seat, game, rng = S[2][g], S[3][g], S[4][g], S[11]
@@ -628,7 +650,7 @@ def cast(S: tuple, T: tuple, g: int, p: int, spell: int, p_fizzle: float) -> tup
         return True, -1, 0
     seats = seat.shape[0]
     own = src_t[spell, SRC_TARGET] == TARGET_OWN
-    legal = np.empty(obj.shape[0], dtype=np.int64)
+    legal = S[12][g][X_LEGAL]
     n = 0
     for s in range(seats, seats + game[G_NPERM]):
         creature = card[obj[s, O_CARD], C_TYPES] & _CREATURE and not obj[s, O_PHASED]
@@ -642,14 +664,14 @@ def cast(S: tuple, T: tuple, g: int, p: int, spell: int, p_fizzle: float) -> tup
     return True, target, fizzled
 
 
-@njit(cache=True)
+@inner
 def turn_opportunities(S: tuple, T: tuple, g: int, p: int) -> None:  # type: ignore[type-arg]
     """``turn_opportunities``: the proliferates seat ``p`` chooses to make this turn, queued in order."""
     obj, seat, game, queue, rng = S[2][g], S[3][g], S[4][g], S[6][g], S[11]
     src_t, card, ints, floats = T[0], T[1], T[10], T[11]
     seats = seat.shape[0]
     hi = seats + game[G_NPERM]
-    mine = np.empty(obj.shape[0], dtype=np.int64)
+    mine, fodder = S[12][g][X_FRAME], S[12][g][X_FRAME + 1]
     n = 0
     landfall = end_step = False
     for s in range(seats, hi):
@@ -661,7 +683,6 @@ def turn_opportunities(S: tuple, T: tuple, g: int, p: int) -> None:  # type: ign
             end_step = end_step or src == ints[I_END_STEP]
     if landfall and draw_unit(rng, g) < 0.6:
         queue_push(queue, game, False, p, ints[I_LANDFALL], -1, -1, 0)
-    fodder = np.empty(obj.shape[0], dtype=np.int64)
     for j in range(n):
         i = mine[j]
         src = card[obj[i, O_CARD], C_SOURCE]
@@ -688,24 +709,25 @@ def turn_opportunities(S: tuple, T: tuple, g: int, p: int) -> None:  # type: ign
         queue_push(queue, game, False, p, ints[I_END_STEP], -1, -1, 0)
 
 
-@njit(cache=True)
+@spine
 def opening(S: tuple, T: tuple, g: int, p: int) -> None:  # type: ignore[type-arg]
     """The opening: a proliferate that surely happens, queued to start the episode on."""
     obj, seat, game, queue, rng = S[2][g], S[3][g], S[4][g], S[6][g], S[11]
     src_t, card, ints = T[0], T[1], T[10]
     seats = seat.shape[0]
-    n_src = src_t.shape[0]
-    seen = np.zeros(n_src, dtype=np.bool_)
-    cand_src = np.empty(n_src + ints[I_N_SPELLS], dtype=np.int64)
-    cand_target = np.full(n_src + ints[I_N_SPELLS], -1, dtype=np.int64)
+    cand_src, cand_target = S[12][g][X_FRAME], S[12][g][X_FRAME + 1]
     n = 0
     for s in range(seats, seats + game[G_NPERM]):
         if obj[s, O_CTRL] == p:
             src = card[obj[s, O_CARD], C_SOURCE]
-            if src >= 0 and not seen[src] and src_t[src, SRC_OPENING]:
-                seen[src] = True
-                cand_src[n] = src
-                n += 1
+            if src >= 0 and src_t[src, SRC_OPENING]:
+                seen = False  # each source once, in the order its first permanent holds
+                for j in range(n):
+                    seen = seen or cand_src[j] == src
+                if not seen:
+                    cand_src[n] = src
+                    cand_target[n] = -1
+                    n += 1
     for j in range(ints[I_N_SPELLS]):
         spell = ints[I_SPELL0] + j
         ok, target, _ = cast(S, T, g, p, spell, 0.0)
@@ -718,11 +740,12 @@ def opening(S: tuple, T: tuple, g: int, p: int) -> None:  # type: ignore[type-ar
     game[G_NEXT_SEAT] = (p + 1) % game[G_NSEATS]
 
 
-@njit(cache=True)
+@inner
 def prepare(S: tuple, T: tuple, g: int, p: int, src: int, target: int, sac: int, fizzled: int) -> bool:  # type: ignore[type-arg]
     """An opportunity's resolution begins: pay the costs and resolve what comes first; False if nothing proliferates."""
     counts, obj, seat, game, effects = S[0][g], S[2][g], S[3][g], S[4][g], S[5][g]
     src_t, card, ints = T[0], T[1], T[10]
+    gone = S[13][g][B_REMOVED]
     seats = seat.shape[0]
     if src_t[src, SRC_NEEDS]:
         found = False
@@ -735,15 +758,15 @@ def prepare(S: tuple, T: tuple, g: int, p: int, src: int, target: int, sac: int,
     if sac >= 0:
         if slot_of_uid(obj, seats, game[G_NPERM], sac) < 0:
             return False
-        remove_uid(counts, obj, game, effects, card, seats, sac)
+        remove_uid(counts, obj, game, effects, card, seats, sac, gone)
     if target >= 0:
         s = slot_of_uid(obj, seats, game[G_NPERM], target)
         if fizzled or s < 0:
-            remove_uid(counts, obj, game, effects, card, seats, target)
+            remove_uid(counts, obj, game, effects, card, seats, target, gone)
             return False
         prelude = src_t[src, SRC_PRELUDE]
         if prelude == PRELUDE_DESTROY:
-            remove_uid(counts, obj, game, effects, card, seats, target)
+            remove_uid(counts, obj, game, effects, card, seats, target, gone)
         elif prelude != PRELUDE_NONE:
             add_counters(counts, seat, s, prelude, 1, ints[I_SHARED] == 1, ints[I_POISON])
     if src_t[src, SRC_VRASKA]:
@@ -753,7 +776,7 @@ def prepare(S: tuple, T: tuple, g: int, p: int, src: int, target: int, sac: int,
     return True
 
 
-@njit(cache=True)
+@inner
 def turn(S: tuple, T: tuple, g: int) -> None:  # type: ignore[type-arg]
     """The next seat's turn (its events, their state-based actions, its opportunities)."""
     counts, seat, game, queue = S[0][g], S[3][g], S[4][g], S[6][g]
@@ -768,19 +791,30 @@ def turn(S: tuple, T: tuple, g: int) -> None:  # type: ignore[type-arg]
         return
     game[G_TURNS] += 1
     if ints[I_EVENTS]:
-        triggers = np.empty((8 + 2 * counts.shape[0], 2), dtype=np.int64)
-        logged, n_trig = turn_events(S, T, g, p, triggers)
+        trig_seat, trig_src = S[12][g][X_TRIG_SEAT], S[12][g][X_TRIG_SRC]
+        logged, n_trig = turn_events(S, T, g, p, trig_seat, trig_src)
         for j in range(n_trig):
-            queue_push(queue, game, False, triggers[j, 0], triggers[j, 1], -1, -1, 0)
+            queue_push(queue, game, False, trig_seat[j], trig_src[j], -1, -1, 0)
         if logged:
-            settle_game(S, T, g, counts.copy())
+            start = S[14][g]
+            copy_counts(counts, start)
+            settle_game(S, T, g, start)
         if game[G_OVER]:
             return
     turn_opportunities(S, T, g, p)
 
 
+@inner
+def copy_counts(counts: np.ndarray, start: np.ndarray) -> None:
+    """``counts`` into the game's ``start`` (the counts before a resolution, for the Saga chapters already
+    reached; a loop: an array assignment may copy)."""
+    for s in range(counts.shape[0]):
+        for k in range(counts.shape[1]):
+            start[s, k] = counts[s, k]
+
+
 # ---------------------------------------------------------------------- decisions
-@njit(cache=True)
+@inner
 def begin(S: tuple, T: tuple, g: int, p: int, src: int, target: int, sac: int) -> None:  # type: ignore[type-arg]
     """A proliferate for seat ``p`` is to be decided: its gains and rounds, nothing chosen yet."""
     counts, gain, obj, seat, game, effects = S[0][g], S[1][g], S[2][g], S[3][g], S[4][g], S[5][g]
@@ -794,11 +828,11 @@ def begin(S: tuple, T: tuple, g: int, p: int, src: int, target: int, sac: int) -
     game[G_PROUND] = 0
     game[G_NPICK] = 0
     game[G_PROLIF] = p
-    player_in = np.zeros(seat.shape[0], dtype=np.bool_)
+    player_in = S[13][g][B_PLAYER_IN][: seat.shape[0]]
     for q in range(seat.shape[0]):
         player_in[q] = seat[q, S_IN] == 1
     game_gains(counts, obj[:, O_CARD], obj[:, O_CTRL], obj[:, O_PROT], player_in, seat[:, S_TEAM], game[G_NPERM],
-               effects, game[G_NEFF], p, card[:, C_TYPES].copy(), scopes, n_scopes, wanted, ints[I_DEFENSE],
+               effects, game[G_NEFF], p, card[:, C_TYPES], scopes, n_scopes, wanted, ints[I_DEFENSE],
                gain)  # fmt: skip
     rounds = game_rounds(effects, game[G_NEFF], p, game[G_PROLIFS], factor)
     game[G_PROUNDS] = min(rounds, chosen.shape[0])
@@ -843,7 +877,7 @@ def implicit_recipients(S: tuple, T: tuple, g: int) -> None:  # type: ignore[typ
                     break
 
 
-@njit(cache=True)
+@inner
 def decide_scripted(S: tuple, T: tuple, g: int, policy: int) -> None:  # type: ignore[type-arg]
     """Seat ``policy``'s choice for game ``g``'s pending decision (``env.policies``: noop, random, rule, everything;
     the oracle through the compiled core)."""
@@ -853,7 +887,7 @@ def decide_scripted(S: tuple, T: tuple, g: int, policy: int) -> None:  # type: i
     rounds = game[G_PROUNDS]
     poison = ints[I_POISON]
     shared = ints[I_SHARED] == 1
-    ok = np.empty(obj.shape[0], dtype=np.int64)
+    ok = S[12][g][X_FRAME]
     n_ok = eligible_slots(counts, obj, seat, game[G_NPERM], ok)
     if policy == POLICY_NOOP:
         return
@@ -861,7 +895,7 @@ def decide_scripted(S: tuple, T: tuple, g: int, policy: int) -> None:  # type: i
         oracle_choice(S, T, g, chosen, recipients)
         return
     if policy == POLICY_RANDOM:
-        heads = np.empty(seats, dtype=np.int64)
+        heads = S[12][g][X_FRAME + 1]
         for r in range(rounds):
             for j in range(n_ok):
                 if draw_unit(rng, g) < 0.5:
@@ -917,13 +951,14 @@ def decide_scripted(S: tuple, T: tuple, g: int, policy: int) -> None:  # type: i
                     recipients[r, t] = first
 
 
-@njit(cache=True)
+@spine
 def resolve(S: tuple, T: tuple, g: int) -> None:  # type: ignore[type-arg]
     """Apply the decided choice (``solver.rules.counters_after``, 701.34), then the state-based actions (704.3)."""
     counts, gain, seat, game, chosen, recipients = S[0][g], S[1][g], S[3][g], S[4][g], S[7][g], S[8][g]
     ints = T[10]
     implicit_recipients(S, T, g)
-    start = counts.copy()
+    start = S[14][g]
+    copy_counts(counts, start)
     rounds = game[G_PROUNDS]
     seats = seat.shape[0]
     hi = seats + game[G_NPERM]
@@ -1093,7 +1128,7 @@ def gather(S: tuple, T: tuple, g: int) -> tuple:  # type: ignore[type-arg]
             thr_seat, t_threshold[:n_teams], t_weight[:n_teams], team_map)  # fmt: skip
 
 
-@njit(cache=True)
+@boundary
 def oracle_choice(S: tuple, T: tuple, g: int, chosen_g: np.ndarray, recipients_g: np.ndarray) -> int:  # type: ignore[type-arg]
     """The exact optimum of game ``g``'s decision (:func:`solver.kernels.exact.decide_batch`) into ``chosen_g``
     (rounds x slots) and ``recipients_g`` (rounds x teams); its value in milli-points (relative to choosing nothing)."""
@@ -1136,7 +1171,16 @@ def oracle_choice(S: tuple, T: tuple, g: int, chosen_g: np.ndarray, recipients_g
     return int(values[0])
 
 
-@njit(cache=True)
+@boundary
+def optimum_value(S: tuple, T: tuple, g: int) -> int:  # type: ignore[type-arg]
+    """The value of game ``g``'s exact optimum (:func:`oracle_choice`, into arrays of its own), in milli-points."""
+    rounds = S[7].shape[1]
+    chosen = np.zeros((rounds, S[7].shape[2]), dtype=np.int8)
+    recipients = np.full((rounds, 2), -1, dtype=np.int64)
+    return oracle_choice(S, T, g, chosen, recipients)
+
+
+@boundary
 def choice_value(S: tuple, T: tuple, g: int) -> int:  # type: ignore[type-arg]
     """The value of game ``g``'s decided choice in milli-points, relative to choosing nothing (the objective of
     docs/objective.md as :func:`solver.kernels.exact.decide_batch` computes it for its optimum).
@@ -1268,7 +1312,7 @@ def choice_value(S: tuple, T: tuple, g: int) -> int:  # type: ignore[type-arg]
 
 
 # ---------------------------------------------------------------------- running a game
-@njit(cache=True)
+@spine
 def advance(S: tuple, T: tuple, g: int, agent: int) -> int:  # type: ignore[type-arg]
     """The game with the scripted seats' decisions made here: run until the agent must decide
     (:data:`AGENT`), the game is over (:data:`OVER`) or a seat decided in Python must (:data:`PYTHON`).
@@ -1329,7 +1373,7 @@ def result_of_seat(seat: np.ndarray, game: np.ndarray, agent: int) -> int:
 
 
 # ---------------------------------------------------------------------- a new game (the scenarios of env.scenarios)
-@njit(cache=True)
+@spine
 def sample_game(S: tuple, T: tuple, g: int, pool: np.ndarray, teams: np.ndarray) -> None:  # type: ignore[type-arg]
     """A seeded game start (``sample_scenario``): each seat's deck from ``pool``, a handful of its permanents
     with the counters a few turns leave, poison where an opponent plays a poison deck; seat 0 is the agent."""
@@ -1346,7 +1390,8 @@ def sample_game(S: tuple, T: tuple, g: int, pool: np.ndarray, teams: np.ndarray)
     game[:] = 0
     effects[:, :] = 0
     queue[:, :] = 0
-    decks = np.empty(seats, dtype=np.int64)
+    X = S[12][g]
+    decks = X[X_FRAME]
     for p in range(seats):
         decks[p] = pool[draw_below(rng, g, len(pool))]
     if ints[I_SHARED] == 1:  # teammates share a deck plan
@@ -1354,8 +1399,7 @@ def sample_game(S: tuple, T: tuple, g: int, pool: np.ndarray, teams: np.ndarray)
     per_seat = max(1, ints[I_START_PERMANENTS] // seats)
     n_perm = 0
     n_eff = 0
-    opponents = np.empty(seats, dtype=np.int64)
-    legends = np.empty(per_seat + 1, dtype=np.int64)
+    opponents, legends = X[X_FRAME + 1], X[X_FRAME + 2]
     for p in range(seats):
         seat[p, S_IN] = 1
         seat[p, S_TEAM] = teams[p]
@@ -1426,30 +1470,28 @@ def sample_game(S: tuple, T: tuple, g: int, pool: np.ndarray, teams: np.ndarray)
 
 
 # ---------------------------------------------------------------------- what the agent sees (env.spaces.View)
-@njit(cache=True)
-def seat_order(seat: np.ndarray, game: np.ndarray, a: int) -> np.ndarray:
-    """Seats relative to the viewing seat ``a``: self, teammates, then opponents, each group in turn order."""
+@inner
+def seat_order(seat: np.ndarray, game: np.ndarray, a: int, out: np.ndarray) -> None:
+    """Seats relative to the viewing seat ``a`` into ``out``: self, teammates, then opponents, each group in turn
+    order (from ``a`` on)."""
     n = game[G_NSEATS]
-    keys = np.empty(n, dtype=np.int64)
-    for q in range(n):
-        rotated = (q - a) % n
-        if q == a:
-            group = 0
-        elif seat[q, S_IN] and seat[q, S_TEAM] == seat[a, S_TEAM]:
-            group = 1
-        else:
-            group = 2
-        keys[q] = group * 64 + rotated
-    return np.argsort(keys, kind="mergesort")
+    out[0] = a
+    m = 1
+    for teammates in (True, False):
+        for r in range(1, n):
+            q = (a + r) % n
+            if (seat[q, S_IN] == 1 and seat[q, S_TEAM] == seat[a, S_TEAM]) == teammates:
+                out[m] = q
+                m += 1
 
 
-@njit(cache=True)
+@inner
 def build_view(S: tuple, T: tuple, g: int, V: tuple) -> None:  # type: ignore[type-arg]
     """Lay game ``g``'s decision out in observation slots from the agent's side (``View.build``) into ``V``."""
     build_view_of(S, T, g, V, S[4][g][G_AGENT])
 
 
-@njit(cache=True)
+@spine
 def build_view_of(S: tuple, T: tuple, g: int, V: tuple, a: int) -> None:  # type: ignore[type-arg]
     """Lay game ``g`` out in observation slots from seat ``a``'s side (``View.build`` with ``a`` the actor) into
     ``V``: ``a`` in slot 0, its teammates, then its opponents, and each seat's permanents in that order; the 2HG
@@ -1463,7 +1505,8 @@ def build_view_of(S: tuple, T: tuple, g: int, V: tuple, a: int) -> None:  # type
     c_max = ints[I_C_MAX]
     n_kinds = counts.shape[1]
     vocab = v_counters.shape[1] - 1
-    order = seat_order(seat, game, a)
+    order = S[12][g][X_FRAME]
+    seat_order(seat, game, a, order)
     n_view = game[G_NSEATS]
     v_slot[:] = -1
     for r in range(n_view):
@@ -1481,20 +1524,21 @@ def build_view_of(S: tuple, T: tuple, g: int, V: tuple, a: int) -> None:  # type
     v_stats[:, :] = 0
     v_present[:] = 0
     v_eligible[:] = 0
-    total = np.zeros(vocab + 1, dtype=np.int64)
     for o in range(slots):
         s = v_slot[o]
         if s < 0:
             continue
         v_present[o] = 1
         held = False
-        total[:] = 0
+        rest = 0  # the kinds past the vocabulary, summed in its last column
         for k in range(n_kinds):
             if counts[s, k] > 0:
                 held = True
-            total[k if k < vocab else vocab] += counts[s, k]
-        for col in range(vocab + 1):
-            v_counters[o, col] = min(max(total[col], 0), c_max)
+            if k < vocab:
+                v_counters[o, k] = min(max(counts[s, k], 0), c_max)
+            else:
+                rest += counts[s, k]
+        v_counters[o, vocab] = min(max(rest, 0), c_max)
         if s < seats:
             v_kind[o] = 1
             ctrl = s
@@ -1525,7 +1569,8 @@ def build_view_of(S: tuple, T: tuple, g: int, V: tuple, a: int) -> None:  # type
             both = v_eligible[2 * t] == 1 and v_eligible[2 * t + 1] == 1
             v_open[t] = 1 if both and counts[first, poison] > 0 else 0
     v_glob[:] = 0.0
-    team_size = np.zeros(seats, dtype=np.int64)
+    team_size = S[12][g][X_FRAME + 1]
+    team_size[:] = 0
     for q in range(seats):
         if seat[q, S_IN]:
             team_size[seat[q, S_TEAM]] += 1
@@ -1541,7 +1586,7 @@ def build_view_of(S: tuple, T: tuple, g: int, V: tuple, a: int) -> None:  # type
 
 
 # ---------------------------------------------------------------------- the step
-@njit(cache=True)
+@inner
 def close_round(S: tuple, T: tuple, g: int, V: tuple, second: np.ndarray, sequential: bool) -> None:  # type: ignore[type-arg]
     """Finish one proliferate of the agent's decision: the 2HG poison recipients (701.34b), then the next round."""
     seat, game, chosen, recipients, picked, order = S[3][g], S[4][g], S[7][g], S[8][g], S[9][g], S[10][g]
@@ -1568,7 +1613,7 @@ def close_round(S: tuple, T: tuple, g: int, V: tuple, second: np.ndarray, sequen
     picked[:] = 0
 
 
-@njit(cache=True)
+@inner
 def take_action(S: tuple, T: tuple, g: int, V: tuple, action: np.ndarray, sequential: bool) -> int:  # type: ignore[type-arg]
     """Record this step's part of the agent's decision; the number of ineligible bits or picks ignored."""
     game, chosen, picked, order = S[4][g], S[7][g], S[9][g], S[10][g]
@@ -1576,7 +1621,8 @@ def take_action(S: tuple, T: tuple, g: int, V: tuple, action: np.ndarray, sequen
     slots = v_slot.shape[0]
     r = game[G_PROUND]
     illegal = 0
-    second = np.zeros(2, dtype=np.bool_)
+    second = S[13][g][B_SECOND][:2]
+    second[:] = False
     if not sequential:
         for o in range(slots):
             if action[o]:
@@ -1605,7 +1651,7 @@ def take_action(S: tuple, T: tuple, g: int, V: tuple, action: np.ndarray, sequen
     return illegal
 
 
-@njit(cache=True)
+@spine
 def step_one(S: tuple, T: tuple, V: tuple, g: int, action: np.ndarray, out_f: np.ndarray, out_i: np.ndarray,  # type: ignore[type-arg]
              want_value: bool, want_regret: bool) -> None:  # fmt: skip
     """One agent step of game ``g``: ``out_f`` = reward terms (illegal, delta, regret, optimum), ``out_i`` =
@@ -1631,9 +1677,7 @@ def step_one(S: tuple, T: tuple, V: tuple, g: int, action: np.ndarray, out_f: np
         value = choice_value(S, T, g)
         out_f[1] = value / 1000.0
         if want_regret:
-            rounds = S[7].shape[1]
-            best = oracle_choice(S, T, g, np.zeros((rounds, S[7].shape[2]), dtype=np.int8),
-                                 np.full((rounds, 2), -1, dtype=np.int64))  # fmt: skip
+            best = optimum_value(S, T, g)
             out_f[2] = -(best - value) / 1000.0
             out_f[3] = best / 1000.0
     resolve(S, T, g)
@@ -1663,7 +1707,7 @@ def step_games_parallel(S: tuple, T: tuple, V: tuple, games: np.ndarray, actions
         step_one(S, T, V, games[j], actions[j], out_f[j], out_i[j], want_value, want_regret)
 
 
-@njit(cache=True)
+@spine
 def reset_seats(S: tuple, T: tuple, g: int, pool: np.ndarray, teams: np.ndarray, first: int) -> int:  # type: ignore[type-arg]
     """Start game ``g`` with no agent seat (:data:`NO_AGENT`): a sampled scenario, seat ``first``'s opening, and
     the game run to its first decision; the status (:data:`PYTHON` with a decision pending)."""
@@ -1673,7 +1717,7 @@ def reset_seats(S: tuple, T: tuple, g: int, pool: np.ndarray, teams: np.ndarray,
     return advance(S, T, g, AGENT_EXTERNAL)
 
 
-@njit(cache=True)
+@spine
 def resume_one(S: tuple, T: tuple, V: tuple, g: int) -> int:  # type: ignore[type-arg]
     """After a Python seat's choice was written into the decision: resolve it and run on; the status."""
     resolve(S, T, g)
@@ -1685,7 +1729,7 @@ def resume_one(S: tuple, T: tuple, V: tuple, g: int) -> int:  # type: ignore[typ
     return status
 
 
-@njit(cache=True)
+@spine
 def reset_one(S: tuple, T: tuple, V: tuple, g: int, pool: np.ndarray, teams: np.ndarray, given: bool) -> int:  # type: ignore[type-arg]
     """Start game ``g``: a sampled scenario and its opening (or the loaded board's own decision); the status."""
     game = S[4][g]
@@ -1741,7 +1785,7 @@ def first_decision_flags(S: tuple, T: tuple, g: int) -> tuple[bool, bool]:  # ty
     return poisoned, threshold
 
 
-@njit(cache=True)
+@spine
 def play_one(S: tuple, T: tuple, V: tuple, g: int, state: np.uint64, pool: np.ndarray, teams: np.ndarray,  # type: ignore[type-arg]
              policy: int, out: np.ndarray) -> None:  # fmt: skip
     """One whole game on slot ``g``, its stream starting at ``state``, the agent deciding by ``policy``: the game

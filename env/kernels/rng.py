@@ -58,7 +58,7 @@ def draw_unit(states: U64, g: int) -> float:
     return float(draw_u64(states, g) >> _S11) * _UNIT
 
 
-@njit(cache=True)
+@inner
 def draw_below(states: U64, g: int, n: int) -> np.int64:
     """An integer in ``[0, n)``, uniform and unbiased (rejection of the top partial range); 0 if ``n <= 1``."""
     if n <= 1:

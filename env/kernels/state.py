@@ -31,11 +31,11 @@ import numpy.typing as npt
 from solver.core import CARD_TYPE_NAMES, Board, Effect, Permanent, Player, Threshold, Variant
 from solver.core import CARDS as EFFECT_CARDS
 
-from ..opportunities import PERMANENT_SOURCES
+from ..opportunities import PERMANENT_SOURCES, SPELLS
 from ..scenarios import LEGENDARY
 from ..spaces import KIND_VOCABULARY
 
-__all__ = ["EFFECT_NAMES", "SOURCE_NAMES", "Card", "Catalogue", "GameArrays"]
+__all__ = ["EFFECT_NAMES", "SOURCE_NAMES", "Card", "Catalogue", "GameArrays", "scratch_width"]
 
 #: Cards with a modelled replacement effect or proliferate factor, by code (the registry's order).
 EFFECT_NAMES: tuple[str, ...] = tuple(EFFECT_CARDS)
@@ -182,6 +182,28 @@ Q_SEAT, Q_SRC, Q_TARGET, Q_SAC, Q_FIZZLED = range(5)
 MAX_QUEUE = 64
 #: Proliferates one decision can have (Contagion Engine under Tekuthal is 4; a given board up to 8).
 MAX_ROUNDS = 8
+#: Rows of :attr:`GameArrays.scratch` (int64) per game: the working lists of the compiled game's spine
+#: (:mod:`env.kernels.game`), kept between steps so that a step allocates nothing.  A function's own lists are
+#: rows ``X_FRAME + 0 ..`` (at most :data:`N_FRAME`): the functions that use the frame never run inside one another,
+#: but ``cast`` runs inside two of them (its list is :data:`X_LEGAL`) and ``turn`` keeps its triggers
+#: (:data:`X_TRIG_SEAT`, :data:`X_TRIG_SRC`) around ``turn_events``.
+N_FRAME = 8
+X_FRAME, X_LEGAL, X_TRIG_SEAT, X_TRIG_SRC = 0, N_FRAME, N_FRAME + 1, N_FRAME + 2
+N_X = N_FRAME + 3
+#: Rows of :attr:`GameArrays.marks` (bool) per game, as :data:`N_X`'s.
+(B_DIES, B_GONE, B_LOSERS,  # settle_game
+ B_LOST_GONE,  # lose
+ B_REMOVED,  # remove_uid, turn_events
+ B_PLAYER_IN,  # begin
+ B_SECOND,  # take_action
+ ) = range(7)  # fmt: skip
+N_B = 7
+
+
+def scratch_width(slots: int) -> int:
+    """The length of a scratch row: a slot each, a spell candidate each (the opening), and a turn's extra
+    triggers (its permanent entering and its removal)."""
+    return slots + len(SPELLS) + 8
 
 
 class GameArrays:
@@ -212,6 +234,10 @@ class GameArrays:
         self.picked = np.zeros((n, slots), dtype=np.int8)
         self.order = np.zeros((n, slots), dtype=np.int64)
         self.rng = np.zeros(n, dtype=np.uint64)
+        #: The spine's working rows (:data:`N_X`, :data:`N_B`) and the counts before a resolution, per game.
+        self.scratch = np.zeros((n, N_X, scratch_width(slots)), dtype=np.int64)
+        self.marks = np.zeros((n, N_B, scratch_width(slots)), dtype=np.bool_)
+        self.start = np.zeros((n, slots, k), dtype=np.int64)
         #: Per game: the seats' player ids and the team names (Python: they change only at a reset).
         self.seat_ids: list[tuple[str, ...]] = [()] * n
         self.team_names: list[tuple[str, ...]] = [()] * n
@@ -240,7 +266,7 @@ class GameArrays:
         """Add counter columns for kinds the catalogue gained (rare: a given board with a new kind)."""
         k = len(self.catalogue.kinds)
         if k > self.counts.shape[2]:
-            for name in ("counts", "gain"):
+            for name in ("counts", "gain", "start"):
                 old = getattr(self, name)
                 wider = np.zeros((self.n, self.slots, k), dtype=np.int64)
                 wider[:, :, : old.shape[2]] = old
