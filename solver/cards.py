@@ -113,14 +113,16 @@ def _is_player(board: Board) -> BoolArray:
 
 
 def _controlled_by(board: Board, c: int) -> BoolArray:
-    out: BoolArray = (board.controller == c) & ~_is_player(board)
+    out: BoolArray = board.controller == c
+    out[: board.n_players] = False  # a player controls itself, but is no permanent
     return out
 
 
 def _typed(board: Board, c: int | None, card_types: CardType) -> BoolArray:
+    """Permanents of one of ``card_types`` (players have none), controlled by ``c`` unless it is None."""
     mask: BoolArray = (board.types & int(card_types)) != 0
     if c is not None:
-        mask &= _controlled_by(board, c)
+        mask &= board.controller == c
     return mask
 
 
@@ -187,7 +189,8 @@ def _constrictor_objects(board: Board, c: int) -> BoolArray:
 
 
 def _team_permanents(board: Board, c: int) -> BoolArray:
-    out: BoolArray = (board.team[board.controller] == board.team[c]) & ~_is_player(board)
+    out: BoolArray = board.team[board.controller] == board.team[c]
+    out[: board.n_players] = False
     return out
 
 

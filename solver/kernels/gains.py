@@ -30,6 +30,7 @@ __all__ = [
     "TOO_MANY",
     "apply_op_614",
     "best_orders_616_1",
+    "board_gains_616_1",
     "count_uses",
     "gains_616_1",
     "wants_more_616_1",
@@ -193,3 +194,33 @@ def gains_616_1(
             if uses[s, k, BAN] > 0:
                 out[s, k] = 0
     return overflow
+
+
+@njit(cache=True)
+def board_gains_616_1(
+    counts: np.ndarray,
+    no_counters: np.ndarray,
+    rows: np.ndarray,
+    cols: np.ndarray,
+    ops: np.ndarray,
+    wanted: np.ndarray,
+    protector: np.ndarray,
+    controller: np.ndarray,
+    team: np.ndarray,
+    defense: int,
+    first: int,
+) -> tuple[np.ndarray, bool]:
+    """:func:`gains_616_1` of one board (objects x kinds, fresh), and whether any count overflowed.
+
+    701.34a: a cell gets a counter where the object has one of the kind already and can have
+    counters put on it (``no_counters`` false); the scopes in force (``rows``, ``cols``,
+    ``ops``, none for a board without replacement effects) then apply in the best order (616.1).
+    """
+    n_obj, n_kinds = counts.shape
+    has = np.empty((n_obj, n_kinds), dtype=np.bool_)
+    for s in range(n_obj):
+        for k in range(n_kinds):
+            has[s, k] = counts[s, k] > 0 and not no_counters[s]
+    out = np.empty((n_obj, n_kinds), dtype=np.int64)
+    overflow = gains_616_1(rows, cols, ops, has, wanted, protector, controller, team, defense, first, out)
+    return out, overflow
