@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .board import GAIN
+from .board import GAIN, board_table
 from .cards import SUPPORTED_CARDS, Op, canonical_card, scopes_in_force
 from .catalogue import valence
 from .kernels.gains import BAN, N_OPS, TOO_MANY, apply_op_614, board_gains_616_1, gains_616_1
@@ -113,9 +113,14 @@ def gains(board: Board) -> IntArray:
         rows[i] = scope.objects(board, controller)
         cols[i] = _kind_mask(scope.kinds, board.kinds)
         ops[i] = _OP_CODE[scope.op]
+    table = board_table(board)  # its controllers, protectors and no-counters flags, without making those fields
+    if table.flags.writeable:  # a derived board's, stacked afresh: read-only like a loaded board's (one signature)
+        table = table.view()
+        table.flags.writeable = False
+    kinds = board.kinds
     out, overflow = board_gains_616_1(
-        board.counts, board.no_counters, rows, cols, ops, _wanted(board.kinds), board.protector, board.controller,
-        board.team, board.kind_column("defense"), board.n_players,
+        board.counts, table, rows, cols, ops, _wanted(kinds), board.team,
+        kinds.index("defense") if "defense" in kinds else -1, board.n_players,
     )  # fmt: skip
     if overflow:
         raise ValueError(f"replacement effects put {TOO_MANY} or more counters in one proliferate (int64)")

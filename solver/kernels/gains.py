@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..board import T_CONTROLLER, T_NO_COUNTERS, T_PROTECTOR
 from .jit import inner
 
 __all__ = [
@@ -199,28 +200,31 @@ def gains_616_1(
 @njit(cache=True)
 def board_gains_616_1(
     counts: np.ndarray,
-    no_counters: np.ndarray,
+    table: np.ndarray,
     rows: np.ndarray,
     cols: np.ndarray,
     ops: np.ndarray,
     wanted: np.ndarray,
-    protector: np.ndarray,
-    controller: np.ndarray,
     team: np.ndarray,
     defense: int,
     first: int,
 ) -> tuple[np.ndarray, bool]:
     """:func:`gains_616_1` of one board (objects x kinds, fresh), and whether any count overflowed.
 
-    701.34a: a cell gets a counter where the object has one of the kind already and can have
-    counters put on it (``no_counters`` false); the scopes in force (``rows``, ``cols``,
-    ``ops``, none for a board without replacement effects) then apply in the best order (616.1).
+    ``table`` is the board's rows of :data:`solver.board.TABLE_FIELDS` (its objects' controllers,
+    battle protectors and whether they can have counters put on them are read there). 701.34a: a
+    cell gets a counter where the object has one of the kind already and can have counters put on
+    it; the scopes in force (``rows``, ``cols``, ``ops``, none for a board without replacement
+    effects) then apply in the best order (616.1).
     """
     n_obj, n_kinds = counts.shape
+    no_counters = table[T_NO_COUNTERS]
     has = np.empty((n_obj, n_kinds), dtype=np.bool_)
     for s in range(n_obj):
         for k in range(n_kinds):
-            has[s, k] = counts[s, k] > 0 and not no_counters[s]
+            has[s, k] = counts[s, k] > 0 and no_counters[s] == 0
     out = np.empty((n_obj, n_kinds), dtype=np.int64)
-    overflow = gains_616_1(rows, cols, ops, has, wanted, protector, controller, team, defense, first, out)
+    overflow = gains_616_1(
+        rows, cols, ops, has, wanted, table[T_PROTECTOR], table[T_CONTROLLER], team, defense, first, out
+    )
     return out, overflow
