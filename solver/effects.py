@@ -128,9 +128,11 @@ def gains(board: Board) -> IntArray:
 
 
 @lru_cache(maxsize=1024)
-def _kind_mask(kinds_in_scope: Callable[[str], bool], kinds: tuple[str, ...]) -> tuple[bool, ...]:
-    """Which of ``kinds`` a scope's kind test takes: a game's boards share a handful of kinds tuples."""
-    return tuple(map(kinds_in_scope, kinds))
+def _kind_mask(kinds_in_scope: Callable[[str], bool], kinds: tuple[str, ...]) -> BoolArray:
+    """Which of ``kinds`` a scope's kind test takes (read-only): a game's boards share a handful of kinds tuples."""
+    out = np.fromiter(map(kinds_in_scope, kinds), dtype=bool, count=len(kinds))
+    out.flags.writeable = False
+    return out
 
 
 @lru_cache(maxsize=1024)
