@@ -57,7 +57,7 @@ def best_count(uses: Sequence[int], want_more: bool) -> int:
     has, wanted = np.ones((1, 1), dtype=np.bool_), np.array([want_more], dtype=np.bool_)
     protector, seat = np.full(1, -1, dtype=np.int64), np.zeros(1, dtype=np.int64)
     out = np.zeros((1, 1), dtype=np.int64)
-    for column in (wanted, protector, seat):  # read-only like a board's arrays: the compiled signature gains() uses
+    for column in (wanted, protector, seat):  # read-only like the board's arrays board_gains_616_1 passes it
         column.flags.writeable = False
     if gains_616_1(rows, rows, ops, has, wanted, protector, seat, seat, -1, 1, out):
         raise ValueError(f"replacement effects put {TOO_MANY} or more counters in one proliferate (int64)")
