@@ -113,14 +113,16 @@ def _is_player(board: Board) -> BoolArray:
 
 
 def _controlled_by(board: Board, c: int) -> BoolArray:
-    out: BoolArray = (board.controller == c) & ~_is_player(board)
+    out: BoolArray = board.controller == c
+    out[: board.n_players] = False  # a player controls itself, but is no permanent
     return out
 
 
 def _typed(board: Board, c: int | None, card_types: CardType) -> BoolArray:
+    """Permanents of one of ``card_types`` (players have none), controlled by ``c`` unless it is None."""
     mask: BoolArray = (board.types & int(card_types)) != 0
     if c is not None:
-        mask &= _controlled_by(board, c)
+        mask &= board.controller == c
     return mask
 
 
@@ -187,7 +189,8 @@ def _constrictor_objects(board: Board, c: int) -> BoolArray:
 
 
 def _team_permanents(board: Board, c: int) -> BoolArray:
-    out: BoolArray = (board.team[board.controller] == board.team[c]) & ~_is_player(board)
+    out: BoolArray = board.team[board.controller] == board.team[c]
+    out[: board.n_players] = False
     return out
 
 
@@ -211,22 +214,22 @@ def _static(name: str, summary: str, *scopes: Scope) -> Card:
 
 def _vorinclex(board: Board, c: int, effect: Effect) -> tuple[Scope, ...]:
     if board.proliferator == c:
-        return (Scope(Op.DOUBLE, _everything),)
+        return _DOUBLE_EVERYTHING
     if board.team[board.proliferator] != board.team[c]:
-        return (Scope(Op.HALVE, _everything),)
+        return _HALVE_EVERYTHING
     return ()
 
 
 def _laezel(board: Board, c: int, effect: Effect) -> tuple[Scope, ...]:
     """Only counters its controller puts ("If you would put"): the proliferator's own proliferate."""
     if board.proliferator == c:
-        return (Scope(Op.PLUS_ONE, _own_creatures_and_planeswalkers_and_self),)
+        return _LAEZEL
     return ()
 
 
 def _innkeepers_talent(board: Board, c: int, effect: Effect) -> tuple[Scope, ...]:
     if board.proliferator == c and effect.level >= 3:
-        return (Scope(Op.DOUBLE, _everything),)
+        return _DOUBLE_EVERYTHING
     return ()
 
 
@@ -276,13 +279,20 @@ def _melira_living_cure(board: Board, c: int, effect: Effect) -> tuple[Scope, ..
     most one, on them only (a teammate receiving the team's counter is not "you", 810.10).
     """
     if effect.poisoned_this_turn:
-        return (Scope(Op.BAN, _melira_players, _poison),)
-    return (Scope(Op.ONE, _controller_only, _poison),)
+        return _MELIRA_CURED
+    return _MELIRA_ONE
 
 
 def _none(board: Board, c: int, effect: Effect) -> tuple[Scope, ...]:
     return ()
 
+
+# The scopes of the cards whose scopes depend on the board, made once (a board's first gains read them).
+_DOUBLE_EVERYTHING = (Scope(Op.DOUBLE, _everything),)
+_HALVE_EVERYTHING = (Scope(Op.HALVE, _everything),)
+_LAEZEL = (Scope(Op.PLUS_ONE, _own_creatures_and_planeswalkers_and_self),)
+_MELIRA_CURED = (Scope(Op.BAN, _melira_players, _poison),)
+_MELIRA_ONE = (Scope(Op.ONE, _controller_only, _poison),)
 
 _REGISTRY = (
     _static(

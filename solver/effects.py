@@ -9,8 +9,8 @@ apply to it ("if one or more counters would be put").
 The result is :func:`gains`: a matrix, objects x kinds, of how many counters of each kind
 each object gets from one proliferate by the board's proliferator if it is chosen.  The
 scopes in force become arrays (objects and kinds each covers, its operation) and the
-compiled rule :func:`solver.kernels.gains.gains_616_1` works out every cell, as it does for
-the environments' games.
+compiled rule :func:`solver.kernels.gains.board_gains_616_1` works out every cell in one call
+(:func:`~solver.kernels.gains.gains_616_1`, as it does for the environments' games).
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .board import GAIN
+from .board import GAIN, board_table
 from .cards import SUPPORTED_CARDS, Op, canonical_card, scopes_in_force
 from .catalogue import valence
-from .kernels.gains import BAN, N_OPS, TOO_MANY, apply_op_614, gains_616_1
+from .kernels.gains import BAN, N_OPS, TOO_MANY, apply_op_614, board_gains_616_1, gains_616_1
 
 if TYPE_CHECKING:
     from .board import Board, BoolArray, IntArray
@@ -57,7 +57,7 @@ def best_count(uses: Sequence[int], want_more: bool) -> int:
     has, wanted = np.ones((1, 1), dtype=np.bool_), np.array([want_more], dtype=np.bool_)
     protector, seat = np.full(1, -1, dtype=np.int64), np.zeros(1, dtype=np.int64)
     out = np.zeros((1, 1), dtype=np.int64)
-    for column in (wanted, protector, seat):  # read-only like a board's arrays: the compiled signature gains() uses
+    for column in (wanted, protector, seat):  # read-only like the board's arrays board_gains_616_1 passes it
         column.flags.writeable = False
     if gains_616_1(rows, rows, ops, has, wanted, protector, seat, seat, -1, 1, out):
         raise ValueError(f"replacement effects put {TOO_MANY} or more counters in one proliferate (int64)")
@@ -104,26 +104,35 @@ def gains(board: Board) -> IntArray:
     column says what a head would receive as the team's poison recipient (701.34b); the rules
     engine adds it once per team.
     """
-    has = (board.counts > 0) & ~board.no_counters[:, None]  # an object that can't have counters put on it gets none
-    out: IntArray = has.astype(np.int64)
     scopes = scopes_in_force(board)
-    if not scopes or not has.any():
-        return out
-    rows = np.array([scope.objects(board, controller) for scope, controller in scopes], dtype=np.bool_)
-    cols = np.array([_kind_mask(scope.kinds, board.kinds) for scope, _ in scopes], dtype=np.bool_)
-    ops = np.fromiter(map(_OP_CODE.__getitem__, (scope.op for scope, _ in scopes)), dtype=np.int64, count=len(scopes))
-    wanted, defense = _wanted(board.kinds), board.kind_column("defense")
-    if gains_616_1(
-        rows, cols, ops, has, wanted, board.protector, board.controller, board.team, defense, board.n_players, out
-    ):
+    n = board.n_objects
+    rows = np.empty((len(scopes), n), dtype=np.bool_)
+    cols = np.empty((len(scopes), len(board.kinds)), dtype=np.bool_)
+    ops = np.empty(len(scopes), dtype=np.int64)
+    for i, (scope, controller) in enumerate(scopes):
+        rows[i] = scope.objects(board, controller)
+        cols[i] = _kind_mask(scope.kinds, board.kinds)
+        ops[i] = _OP_CODE[scope.op]
+    table = board_table(board)  # its controllers, protectors and no-counters flags, without making those fields
+    if table.flags.writeable:  # a derived board's, stacked afresh: read-only like a loaded board's (one signature)
+        table = table.view()
+        table.flags.writeable = False
+    kinds = board.kinds
+    out, overflow = board_gains_616_1(
+        board.counts, table, rows, cols, ops, _wanted(kinds), board.team,
+        kinds.index("defense") if "defense" in kinds else -1, board.n_players,
+    )  # fmt: skip
+    if overflow:
         raise ValueError(f"replacement effects put {TOO_MANY} or more counters in one proliferate (int64)")
     return out
 
 
 @lru_cache(maxsize=1024)
-def _kind_mask(kinds_in_scope: Callable[[str], bool], kinds: tuple[str, ...]) -> tuple[bool, ...]:
-    """Which of ``kinds`` a scope's kind test takes: a game's boards share a handful of kinds tuples."""
-    return tuple(map(kinds_in_scope, kinds))
+def _kind_mask(kinds_in_scope: Callable[[str], bool], kinds: tuple[str, ...]) -> BoolArray:
+    """Which of ``kinds`` a scope's kind test takes (read-only): a game's boards share a handful of kinds tuples."""
+    out = np.fromiter(map(kinds_in_scope, kinds), dtype=bool, count=len(kinds))
+    out.flags.writeable = False
+    return out
 
 
 @lru_cache(maxsize=1024)

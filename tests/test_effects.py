@@ -550,8 +550,9 @@ def test_616_1_a_count_past_int64_is_refused_never_wrapped() -> None:
 
 
 def test_616_1_the_compiled_gains_are_loaded_by_import_solver() -> None:
-    """``import solver`` loads the 616.1 kernel (solver.preload.load), so no first decision pays for it."""
-    code = "import solver; from solver.kernels.gains import gains_616_1; print(len(gains_616_1.signatures))"
+    """``import solver`` loads the 616.1 kernel a board's gains call (solver.preload.load), so no first decision
+    pays for it."""
+    code = "import solver; from solver.kernels.gains import board_gains_616_1; print(len(board_gains_616_1.signatures))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, check=False)
     assert done.returncode == 0, done.stderr
     assert int(done.stdout) >= 1

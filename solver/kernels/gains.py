@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..board import T_CONTROLLER, T_NO_COUNTERS, T_PROTECTOR
 from .jit import inner
 
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "TOO_MANY",
     "apply_op_614",
     "best_orders_616_1",
+    "board_gains_616_1",
     "count_uses",
     "gains_616_1",
     "wants_more_616_1",
@@ -97,19 +99,31 @@ def best_orders_616_1(top: np.ndarray, want_more: bool) -> tuple[np.ndarray, np.
 
 
 @njit(cache=True)
-def count_uses(rows: np.ndarray, cols: np.ndarray, ops: np.ndarray, has: np.ndarray) -> np.ndarray:
-    """How many scopes of each operation apply to each cell with a counter: objects x kinds x :data:`N_OPS`."""
+def count_uses(
+    rows: np.ndarray, cols: np.ndarray, ops: np.ndarray, has: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The cells with a counter, as (objects, kinds), and how many scopes of each operation apply to each
+    (cells x :data:`N_OPS`): only those cells, so the work follows the counters, not objects x kinds."""
     n_obj, n_kinds = has.shape
-    uses = np.zeros((n_obj, n_kinds, N_OPS), dtype=np.int64)
-    for j in range(len(ops)):
-        op = ops[j]
-        for s in range(n_obj):
-            if not rows[j, s]:
+    n_cells = 0
+    for s in range(n_obj):
+        for k in range(n_kinds):
+            if has[s, k]:
+                n_cells += 1
+    objects = np.empty(n_cells, dtype=np.int64)
+    kinds = np.empty(n_cells, dtype=np.int64)
+    uses = np.zeros((n_cells, N_OPS), dtype=np.int64)
+    c = 0
+    for s in range(n_obj):
+        for k in range(n_kinds):
+            if not has[s, k]:
                 continue
-            for k in range(n_kinds):
-                if has[s, k] and cols[j, k]:
-                    uses[s, k, op] += 1
-    return uses
+            objects[c], kinds[c] = s, k
+            for j in range(len(ops)):
+                if rows[j, s] and cols[j, k]:
+                    uses[c, ops[j]] += 1
+            c += 1
+    return objects, kinds, uses
 
 
 @inner
@@ -159,37 +173,67 @@ def gains_616_1(
             out[s, k] = 1 if has[s, k] else 0
     if len(ops) == 0:
         return False
-    uses = count_uses(rows, cols, ops, has)
+    objects, kinds, uses = count_uses(rows, cols, ops, has)
     more = np.empty((n_obj, n_kinds), dtype=np.bool_)
     wants_more_616_1(wanted, protector, controller, team, defense, first, more)
     top = np.zeros(N_ORDERED, dtype=np.int64)
     senses = np.zeros(2, dtype=np.bool_)
-    for s in range(n_obj):
-        for k in range(n_kinds):
-            if uses[s, k, BAN] > 0:
-                continue
-            for i in range(N_ORDERED):
-                if uses[s, k, i] > 0:
-                    top[i] = max(top[i], uses[s, k, i])
-                    senses[1 if more[s, k] else 0] = True
+    for c in range(len(objects)):
+        if uses[c, BAN] > 0:
+            continue
+        for i in range(N_ORDERED):
+            if uses[c, i] > 0:
+                top[i] = max(top[i], uses[c, i])
+                senses[1 if more[objects[c], kinds[c]] else 0] = True
     overflow = False
     for sense in range(2):
         if not senses[sense]:
             continue
         value, tainted, strides = best_orders_616_1(top, sense == 1)
-        for s in range(n_obj):
-            for k in range(n_kinds):
-                if uses[s, k, BAN] > 0 or more[s, k] != (sense == 1):
-                    continue
-                idx = 0
-                for i in range(N_ORDERED):
-                    idx += uses[s, k, i] * strides[i]
-                if idx == 0:
-                    continue
-                out[s, k] = value[idx]
-                overflow = overflow or tainted[idx] or value[idx] >= TOO_MANY
+        for c in range(len(objects)):
+            if uses[c, BAN] > 0 or more[objects[c], kinds[c]] != (sense == 1):
+                continue
+            idx = 0
+            for i in range(N_ORDERED):
+                idx += uses[c, i] * strides[i]
+            if idx == 0:
+                continue
+            out[objects[c], kinds[c]] = value[idx]
+            overflow = overflow or tainted[idx] or value[idx] >= TOO_MANY
+    for c in range(len(objects)):
+        if uses[c, BAN] > 0:
+            out[objects[c], kinds[c]] = 0
+    return overflow
+
+
+@njit(cache=True)
+def board_gains_616_1(
+    counts: np.ndarray,
+    table: np.ndarray,
+    rows: np.ndarray,
+    cols: np.ndarray,
+    ops: np.ndarray,
+    wanted: np.ndarray,
+    team: np.ndarray,
+    defense: int,
+    first: int,
+) -> tuple[np.ndarray, bool]:
+    """:func:`gains_616_1` of one board (objects x kinds, fresh), and whether any count overflowed.
+
+    ``table`` is the board's rows of :data:`solver.board.TABLE_FIELDS` (its objects' controllers,
+    battle protectors and whether they can have counters put on them are read there). 701.34a: a
+    cell gets a counter where the object has one of the kind already and can have counters put on
+    it; the scopes in force (``rows``, ``cols``, ``ops``, none for a board without replacement
+    effects) then apply in the best order (616.1).
+    """
+    n_obj, n_kinds = counts.shape
+    no_counters = table[T_NO_COUNTERS]
+    has = np.empty((n_obj, n_kinds), dtype=np.bool_)
     for s in range(n_obj):
         for k in range(n_kinds):
-            if uses[s, k, BAN] > 0:
-                out[s, k] = 0
-    return overflow
+            has[s, k] = counts[s, k] > 0 and no_counters[s] == 0
+    out = np.empty((n_obj, n_kinds), dtype=np.int64)
+    overflow = gains_616_1(
+        rows, cols, ops, has, wanted, table[T_PROTECTOR], table[T_CONTROLLER], team, defense, first, out
+    )
+    return out, overflow

@@ -473,12 +473,19 @@ def _kind_numbers(kinds: tuple[str, ...]) -> IntArray:
     return out
 
 
+@lru_cache(maxsize=1024)
+def _special_columns(kinds: tuple[str, ...]) -> IntArray:
+    """The columns of :data:`SPECIAL` in a kinds tuple, -1 where absent (read-only)."""
+    out = np.array([kinds.index(k) if k in kinds else -1 for k in SPECIAL], dtype=np.int64)
+    out.flags.writeable = False
+    return out
+
+
 def _kind_tables(kinds: tuple[str, ...]) -> tuple[IntArray, IntArray, IntArray]:
     """Per kind of a batch: toughness per counter (122.1a), presence-only (the catalogue), and the columns of
     :data:`SPECIAL` (-1 where absent); fresh arrays."""
     numbers = _kind_numbers(kinds)
-    special = np.array([kinds.index(k) if k in kinds else -1 for k in SPECIAL], dtype=np.int64)
-    return _KINDS.tough[numbers], _KINDS.presence[numbers], special
+    return _KINDS.tough[numbers], _KINDS.presence[numbers], _special_columns(kinds).copy()
 
 
 def _kind_milli(policy: Policy, kinds: tuple[str, ...]) -> IntArray:
