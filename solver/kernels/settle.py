@@ -21,7 +21,6 @@ from .sba import player_loses_704_5a_704_5c, settle_object, shared_poison_810_10
 from .value import lost_seats_104_2a, rivals_of
 
 __all__ = [
-    "board_events",
     "board_seating",
     "board_seats",
     "lost_players",
@@ -279,47 +278,6 @@ def settle_board(
         lo, hi, base, now, start, flags, toughness, damage, chapters, tough_delta, special,
         annihilated, dies, before, after, sacrificed,
     )  # fmt: skip
-    return board_events(
-        lo, hi, t_lo, t_hi, tb, n_teams, players, n_seats, shared, poison_loses, base, thr_base, now, start, flags,
-        life, seat, team, thr_row, thr_kind, thr_at, thr_code, thr_seat, team_threshold, special, dies, reached,
-        crossed, row_events,
-    )  # fmt: skip
-
-
-@inner
-def board_events(
-    lo: int,
-    hi: int,
-    t_lo: int,
-    t_hi: int,
-    tb: int,
-    n_teams: int,
-    players: int,
-    n_seats: int,
-    shared: bool,
-    poison_loses: bool,
-    base: int,
-    thr_base: int,
-    now: np.ndarray,
-    start: np.ndarray,
-    flags: np.ndarray,
-    life: np.ndarray,
-    seat: np.ndarray,
-    team: np.ndarray,
-    thr_row: np.ndarray,
-    thr_kind: np.ndarray,
-    thr_at: np.ndarray,
-    thr_code: np.ndarray,
-    thr_seat: np.ndarray,
-    team_threshold: np.ndarray,
-    special: np.ndarray,
-    dies: np.ndarray,
-    reached: np.ndarray,
-    crossed: np.ndarray,
-    row_events: np.ndarray,
-) -> int:
-    """The game events of a board whose rows are settled (:func:`settle_rows`): what :func:`settle_board` returns
-    and writes into ``row_events``, ``reached`` and ``crossed`` after the rows' state-based actions."""
     for row in range(lo + players, hi):
         row_events[row - base] = 0
     events = player_events(

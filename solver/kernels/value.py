@@ -26,7 +26,6 @@ __all__ = [
     "rivals_of",
     "rows_material",
     "threshold_point",
-    "threshold_points",
 ]
 
 
@@ -102,23 +101,6 @@ def rows_material(
         raw[i] = material_row(
             now, i, weights, row, presence, worth[row], dies[i] or sacrificed[i], after[i] - before[i], saga_chapter
         )
-    threshold_points(t_lo, t_hi, base, thr_base, crossed, thr_row, thr_code, thr_amount, raw)
-
-
-@inner
-def threshold_points(
-    t_lo: int,
-    t_hi: int,
-    base: int,
-    thr_base: int,
-    crossed: np.ndarray,
-    thr_row: np.ndarray,
-    thr_code: np.ndarray,
-    thr_amount: np.ndarray,
-    raw: np.ndarray,
-) -> None:
-    """Each numeric threshold crossed (``crossed``, indexed by ``threshold - thr_base``) adds its points to its
-    object's row of ``raw`` (indexed by ``row - base``), in milli-points."""
     for j in range(t_lo, t_hi):
         raw[thr_row[j] - base] += threshold_point(j, thr_base, crossed, thr_code, thr_amount)
 
