@@ -70,7 +70,7 @@ def load() -> None:
     every entry point a decision calls (the optimum, the row tables, the unit split, the team
     options, the value of a given choice, the game result of an events mask and the game weight,
     the counters after a choice, the material of a settled resolution), and the gains of the board
-    with a replacement effect (:func:`~solver.kernels.gains.gains_616_1`, 616.1).  With no cache
+    with a replacement effect (:func:`~solver.kernels.gains.board_gains_616_1`, 616.1).  With no cache
     yet (an install not warmed), this compiles them: a minute, once.
     """
     global loaded_in
