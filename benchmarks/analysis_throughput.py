@@ -30,7 +30,6 @@ import hashlib
 import json
 import random
 import resource
-import subprocess
 import sys
 import tempfile
 import time
@@ -39,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.boards import BoardSpec, generate
-from benchmarks.common import markdown_table, run_checkout, write_json
+from benchmarks.common import checkout_commit, markdown_table, run_checkout, write_json
 from solver.analysis.analyze import ChunkRunner, DecisionResult, Item, Summary, analyze_items
 from solver.analysis.records import LineProblem, iter_lines
 
@@ -119,9 +118,7 @@ def run_baseline(checkout: Path, n: int, seed: int) -> dict[str, Any]:
         command += ["--decisions", str(n), "--seed", str(seed), "--json", str(out)]
         run_checkout(checkout, command)
         first: dict[str, Any] = json.loads(out.read_text())["runs"][0]
-    commit = subprocess.run(
-        ["git", "-C", str(checkout), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
-    ).stdout.strip()
+    commit = checkout_commit(checkout)
     return {**first, "backend": "baseline", "commit": commit or None}
 
 

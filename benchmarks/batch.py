@@ -33,7 +33,6 @@ import itertools
 import json
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -53,6 +52,7 @@ from .boards import VARIANTS, BoardSpec, generate, players_of
 from .common import (
     Timing,
     cartpole_unit,
+    checkout_commit,
     fmt_time,
     in_units,
     machine,
@@ -287,9 +287,7 @@ def compare(args: argparse.Namespace) -> int:
     for size in (50, 200):
         old, new = best["baseline"][f"solve_{size}_s"], best["new"][f"solve_{size}_s"]
         rows.append([f"solve(), {size} objects (p50)", fmt_time(old), fmt_time(new), f"{old / new:.2f}×"])
-    commit = subprocess.run(
-        ["git", "-C", str(args.baseline), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
-    ).stdout.strip()
+    commit = checkout_commit(args.baseline)
     print(f"\n## Batched decisions against {commit or args.baseline} (fastest of {args.rounds} rounds per side)\n")
     print(markdown_table(["measure", "baseline", "new", "speed-up"], rows))
     print(f"\nsame decisions on both sides: {'yes' if same else 'NO'}")

@@ -241,6 +241,14 @@ def run_checkout(checkout: Path, args: Sequence[str], *also: Path) -> str:
     return done.stdout
 
 
+def checkout_commit(checkout: Path) -> str:
+    """The short commit of ``checkout``'s HEAD, or "" when it is no git checkout: what a ``--baseline`` table names."""
+    done = subprocess.run(
+        ["git", "-C", str(checkout), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
+    )
+    return done.stdout.strip()
+
+
 def write_json(name: str, payload: dict[str, Any], path: Path | None = None) -> Path:
     """Write ``payload`` (plus the machine description) to ``benchmarks/results/<name>.json`` or ``path``."""
     target = path or RESULTS / f"{name}.json"

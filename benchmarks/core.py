@@ -44,7 +44,17 @@ from solver.kernels import decide_layout, stack
 from solver.policy import DEFAULT_POLICY
 
 from .boards import BoardSpec, generate
-from .common import cartpole_unit, fmt_time, in_units, machine, markdown_table, run_checkout, time_it, write_json
+from .common import (
+    cartpole_unit,
+    checkout_commit,
+    fmt_time,
+    in_units,
+    machine,
+    markdown_table,
+    run_checkout,
+    time_it,
+    write_json,
+)
 
 __all__ = ["main"]
 
@@ -164,9 +174,7 @@ def compare(baseline: Path, rounds: int, n_boards: int, huge: int) -> int:
     best = {side: {k: min(float(f[k]) for f in figures[side]) for k in names} for side in sides}
     rows = [[k, f"{best['baseline'][k]:.2f}", f"{best['new'][k]:.2f}", f"{best['baseline'][k] / best['new'][k]:.2f}×"]
             for k in names]  # fmt: skip
-    commit = subprocess.run(
-        ["git", "-C", str(baseline), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
-    ).stdout.strip()
+    commit = checkout_commit(baseline)
     print(f"CPU time in µs (ms for the huge board), fastest of {rounds} rounds per side, against {commit or baseline}")
     print(markdown_table(["measure", "baseline", "new", "speed-up"], rows))
     print(f"same decisions on both sides: {'yes' if same else 'NO'}")

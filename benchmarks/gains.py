@@ -19,13 +19,12 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import subprocess
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .common import cartpole_unit, in_units, markdown_table, run_checkout
+from .common import cartpole_unit, checkout_commit, in_units, markdown_table, run_checkout
 
 __all__ = ["main"]
 
@@ -93,9 +92,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     rows = [[_LABELS[k], f"{best['baseline'][k] * 1e6:.1f} µs ({in_units(best['baseline'][k], unit)})",
              f"{best['new'][k] * 1e6:.1f} µs ({in_units(best['new'][k], unit)})",
              f"{best['baseline'][k] / best['new'][k]:.2f}×"] for k in _LABELS]  # fmt: skip
-    commit = subprocess.run(
-        ["git", "-C", str(args.baseline), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
-    ).stdout.strip()
+    commit = checkout_commit(args.baseline)
     print(f"medians per board ({title}), fastest of {args.rounds} rounds per side, against {commit or args.baseline}")
     print(markdown_table(["measure", "baseline", "new", "speed-up"], rows))
     print(f"u (CartPole-v1 step, CPU time) = {unit.median * 1e6:.2f} µs")

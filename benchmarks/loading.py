@@ -25,7 +25,6 @@ import argparse
 import hashlib
 import json
 import random
-import subprocess
 import sys
 import tempfile
 import time
@@ -173,7 +172,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(json.dumps(measure(args.measure, args.samples, args.sample_seconds, args.records, args.clock)))
         return 0
 
-    from benchmarks.common import Timing, fmt_time, in_units, markdown_table, write_json
+    from benchmarks.common import Timing, checkout_commit, fmt_time, in_units, markdown_table, write_json
 
     sides = {"new": ROOT} | ({} if args.baseline is None else {"baseline": args.baseline.resolve()})
     all_cases = cases(args.sizes)
@@ -253,9 +252,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"- analyze: {in_units(analyze['new']['decision_s'], unit['new'])} per decision (target 5u)")
     commit = None
     if args.baseline is not None:
-        commit = subprocess.run(
-            ["git", "-C", str(args.baseline), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
-        ).stdout.strip()
+        commit = checkout_commit(args.baseline)
     payload = {"baseline_commit": commit, "clock": args.clock, "u_s": units, "cases": results, "analyze": analyze}
     target = write_json("loading", payload, args.json)
     print(f"\nwrote {target}")
