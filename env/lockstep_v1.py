@@ -586,8 +586,13 @@ class LockstepV1:
 
     def _opportunities_of(self, g: int) -> dict[str, Any]:
         """``info["opportunity"]`` of game ``g``'s decision (not to be changed: copy it); equal opportunities
-        share one dict."""
-        return self._opportunity_infos[int(self._refresh_opportunities(np.array([g], dtype=np.int64))[0])]
+        share one dict.  One game's, without the arrays of :meth:`_refresh_opportunities` (the single env's step)."""
+        key = int(self.decision_key[g])
+        if self._opportunity_at[g] == key:
+            return self._opportunity_infos[int(self._opportunity_code[g])]
+        if len(self._opportunity_infos) + 1 > self._opportunity_capacity:
+            self._forget_opportunities()
+        return self._opportunity_infos[self._find_opportunity(g, key)]
 
     def _refresh_opportunities(self, games: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
         """The opportunity code of each game of ``games``, found again for those whose decision changed since
@@ -597,33 +602,43 @@ class LockstepV1:
         if not len(stale):
             return self._opportunity_code[games]
         if len(self._opportunity_infos) + len(stale) > self._opportunity_capacity:  # forget them all, find them again
-            self._opportunity_codes.clear()
-            self._opportunity_infos.clear()
-            self._opportunity_columns.clear()
-            self._opportunity_at[:] = -1
+            self._forget_opportunities()
             stale = np.arange(len(games))
+        for g, key in zip(games[stale].tolist(), keys[stale].tolist(), strict=True):
+            self._find_opportunity(g, key)
+        return self._opportunity_code[games]
+
+    def _forget_opportunities(self) -> None:
+        """Drop every opportunity code, dict and by-key value (they are found again when next asked for)."""
+        self._opportunity_codes.clear()
+        self._opportunity_infos.clear()
+        self._opportunity_columns.clear()
+        self._opportunity_at[:] = -1
+
+    def _find_opportunity(self, g: int, key: int) -> int:
+        """Game ``g``'s opportunity code at its decision ``key`` (a new code, its dict and its values by key, for
+        an opportunity not seen yet), kept with the game."""
         a, codes, infos, columns = (
             self.engine.arrays,
             self._opportunity_codes,
             self._opportunity_infos,
             self._opportunity_columns,
         )
-        for g, key in zip(games[stale].tolist(), keys[stale].tolist(), strict=True):
-            seat, src, target, sac = a.game[g, G_PSEAT : G_PSAC + 1].tolist()
-            same = (a.seat_ids[g], seat, src, target, sac)
-            code = codes.get(same)
-            if code is None:
-                code = codes[same] = len(infos)
-                info = self.opportunity(g).to_info()
-                infos.append(info)
-                for name, value in info.items():
-                    column = columns.get(name)
-                    if column is None:
-                        column = columns[name] = np.full(self._opportunity_capacity, None, dtype=object)
-                    column[code] = value
-            self._opportunity_code[g] = code
-            self._opportunity_at[g] = key
-        return self._opportunity_code[games]
+        seat, src, target, sac = a.game[g, G_PSEAT : G_PSAC + 1].tolist()
+        same = (a.seat_ids[g], seat, src, target, sac)
+        code = codes.get(same)
+        if code is None:
+            code = codes[same] = len(infos)
+            info = self.opportunity(g).to_info()
+            infos.append(info)
+            for name, value in info.items():
+                column = columns.get(name)
+                if column is None:
+                    column = columns[name] = np.full(self._opportunity_capacity, None, dtype=object)
+                column[code] = value
+        self._opportunity_code[g] = code
+        self._opportunity_at[g] = key
+        return code
 
     def opportunity(self, g: int) -> Opportunity:
         """The source of game ``g``'s pending decision (``info["opportunity"]``)."""

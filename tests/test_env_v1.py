@@ -307,3 +307,41 @@ def test_the_same_game_benchmark_plays_every_game_on_its_own_seed() -> None:
     cells = len(DECIDERS) * len(ARCHETYPES)
     seeds = [s for cell in range(cells) for s in cell_seeds(5, 40, cell)]
     assert len(seeds) == len(set(seeds)) == cells * 40
+
+
+@pytest.mark.parametrize("capacity", [1, 3])
+def test_the_opportunity_info_is_right_when_its_codes_are_forgotten(capacity: int) -> None:
+    """``info["opportunity"]`` is the pending decision's source every step, also when the codes it is kept by
+    run out and are all forgotten (a small capacity here; 4,096 or N in use)."""
+    made = gym.make("proliferate/FreeForAll-v1")
+    core = made.unwrapped._core  # type: ignore[attr-defined]
+    core._opportunity_capacity = capacity
+    _, info = made.reset(seed=3)
+    seen = 0
+    for _ in range(300):
+        if "opportunity" in info:
+            assert info["opportunity"] == core.opportunity(0).to_info()
+            seen += 1
+        _, _, terminated, truncated, info = made.step(made.action_space.sample(info["action_mask"]))
+        if terminated or truncated:
+            _, info = made.reset()
+    assert seen > 100 and len(core._opportunity_infos) <= capacity
+
+
+def test_a_forgotten_opportunity_code_is_not_read_again() -> None:
+    """Games whose decision did not change since their code was forgotten find it again (the single env's path and
+    the batch's), rather than reading what the code now stands for."""
+    vec = gym.make_vec("proliferate/FreeForAll-v1", num_envs=4)
+    vec.reset(seed=5)
+    core = vec.unwrapped._core  # type: ignore[attr-defined]
+    truth = [core.opportunity(g).to_info() for g in range(4)]
+    assert len({json.dumps(t, sort_keys=True) for t in truth}) > 1  # the games' opportunities differ
+    core._opportunity_capacity = 1
+    core.decision_key[0] += 1  # game 0 at a new decision (the same opportunity): its code is found again
+    for g in (0, 1, 2, 3, 0, 2):  # each over the capacity: every code forgotten before the next is found
+        assert core._opportunities_of(g) == truth[g]
+    core._opportunity_capacity = 2
+    core.decision_key[1] += 1
+    for games in ([1, 0], [2, 3], [0, 1]):
+        codes = core._refresh_opportunities(np.array(games, dtype=np.int64))
+        assert [core._opportunity_infos[c] for c in codes.tolist()] == [truth[g] for g in games]
