@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 from strategies import board_dicts
+from timing_helpers import retried_on_overrun, within
 
 from solver import formats, limits
 from solver.analysis.arena import COUNTER_TYPES
@@ -598,6 +599,7 @@ def _only_problem(source: Any) -> Problem:
     return found[0]
 
 
+@retried_on_overrun
 def test_players_past_the_limit_are_refused_before_they_are_read() -> None:
     """Regression: 100,000 players cost 1.7 s and 159 MB before the solver refused them."""
     board = base()
@@ -605,7 +607,7 @@ def test_players_past_the_limit_are_refused_before_they_are_read() -> None:
     board["variant"] = "free_for_all"
     started = time.perf_counter()
     problem = _only_problem(board)
-    assert time.perf_counter() - started < 1.0
+    within(time.perf_counter() - started, 1.0)
     assert problem.path == "players"
     assert f"the limit is {limits.MAX_PLAYERS}" in problem.message
 

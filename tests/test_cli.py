@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from timing_helpers import retried_on_overrun, within
 
 import solver
 from solver import cli
@@ -487,6 +488,7 @@ def test_solve_cpsat_with_a_tiny_time_limit_answers() -> None:
     assert json.loads(result.stdout)["value"] == 4.0
 
 
+@retried_on_overrun
 def test_solve_time_limit_bounds_the_whole_command(tmp_path: Path) -> None:
     from contract_helpers import BIG, MARGIN
 
@@ -503,8 +505,8 @@ def test_solve_time_limit_bounds_the_whole_command(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     assert data["status"] in ("OPTIMAL", "FEASIBLE") and 1 <= len(data["alternatives"]) <= 5
-    assert data["elapsed_ms"] <= (0.5 + MARGIN) * 1000  # the solve itself, top-k included
-    assert elapsed <= startup + 0.5 + MARGIN + 1.0  # and printing 2,000 explained objects, after the limit
+    within(data["elapsed_ms"] / 1000, 0.5 + MARGIN, "the solve itself, top-k included")
+    within(elapsed, startup + 0.5 + MARGIN + 1.0, "and printing 2,000 explained objects, after the limit")
 
 
 def test_810_10_per_head_poison_board_answers_per_head(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ import time
 
 import pytest
 from contract_helpers import MARGIN, big_board
+from timing_helpers import retried_on_overrun, within
 
 import solver
 from solver.budget import Budget
@@ -23,13 +24,14 @@ def _ortools_loaded() -> None:
     import ortools.sat.python.cp_model  # noqa: F401
 
 
+@retried_on_overrun
 def test_top_k_with_a_time_limit_answers_in_time_with_the_best_so_far() -> None:
     board = big_board()
     best = solver.solve(board)
     started = time.perf_counter()
     decision = solver.solve(board, top_k=5, time_limit=0.5)
     elapsed = time.perf_counter() - started
-    assert elapsed <= 0.5 + MARGIN
+    within(elapsed, 0.5 + MARGIN)
     assert decision.value == best.value and decision.chosen == best.chosen  # the fast path's optimum is never lost
     assert 1 <= len(decision.alternatives) <= 5
     assert decision.status == (solver.Status.OPTIMAL if len(decision.alternatives) == 5 else solver.Status.FEASIBLE)
@@ -37,6 +39,7 @@ def test_top_k_with_a_time_limit_answers_in_time_with_the_best_so_far() -> None:
     assert values == sorted(values, reverse=True)
 
 
+@retried_on_overrun
 def test_constrained_solve_with_a_tiny_limit_answers_a_choice_that_meets_the_constraints() -> None:
     board = big_board()
     eligible = solver.eligible(board)
@@ -45,7 +48,7 @@ def test_constrained_solve_with_a_tiny_limit_answers_a_choice_that_meets_the_con
     decision = solver.solve(
         board, time_limit=0.01, max_chosen=2, must_include=include, must_exclude=exclude, method="cpsat"
     )
-    assert time.perf_counter() - started <= 0.01 + MARGIN
+    within(time.perf_counter() - started, 0.01 + MARGIN)
     assert decision.status == solver.Status.FEASIBLE
     assert all(len(rnd.chosen) <= 2 for rnd in decision.rounds)
     chosen = {obj for rnd in decision.rounds for obj in rnd.chosen}
@@ -60,17 +63,19 @@ def test_forcing_cpsat_with_a_tiny_limit_still_answers_the_optimum() -> None:
     assert decision.value == 4.0 and decision.status == solver.Status.OPTIMAL
 
 
+@retried_on_overrun
 def test_cancel_set_before_the_call_returns_the_exact_answer_at_once() -> None:
     board = big_board()
     cancel = threading.Event()
     cancel.set()
     started = time.perf_counter()
     decision = solver.solve(board, top_k=5, cancel=cancel)
-    assert time.perf_counter() - started <= MARGIN
+    within(time.perf_counter() - started, MARGIN)
     assert decision.value == solver.solve(board).value
     assert decision.status == solver.Status.FEASIBLE and len(decision.alternatives) == 1
 
 
+@retried_on_overrun
 def test_cancel_from_another_thread_stops_a_long_search() -> None:
     """A pick limit on 2,000 objects takes CP-SAT seconds; setting the token ends it within the poll interval."""
     board = big_board()
@@ -81,7 +86,7 @@ def test_cancel_from_another_thread_stops_a_long_search() -> None:
     decision = solver.solve(board, max_chosen=5, cancel=cancel)
     elapsed = time.perf_counter() - started
     timer.join()
-    assert elapsed <= 0.3 + MARGIN
+    within(elapsed, 0.3 + MARGIN)
     assert all(len(rnd.chosen) <= 5 for rnd in decision.rounds)
     assert decision.status in (solver.Status.FEASIBLE, solver.Status.OPTIMAL)
 

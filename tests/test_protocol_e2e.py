@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from protocol_helpers import slow_board
+from timing_helpers import retried_on_overrun, within
 
 import solver
 from solver.protocol.client import EngineClient, EngineTerminated
@@ -202,6 +203,7 @@ def test_board_over_max_objects_is_too_large(engine: EngineClient) -> None:
 
 
 # ---------------------------------------------------------------------------- concurrency
+@retried_on_overrun
 def test_ping_is_answered_while_solving_and_cancel_ends_the_solve(engine: EngineClient) -> None:
     running = engine.submit_solve(slow_board(40), top_k=20)
     started = time.perf_counter()
@@ -212,13 +214,14 @@ def test_ping_is_answered_while_solving_and_cancel_ends_the_solve(engine: Engine
     with pytest.raises(ProtocolError) as info:
         running.result()
     assert info.value.code == "cancelled"
-    assert time.perf_counter() - started < 1.5  # answered at once, not when the solve would have ended
+    within(time.perf_counter() - started, 1.5, "answered at once, not when the solve would have ended")
     with pytest.raises(ProtocolError) as again:
         engine.cancel(running)
     assert again.value.code == "invalid_request"
     assert again.value.data["problems"][0]["path"] == "target"
 
 
+@retried_on_overrun
 def test_time_limit_overrun_is_answered_in_time(engine: EngineClient) -> None:
     """Loading 10,000 objects cannot stop early and takes longer than ``time_ms``: the engine still
     answers within time_ms + grace, with what the solve found (FEASIBLE) if it was ready, else ``timeout``."""
@@ -231,7 +234,7 @@ def test_time_limit_overrun_is_answered_in_time(engine: EngineClient) -> None:
         assert exc.code == "timeout"
     else:
         assert reply["status"] == "FEASIBLE" and 1 <= len(reply["alternatives"]) < 3
-    assert time.perf_counter() - started < 2.0
+    within(time.perf_counter() - started, 2.0)
     assert_alive(engine)
 
 
