@@ -9,15 +9,12 @@ from hypothesis import HealthCheck, settings
 
 # No deadline in any profile: hypothesis's default (200 ms an example) is a timed unit test, and on a shared,
 # loaded machine it fails examples for the machine's noise, not the code's speed (benchmarks/ measure speed).
-settings.register_profile(
-    "ci", derandomize=True, deadline=None, print_blob=True, suppress_health_check=[HealthCheck.too_slow]
-)
 settings.register_profile("local", deadline=None, suppress_health_check=[HealthCheck.too_slow])
-settings.load_profile("ci" if os.environ.get("CI") else "local")
+LOCAL = settings.get_profile("local")
+settings.register_profile("ci", parent=LOCAL, derandomize=True, print_blob=True)
 # The long fuzz run before a release (docs/limits.md): pytest tests/test_fuzz_*.py --hypothesis-profile=release
-settings.register_profile(
-    "release", max_examples=5_000, deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
-)
+settings.register_profile("release", parent=LOCAL, max_examples=5_000, print_blob=True)
+settings.load_profile("ci" if os.environ.get("CI") else "local")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
