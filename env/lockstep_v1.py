@@ -26,6 +26,7 @@ from .infos import add_info, info_array
 from .kernels import game as K
 from .kernels.engine import Engine
 from .kernels.gains import UNTABLED
+from .kernels.rng import stream_seed
 from .kernels.state import G_OVER, G_PROUND, G_PSAC, G_PSEAT, G_PSRC, G_PTARGET, G_STEPS, G_TRUNC
 from .kernels.tables import SOURCES
 from .opportunities import Opportunity
@@ -95,13 +96,20 @@ class Terms:
         zeros, no = np.zeros(k, dtype=np.float64), np.zeros(k, dtype=np.bool_)
         return cls(zeros, no, zeros.copy(), no.copy(), zeros.copy(), no.copy(), zeros.copy())
 
-    def columns(self) -> list[tuple[str, list[Any], list[bool] | None]]:
+    def arrays(self) -> list[tuple[str, npt.NDArray[np.float64], npt.NDArray[np.bool_] | None]]:
         """(key, values, present or None for all) in the order a game's dict has them."""
         return [
-            ("illegal", self.illegal.tolist(), None),
-            ("delta", self.delta.tolist(), self.has_delta.tolist()),
-            ("regret", self.regret.tolist(), self.has_regret.tolist()),
-            ("terminal", self.terminal.tolist(), self.finished.tolist()),
+            ("illegal", self.illegal, None),
+            ("delta", self.delta, self.has_delta),
+            ("regret", self.regret, self.has_regret),
+            ("terminal", self.terminal, self.finished),
+        ]
+
+    def columns(self) -> list[tuple[str, list[Any], list[bool] | None]]:
+        """:meth:`arrays` as lists (Python numbers, as a game's dict holds them)."""
+        return [
+            (key, values.tolist(), None if present is None else present.tolist())
+            for key, values, present in self.arrays()
         ]
 
 
@@ -121,6 +129,9 @@ class Columns:
     oracle: list[tuple[Any, float] | None] | None = None
     #: The values of :attr:`opportunity` by key, one per game that has one (in order), for :meth:`write`.
     opportunity_columns: dict[str, npt.NDArray[np.object_]] | None = None
+    #: Per game whether it has an opportunity (its decision is pending), for :meth:`write`; None: read from
+    #: :attr:`opportunity`.
+    live: npt.NDArray[np.bool_] | None = None
 
     def infos(self) -> list[Info]:
         terms = self.terms.columns() if self.terms is not None else []
@@ -154,24 +165,31 @@ class Columns:
         everyone = np.asarray(at, dtype=np.int64)
         _put(batched, "illegal_bits", everyone, self.illegal_bits, n)
         terms = batched.get("reward_terms", {})
-        for key, values, present in self.terms.columns() if self.terms is not None else []:
-            where = everyone if present is None else everyone[np.asarray(present, dtype=np.bool_)]
+        for key, values, present in self.terms.arrays() if self.terms is not None else []:
+            where = everyone if present is None else everyone[present]
             if len(where):
-                chosen = values if present is None else [v for v, p in zip(values, present, strict=True) if p]
-                _put(terms, key, where, chosen, n)
+                _put(terms, key, where, values if present is None else values[present], n)
         _put(batched, "reward_terms", everyone, terms, n)
         _put(batched, "decision_done", everyone, self.decision_done, n)
         _put(batched, "action_mask", everyone, self.masks, n)
-        live = np.asarray([o is not None for o in self.opportunity], dtype=np.bool_)
+        live = self.live
+        if live is None:
+            live = np.asarray([o is not None for o in self.opportunity], dtype=np.bool_)
         if live.any():
             where = everyone[live]
-            opportunities = [o for o in self.opportunity if o is not None]
             nested = batched.get("opportunity", {})
             by_key = self.opportunity_columns
-            for key in opportunities[0]:
-                _put(nested, key, where, by_key[key] if by_key is not None else [o[key] for o in opportunities], n)
+            if by_key is not None:
+                first = self.opportunity[int(np.argmax(live))]
+                assert first is not None
+                for key in first:
+                    _put(nested, key, where, by_key[key], n)
+            else:
+                opportunities = [o for o in self.opportunity if o is not None]
+                for key in opportunities[0]:
+                    _put(nested, key, where, [o[key] for o in opportunities], n)
             _put(batched, "opportunity", where, nested, n)
-            _put(batched, "round", where, [r for r, ok in zip(self.round, live.tolist(), strict=True) if ok], n)
+            _put(batched, "round", where, np.asarray(self.round, dtype=np.int64)[live], n)
         ended = np.asarray(self.result, dtype=np.int64) != 0
         if ended.any():
             _put(batched, "game_result", everyone[ended], [_RESULTS[r] for r in self.result if r], n)
@@ -276,9 +294,16 @@ class EpisodeV1:
     """One game of the batch from the learning seat's side: its pending decision, steps and seat."""
 
     def __init__(self, core: LockstepV1, g: int) -> None:
-        self.core, self.g = core, g
-        self.game = _GameView(core, g)
-        self.last = np.zeros(core.slots, dtype=np.int8)
+        self.core, self.g = core, g  # a vector env's autoreset makes one per restarted game: the rest on first use
+
+    @cached_property
+    def game(self) -> _GameView:
+        return _GameView(self.core, self.g)
+
+    @cached_property
+    def last(self) -> npt.NDArray[np.int8]:
+        """The bits of the agent's last completed action (what the single env renders)."""
+        return np.zeros(self.core.slots, dtype=np.int8)
 
     @property
     def steps(self) -> int:
@@ -355,7 +380,7 @@ class LockstepV1:
         (``batched``: the infos as :class:`Columns`)."""
         given = (options or {}).get("board")
         board = self._given_board(given) if given is not None else None
-        seeds = [int(rng.integers(0, 2**63)) for rng in rngs]
+        seeds = list(map(stream_seed, rngs))
         idx = list(indices)
         status = self.engine.reset(idx, seeds, board, observe=True)
         if (status != K.AGENT).any():
@@ -414,9 +439,10 @@ class LockstepV1:
         ``restart`` (seeded by one draw from each of ``rngs``).  Every game's observation (new arrays), the moving
         games' rewards, terminated, truncated and infos, the restarted games' infos; None (nothing changed) if an
         action is not a point of the action space."""
-        for g in moving.tolist():
-            self.episode(g)  # RuntimeError before any reset
-        seeds = [int(rng.integers(0, 2**63)) for rng in rngs]
+        if None in self.episodes:  # some game never reset
+            for g in moving.tolist():
+                self.episode(g)  # RuntimeError before any reset
+        seeds = list(map(stream_seed, rngs))
         ok, status = self.engine.step_reset_observe(moving, actions, restart, seeds)
         if not ok:
             return None
@@ -507,7 +533,7 @@ class LockstepV1:
         """:meth:`reset` of game 0 alone, as the single env returns it (the observation's rows, one dict)."""
         given = (options or {}).get("board")
         board = self._given_board(given) if given is not None else None
-        status = self.engine.reset([0], [int(rng.integers(0, 2**63))], board, observe=True)
+        status = self.engine.reset([0], [stream_seed(rng)], board, observe=True)
         if status[0] != K.AGENT:
             raise RuntimeError("the episode ended before the agent's first decision")
         self.episodes[0] = EpisodeV1(self, 0)
@@ -574,6 +600,7 @@ class LockstepV1:
         columns = Columns(
             illegal.tolist(), terms, decision_done.tolist(), masks, opportunities,
             self.engine.arrays.game[idx, G_PROUND].tolist(), results.tolist(), opportunity_columns=by_key,
+            live=~over,
         )  # fmt: skip
         if self.agent.oracle_in_info:
             columns.oracle = [self._oracle(g) if ok else None for g, ok in zip(idx.tolist(), live, strict=True)]
@@ -604,8 +631,16 @@ class LockstepV1:
         if len(self._opportunity_infos) + len(stale) > self._opportunity_capacity:  # forget them all, find them again
             self._forget_opportunities()
             stale = np.arange(len(games))
-        for g, key in zip(games[stale].tolist(), keys[stale].tolist(), strict=True):
-            self._find_opportunity(g, key)
+        changed = games[stale]
+        a, known = self.engine.arrays, self._opportunity_codes
+        seat_ids, fields = a.seat_ids, a.game[changed, G_PSEAT : G_PSAC + 1].tolist()
+        found = [known.get((seat_ids[g], *f), -1) for g, f in zip(changed.tolist(), fields, strict=True)]
+        if -1 in found:  # an opportunity not seen yet: its code made
+            for j, (g, key) in enumerate(zip(changed.tolist(), keys[stale].tolist(), strict=True)):
+                if found[j] < 0:
+                    found[j] = self._find_opportunity(g, key)
+        self._opportunity_code[changed] = found
+        self._opportunity_at[changed] = keys[stale]
         return self._opportunity_code[games]
 
     def _forget_opportunities(self) -> None:
@@ -624,8 +659,7 @@ class LockstepV1:
             self._opportunity_infos,
             self._opportunity_columns,
         )
-        seat, src, target, sac = a.game[g, G_PSEAT : G_PSAC + 1].tolist()
-        same = (a.seat_ids[g], seat, src, target, sac)
+        same = (a.seat_ids[g], *a.game[g, G_PSEAT : G_PSAC + 1].tolist())  # seat ids, seat, source, target, sacrifice
         code = codes.get(same)
         if code is None:
             code = codes[same] = len(infos)

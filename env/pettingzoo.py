@@ -38,7 +38,7 @@ from .config import EnvConfig
 from .events import EventParams
 from .kernels import game as K
 from .kernels.engine import TEAMS, view_arrays
-from .kernels.rng import seeded_state
+from .kernels.rng import seeded_state, stream_seed
 from .kernels.state import (
     G_OVER,
     G_PENDING,
@@ -285,7 +285,7 @@ class ProliferateAEC(AECEnv):  # type: ignore[misc]
         rng = self.np_random
         # The game's stream is seeded by one draw from the env's generator (as the Gymnasium v1 envs seed theirs),
         # and the opening seat is drawn from it too: every seat opens as often.
-        state = seeded_state(int(rng.integers(0, 2**63)))
+        state = seeded_state(stream_seed(rng))
         first = int(rng.integers(self.n_seats))
         self._game.start(state, first)
         self._started = True

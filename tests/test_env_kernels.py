@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from gymnasium.utils import seeding
 from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 from strategies import boards
 
 from env.kernels import gains as G
-from env.kernels.rng import draw_below, draw_u64, draw_unit, seeded_state
+from env.kernels.rng import draw_below, draw_u64, draw_unit, seeded_state, seeded_states, stream_seed
 from env.kernels.state import EFFECT_NAMES, Catalogue, GameArrays
 from env.scenarios import sample_scenario
 from solver.board import Board
@@ -54,6 +56,24 @@ def test_a_stream_reads_and_advances_only_its_own_cell() -> None:
         got.append(draw_unit(among, 1))
     assert got == want
     assert among[2] == neighbours[1]
+
+
+@pytest.mark.parametrize("bits", [np.random.PCG64, np.random.MT19937, np.random.SFC64])
+def test_a_stream_seed_is_the_generators_own_draw_below_2_63(bits: type[np.random.BitGenerator]) -> None:
+    """stream_seed reads a PCG64 (Gymnasium's) raw: the same draws, the generator left in the same state."""
+    ours, theirs = np.random.Generator(bits(11)), np.random.Generator(bits(11))
+    for _ in range(2_000):
+        assert stream_seed(ours) == int(theirs.integers(0, 2**63))
+    assert ours.random() == theirs.random()  # advanced alike
+    gym_rng, same = seeding.np_random(5)[0], seeding.np_random(5)[0]
+    assert [stream_seed(gym_rng) for _ in range(100)] == [int(same.integers(0, 2**63)) for _ in range(100)]
+
+
+@given(st.lists(st.integers(min_value=-(2**70), max_value=2**70), max_size=40))
+def test_seeded_states_are_each_seeds_seeded_state(seeds: list[int]) -> None:
+    got = seeded_states(seeds)
+    assert got.dtype == np.uint64 and got.shape == (len(seeds),)
+    assert got.tolist() == [int(seeded_state(seed)) for seed in seeds]
 
 
 def test_draws_are_in_range_and_roughly_uniform() -> None:

@@ -22,7 +22,7 @@ from ..spaces import N_GLOBALS, N_KINDS, N_STATS
 from . import game as K
 from . import handle as H
 from .handle import BAD_ACTION, Handle
-from .rng import seeded_state
+from .rng import seeded_states
 from .state import G_DECISIONS, G_PENDING, G_PROUND, G_PROUNDS, G_PSEAT, MAX_ROUNDS, GameArrays
 from .tables import OPPONENTS, Tables, build_tables
 
@@ -151,7 +151,7 @@ class Engine:
         if board is None:
             for g in indices:
                 a.seat_ids[g], a.team_names[g] = self._seat_ids, self._team_names
-        states = np.array([seeded_state(seed) for seed in seeds], dtype=np.uint64)
+        states = seeded_states(seeds)
         games = np.asarray(indices, dtype=np.int64)
         if observe:
             H.reset_observe(self.handle, games, states, self.pool, self.teams, board is not None, status)
@@ -187,7 +187,7 @@ class Engine:
         a = self.arrays
         for g in restart.tolist():
             a.seat_ids[g], a.team_names[g] = self._seat_ids, self._team_names
-        states = np.array([seeded_state(seed) for seed in seeds], dtype=np.uint64)
+        states = seeded_states(seeds)
         status = np.zeros(len(restart), dtype=np.int64)
         kernel = H.vector_step_parallel if self.threads else H.vector_step
         handed = kernel(self.handle, moving, actions, restart, states, self.pool, self.teams, status)
@@ -248,7 +248,7 @@ class Engine:
             raise ValueError(f"policy must be one of {[p for p in OPPONENTS if p != 'python']}, not {policy!r}")
         if self.python_opponent is not None:
             raise ValueError("whole games need a compiled opponent, not a callable")
-        states = np.array([seeded_state(seed) for seed in seeds], dtype=np.uint64)
+        states = seeded_states(seeds)
         out = np.zeros((len(states), K.N_W), dtype=np.int64)
         for g in range(self.n):
             self.arrays.seat_ids[g], self.arrays.team_names[g] = self._seat_ids, self._team_names

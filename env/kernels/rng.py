@@ -16,13 +16,24 @@ output is the state mixed by two xor-shift-multiply rounds.  Every constant is a
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import numpy.typing as npt
 from numba import njit
 
 from solver.core import inner
 
-__all__ = ["StreamGenerator", "draw_below", "draw_u64", "draw_unit", "seed_states", "seeded_state"]
+__all__ = [
+    "StreamGenerator",
+    "draw_below",
+    "draw_u64",
+    "draw_unit",
+    "seed_states",
+    "seeded_state",
+    "seeded_states",
+    "stream_seed",
+]
 
 U64 = npt.NDArray[np.uint64]
 
@@ -75,6 +86,30 @@ def draw_below(states: U64, g: int, n: int) -> np.int64:
 def seeded_state(seed: int) -> np.uint64:
     """The starting state of the stream of ``seed`` (any Python integer, reduced modulo 2**64)."""
     return np.uint64(_mix_py(seed % (1 << 64)))
+
+
+def seeded_states(seeds: Sequence[int]) -> U64:
+    """:func:`seeded_state` of each of ``seeds``, in one pass of array arithmetic (uint64 wraps modulo 2**64)."""
+    z = np.array([seed % (1 << 64) for seed in seeds], dtype=np.uint64)
+    z += _GOLDEN
+    z = (z ^ (z >> np.uint64(30))) * _MIX1
+    z = (z ^ (z >> np.uint64(27))) * _MIX2
+    out: U64 = z ^ (z >> np.uint64(31))
+    return out
+
+
+def stream_seed(rng: np.random.Generator) -> int:
+    """The seed of a game's stream: one draw from the generator Gymnasium gives the game, ``rng.integers(0, 2**63)``.
+
+    Of a PCG64 generator (Gymnasium's, :func:`gymnasium.utils.seeding.np_random`) the draw is read from its bit
+    generator, five times faster: numpy bounds a 64-bit draw below 2**63 by Lemire's method, whose product with
+    2**63 never falls in the rejected range, so the draw is the raw 64-bit output shifted right by one, the
+    generator advanced alike.  Any other generator is asked as it is.
+    """
+    bits = rng.bit_generator
+    if type(bits) is np.random.PCG64:
+        return int(bits.random_raw()) >> 1
+    return int(rng.integers(0, 2**63))
 
 
 def seed_states(states: U64, games: npt.NDArray[np.int64], seeds: list[int]) -> None:
