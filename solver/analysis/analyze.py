@@ -26,7 +26,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from itertools import compress
@@ -578,7 +578,7 @@ def analyze_items(
     thresholds: Thresholds | None = None,
     chunk_size: int = CHUNK_SIZE,
     runner: ChunkRunner | None = None,
-) -> Iterator[DecisionResult | LineProblem]:
+) -> Generator[DecisionResult | LineProblem, None, None]:
     """Results (and problems) in input order; ``workers`` > 1 runs chunks in a process pool, ``runner`` elsewhere.
 
     Problems already found by the reader pass through in place; ``index`` numbers the
@@ -592,15 +592,18 @@ def analyze_items(
     else:
         ordered = _pooled(jobs, workers)
     index = 0
-    for result in ordered:
-        if isinstance(result, DecisionResult):
-            yield result if result.index == index else DecisionResult(**{**result.__dict__, "index": index})
-            index += 1
-        else:
-            yield result
+    try:
+        for result in ordered:
+            if isinstance(result, DecisionResult):
+                yield result if result.index == index else DecisionResult(**{**result.__dict__, "index": index})
+                index += 1
+            else:
+                yield result
+    finally:
+        ordered.close()  # closed with this generator, not when the collector finds it: a pool is stopped now
 
 
-def _inline(jobs: Iterable[Job | LineProblem]) -> Iterator[DecisionResult | LineProblem]:
+def _inline(jobs: Iterable[Job | LineProblem]) -> Generator[DecisionResult | LineProblem, None, None]:
     for job in jobs:
         if isinstance(job, LineProblem):
             yield job
@@ -608,7 +611,7 @@ def _inline(jobs: Iterable[Job | LineProblem]) -> Iterator[DecisionResult | Line
             yield from analyze_chunk(job)
 
 
-def _pooled(jobs: Iterable[Job | LineProblem], workers: int) -> Iterator[DecisionResult | LineProblem]:
+def _pooled(jobs: Iterable[Job | LineProblem], workers: int) -> Generator[DecisionResult | LineProblem, None, None]:
     """Chunks on a local process pool whose workers die with this process.
 
     An interruption (Ctrl-C, SIGTERM raised as an exception by the command line) or a consumer
@@ -624,8 +627,19 @@ def _pooled(jobs: Iterable[Job | LineProblem], workers: int) -> Iterator[Decisio
 
 
 def stop_pool(pool: ProcessPoolExecutor) -> None:
-    """End a pool now: queued chunks cancelled, running workers terminated (Python 3.11 has no terminate_workers)."""
+    """End a pool now: queued chunks cancelled, running workers terminated (Python 3.11 has no terminate_workers).
+
+    A worker may die part-way through a pipe's message, and this process holds both ends of both pipes, so
+    nothing would end the pool's threads' waits on them, and the interpreter's exit waits for those threads: the
+    feeder thread writing a chunk to the workers (its queue told not to wait for it, ``cancel_join_thread``), and
+    the pool's manager thread reading a result (the results' write end closed once the workers are gone, so its
+    read ends).
+    """
     processes = list(getattr(pool, "_processes", {}).values())
+    call_queue = getattr(pool, "_call_queue", None)
+    if call_queue is not None:
+        with contextlib.suppress(Exception):
+            call_queue.cancel_join_thread()
     pool.shutdown(wait=False, cancel_futures=True)
     for process in processes:
         with contextlib.suppress(Exception):
@@ -633,6 +647,10 @@ def stop_pool(pool: ProcessPoolExecutor) -> None:
     for process in processes:
         with contextlib.suppress(Exception):
             process.join(timeout=5)
+    result_queue = getattr(pool, "_result_queue", None)
+    if result_queue is not None and not any(process.is_alive() for process in processes):
+        with contextlib.suppress(Exception):
+            result_queue._writer.close()
 
 
 #: How often a worker checks that the process that started it is still there, in seconds.
@@ -670,7 +688,9 @@ def worker_started(parent: int) -> None:
     threading.Thread(target=watch, name="parent-watchdog", daemon=True).start()
 
 
-def windowed(jobs: Iterable[Job | LineProblem], runner: ChunkRunner) -> Iterator[DecisionResult | LineProblem]:
+def windowed(
+    jobs: Iterable[Job | LineProblem], runner: ChunkRunner
+) -> Generator[DecisionResult | LineProblem, None, None]:
     """Chunks on ``runner``, at most ``runner.workers * WINDOW_PER_WORKER`` in flight, drained oldest first."""
     window = max(1, runner.workers) * WINDOW_PER_WORKER
     pending: deque[Pending | LineProblem] = deque()

@@ -288,7 +288,9 @@ def run_analyze(args: argparse.Namespace) -> int:
         bar = stack.enter_context(_progress(reader.paths))
         workers = args.workers or (runner.workers if runner is not None else _default_workers())
         items = reader if cards is None else name_items(reader, cards)
-        for result in analyze_items(items, workers=workers, policy=policy, thresholds=thresholds, runner=runner):
+        results = analyze_items(items, workers=workers, policy=policy, thresholds=thresholds, runner=runner)
+        stack.callback(results.close)  # first on the way out: an interrupted run's workers are stopped at once
+        for result in results:
             if isinstance(result, LineProblem):
                 cut = reader.too_long[-1] if reader.too_long else None
                 if cut is None or (cut.source, cut.line) != (result.source, result.line):  # an error, at the end
