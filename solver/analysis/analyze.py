@@ -632,8 +632,8 @@ def stop_pool(pool: ProcessPoolExecutor) -> None:
     A worker may die part-way through a pipe's message, and this process holds both ends of both pipes, so
     nothing would end the pool's threads' waits on them, and the interpreter's exit waits for those threads: the
     feeder thread writing a chunk to the workers (its queue told not to wait for it, ``cancel_join_thread``), and
-    the pool's manager thread reading a result (the results' write end closed once the workers are gone, so its
-    read ends).
+    the pool's manager thread reading a result (this process's copy of the results' write end closed, so once the
+    workers are gone its read ends).
     """
     processes = list(getattr(pool, "_processes", {}).values())
     call_queue = getattr(pool, "_call_queue", None)
@@ -648,7 +648,7 @@ def stop_pool(pool: ProcessPoolExecutor) -> None:
         with contextlib.suppress(Exception):
             process.join(timeout=5)
     result_queue = getattr(pool, "_result_queue", None)
-    if result_queue is not None and not any(process.is_alive() for process in processes):
+    if result_queue is not None:  # the workers' own copies of the write end are theirs: closing ours is safe
         with contextlib.suppress(Exception):
             result_queue._writer.close()
 
