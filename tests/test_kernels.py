@@ -154,3 +154,34 @@ def test_the_unit_split_keeps_heads_and_unchoosable_rows_apart() -> None:
     assert single.tolist() == [False, False, True, False, True]
     assert varies.tolist() == [False, False, True, False, False]
     assert (base_material, base_events, span) == (4, 0, (6 - 3) + (9 - 5))
+
+
+def test_a_2hg_team_of_five_heads_is_decided_as_cpsat_decides_it_810_11() -> None:
+    """A team of five poisoned heads has 81 choices a round (each subset of its heads, each recipient the subset
+    names, 701.34b): more than a fixed table of 64 would hold.  The core sizes its tables by the batch's largest
+    team, alone and beside smaller boards, and agrees with CP-SAT's own model."""
+    players = [
+        {"id": f"{t}{i}", "team": t, "counters": {"poison": poison, "experience": i}}
+        for t, poison in (("A", 3), ("B", 27))
+        for i in range(5)
+    ]
+    big = load_board(
+        {
+            "variant": "two_headed_giant",
+            "proliferator": "A0",
+            "proliferates": 2,
+            "players": players,
+            "permanents": [
+                {"id": "bear", "controller": "A0", "types": ["creature"], "power": 2, "toughness": 2,
+                 "counters": {"+1/+1": 1}},
+            ],
+        }
+    )  # fmt: skip
+    reference = round(solve(big, method="cpsat").value * 1000)
+    _, alone = decide([big], DEFAULT_POLICY)
+    small = [load_board(board_dict(i)) for i in range(20)]
+    _, mixed = decide([*small, big, *small], DEFAULT_POLICY)
+    _, small_alone = decide(small, DEFAULT_POLICY)
+    assert int(alone.values[0]) == reference
+    assert int(mixed.values[20]) == reference
+    assert mixed.values[:20].tolist() == small_alone.values.tolist() == mixed.values[21:].tolist()

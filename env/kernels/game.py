@@ -1140,24 +1140,28 @@ def oracle_choice(S: tuple, T: tuple, g: int, chosen_g: np.ndarray, recipients_g
     n = off[1]
     n_teams = off[5]
     rounds = game[G_PROUNDS]
-    values = np.zeros(1, dtype=np.int64)
-    events = np.zeros(1, dtype=np.int64)
-    results = np.zeros(1, dtype=np.int64)
-    status = np.zeros(1, dtype=np.int64)
-    chosen = np.zeros((max(rounds, 1), n), dtype=np.bool_)
-    recipients = np.full((max(rounds, 1), max(n_teams, 1)), -1, dtype=np.int64)
+    width, n_slots = max(rounds, 1), max(n_teams, 1)
+    # the outputs, as pieces of three blocks (a decision takes microseconds; an allocation a tenth of one)
+    out = np.zeros(5 + width * n_slots + n_slots, dtype=np.int64)
+    values, events, results, status, spans = out[0:1], out[1:2], out[2:3], out[3:4], out[4:5]
+    recipients = out[5 : 5 + width * n_slots].reshape((width, n_slots))
+    back = out[5 + width * n_slots :]
+    chosen = np.zeros((width, n), dtype=np.bool_)
+    recipients[:, :] = -1
+    reals = np.empty(2, dtype=np.float64)
+    reals[0], reals[1] = elim, gap
     decide_batch(
         off[0:2], off[2:4], off[4:6], pb[0:1], pb[1:2], pb[2:3], pb[3:4], pb[4:5], pb[5:6],
-        np.array([elim]), np.array([gap]), counts, gain, weights, flags, toughness, damage, chapters, life, worth,
+        reals[0:1], reals[1:2], counts, gain, weights, flags, toughness, damage, chapters, life, worth,
         side, seat_l, team_l, head_gain, thr_row, thr_kind, thr_at, thr_code, thr_amount, thr_seat, t_threshold,
         t_weight, tough_delta, presence, special, scores, ints[I_SAGA_CHAPTER], 1, values, events, results, status,
-        np.zeros(1, dtype=np.int64), chosen, recipients,
+        spans, chosen, recipients,
     )  # fmt: skip
     if status[0] != 0:
         game[G_ERROR] = 2
     chosen_g[:, :] = 0
     recipients_g[:, :] = -1
-    back = np.full(max(n_teams, 1), -1, dtype=np.int64)
+    back[:] = -1
     for t in range(team_map.shape[0]):
         if team_map[t] >= 0:
             back[team_map[t]] = t

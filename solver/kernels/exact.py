@@ -53,8 +53,12 @@ __all__ = [
     "game_of_events",
     "split_units",
     "tabulate_rows",
+    "team_entries_bound",
+    "team_entries_into",
+    "team_option_value",
     "team_option_values",
     "team_options",
+    "team_options_into",
     "team_poison_810_10",
 ]
 
@@ -65,6 +69,8 @@ TOO_MANY_SEATS = 1
 #: Game results by code.
 RESULT_CODES = ("none", "eliminations", "win", "draw", "loss")
 _NEG = -(1 << 62)
+#: Rows of a batch's largest board up to which :func:`decide_batch` keeps its per-row arrays in its blocks.
+_ROWS_IN_BLOCK = 2048
 #: The key of an end state a programme may not take (far below any reachable total, far above overflow).
 _DEAD = -(1 << 60)
 
@@ -186,7 +192,11 @@ def tabulate_into(
         j_lo = j_hi  # the row's thresholds
         while j_hi < t_hi and thr_row[j_hi] == row:
             j_hi += 1
-        for c in range(rounds + 1):
+        moves = 0  # a row no proliferate adds to is the same chosen or not: settled once
+        for k in range(n_kinds):
+            moves |= gain[row, k]  # (an OR rather than a test, so that it compiles to vector code)
+        last = rounds if moves != 0 else 0
+        for c in range(last + 1):
             for k in range(n_kinds):
                 now[0, k] = counts[row, k] + c * gain[row, k]
             _, dead, gone, was, now_at = settle_object(
@@ -207,6 +217,9 @@ def tabulate_into(
                 worth_of += threshold_point(j, t_lo, crossed, thr_code, thr_amount)
             events[c, i] = event
             material[c, i] = side[row] * worth_of
+        for c in range(last + 1, rounds + 1):
+            events[c, i] = events[0, i]
+            material[c, i] = material[0, i]
 
 
 @njit(cache=True)
@@ -266,6 +279,8 @@ def tabulate_rows(
 
 @inner
 def split_units_into(
+    n_rounds: int,
+    n: int,
     material: np.ndarray,
     events: np.ndarray,
     choosable: np.ndarray,
@@ -273,8 +288,8 @@ def split_units_into(
     single: np.ndarray,
     varies: np.ndarray,
 ) -> tuple[int, int, int]:
-    """:func:`split_units` writing ``single`` and ``varies`` into the arrays given (one entry per row)."""
-    n_rounds, n = material.shape
+    """:func:`split_units` writing ``single`` and ``varies`` into the arrays given (one entry per row), the tables'
+    first ``n_rounds`` rows and ``n`` columns read."""
     base_material = 0
     base_events = 0
     span = 0
@@ -316,34 +331,42 @@ def split_units(
     n = material.shape[1]
     single = np.zeros(n, dtype=np.bool_)
     varies = np.zeros(n, dtype=np.bool_)
-    base_material, base_events, span = split_units_into(material, events, choosable, n_heads, single, varies)
+    base_material, base_events, span = split_units_into(
+        material.shape[0], n, material, events, choosable, n_heads, single, varies
+    )
     return single, varies, base_material, base_events, span
 
 
-@njit(cache=True)
-def team_options(
-    rounds: int, ok: np.ndarray, poisoned: bool, gains: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """A 2HG team's options over all rounds (701.34b, 810.10): what its unit chooses among.
+@inner
+def team_entries_bound(n_heads: int) -> int:
+    """How many per-round entries (:func:`team_entries_into`) a team of ``n_heads`` heads has at most: each subset
+    of its heads once per recipient it can name, and the empty one."""
+    return n_heads * (1 << max(n_heads - 1, 0)) + 1
 
-    Per round, the heads chosen (a subset of those that can be, larger subsets first, in
-    combination order) and, when the team has poison, which chosen head gets the team's counter.
-    Only the first pattern (round-major) per outcome -- how often each head is chosen and the
-    poison given -- is kept; options come with the most picks first.  Returns per option: times
-    per head, poison given, picks, and per round the heads' bitmask and the recipient (-1: none).
+
+@inner
+def team_entries_into(
+    ok: np.ndarray,
+    n_heads: int,
+    poisoned: bool,
+    heads: np.ndarray,
+    idx: np.ndarray,
+    entry_mask: np.ndarray,
+    entry_recipient: np.ndarray,
+) -> int:
+    """A 2HG team's choices in one round (701.34b): each subset of the heads that can be chosen (larger
+    subsets first, in combination order) and, when the team has poison, which chosen head gets its counter.
+
+    ``ok[:n_heads]``: whether each head can be chosen.  Writes ``entry_mask`` (the heads' bitmask) and
+    ``entry_recipient`` (-1: none); ``heads`` and ``idx`` are scratch of ``n_heads`` entries.  Returns the
+    number of entries (at most :func:`team_entries_bound`).
     """
-    n_heads = len(ok)
-    heads = np.zeros(n_heads, dtype=np.int64)
     m = 0
     for h in range(n_heads):
         if ok[h]:
             heads[m] = h
             m += 1
-    # The per-round entries: (mask of heads, recipient).
-    entry_mask = np.zeros(64, dtype=np.int64)
-    entry_recipient = np.full(64, -1, dtype=np.int64)
     n_entries = 0
-    idx = np.zeros(max(m, 1), dtype=np.int64)
     for size in range(m, -1, -1):
         for i in range(size):
             idx[i] = i
@@ -369,56 +392,164 @@ def team_options(
             idx[j] += 1
             for i in range(j + 1, size):
                 idx[i] = idx[i - 1] + 1
+    return n_entries
+
+
+@inner
+def team_options_into(
+    rounds: int,
+    n_heads: int,
+    gains: np.ndarray,
+    n_entries: int,
+    entry_mask: np.ndarray,
+    entry_recipient: np.ndarray,
+    times: np.ndarray,
+    poison: np.ndarray,
+    masks: np.ndarray,
+    recipients: np.ndarray,
+    table: np.ndarray,
+    used: np.ndarray,
+    order: np.ndarray,
+    start: np.ndarray,
+) -> tuple[int, int]:
+    """A 2HG team's options over all rounds (701.34b, 810.10), from its per-round entries
+    (:func:`team_entries_into`), into the arrays given: what :func:`team_options` returns.
+
+    Round by round, each option so far is extended by each entry; only the first pattern
+    (round-major) per outcome -- how often each head is chosen and the poison given -- is kept
+    (an open-addressing set, ``table`` / ``used``).  The options are built in two halves,
+    ``times[side, q, :n_heads]``, ``poison[side, q]``, ``masks[side, q, :rounds]`` and
+    ``recipients[side, q, :rounds]``, one round reading a half and writing the other; ``order``
+    then lists the options with the most picks first (``start``: ``rounds * n_heads + 2``
+    entries of scratch).  Returns (the number of options, the half holding them), or (-1, 0)
+    when a round would need more options than the arrays hold (the caller grows them and calls again).
+    """
+    cap = poison.shape[1]
     base = rounds + 1
-    times = np.zeros((1, n_heads), dtype=np.int64)
-    poison = np.zeros(1, dtype=np.int64)
-    pat_mask = np.zeros((1, max(rounds, 1)), dtype=np.int64)
-    pat_recipient = np.full((1, max(rounds, 1)), -1, dtype=np.int64)
-    table = np.zeros(0, dtype=np.int64)
-    used = np.zeros(0, dtype=np.bool_)
+    side = 0
+    p = 1
+    for h in range(n_heads):
+        times[0, 0, h] = 0
+    poison[0, 0] = 0
     for r in range(rounds):
-        p = len(poison)
-        cap = p * n_entries
-        new_times = np.zeros((cap, n_heads), dtype=np.int64)
-        new_poison = np.zeros(cap, dtype=np.int64)
-        new_mask = np.zeros((cap, max(rounds, 1)), dtype=np.int64)
-        new_recipient = np.full((cap, max(rounds, 1)), -1, dtype=np.int64)
         size = 16
-        while size < 2 * cap:
+        while size < 2 * p * n_entries:
             size *= 2
-        if len(table) < size:
-            table = np.empty(size, dtype=np.int64)
-            used = np.empty(size, dtype=np.bool_)
-        used[:size] = False  # the outcomes seen this round (open addressing)
+        if p * n_entries > cap or len(table) < size:
+            return -1, 0
+        for j in range(size):
+            used[j] = False  # the outcomes seen this round
+        out = 1 - side
         q = 0
         for a in range(p):
             for e in range(n_entries):
                 key = 0
                 scale = 1
                 for h in range(n_heads):
-                    t = times[a, h] + ((entry_mask[e] >> h) & 1)
-                    key += t * scale
+                    key += (times[side, a, h] + ((entry_mask[e] >> h) & 1)) * scale
                     scale *= base
-                given = poison[a] + (gains[entry_recipient[e]] if entry_recipient[e] >= 0 else 0)
+                given = poison[side, a] + (gains[entry_recipient[e]] if entry_recipient[e] >= 0 else 0)
                 key += given * scale
                 if not _first_time(table, used, size - 1, key):
                     continue
                 for h in range(n_heads):
-                    new_times[q, h] = times[a, h] + ((entry_mask[e] >> h) & 1)
-                new_poison[q] = given
-                new_mask[q, :] = pat_mask[a, :]
-                new_recipient[q, :] = pat_recipient[a, :]
-                new_mask[q, r] = entry_mask[e]
-                new_recipient[q, r] = entry_recipient[e]
+                    times[out, q, h] = times[side, a, h] + ((entry_mask[e] >> h) & 1)
+                poison[out, q] = given
+                for rr in range(r):
+                    masks[out, q, rr] = masks[side, a, rr]
+                    recipients[out, q, rr] = recipients[side, a, rr]
+                masks[out, q, r] = entry_mask[e]
+                recipients[out, q, r] = entry_recipient[e]
                 q += 1
-        times, poison, pat_mask, pat_recipient = new_times[:q], new_poison[:q], new_mask[:q], new_recipient[:q]
-    n_opts = len(poison)
-    picks = np.zeros(n_opts, dtype=np.int64)
-    for o in range(n_opts):
+        side = out
+        p = q
+    # the options, most picks first (a stable counting sort: first found first)
+    most = rounds * n_heads
+    for j in range(most + 2):
+        start[j] = 0
+    for o in range(p):
+        picks = 0
         for h in range(n_heads):
-            picks[o] += times[o, h]
-    order = _most_picks_first(picks, rounds * n_heads)
-    return times[order], poison[order], picks[order], pat_mask[order], pat_recipient[order]
+            picks += times[side, o, h]
+        start[most - picks + 1] += 1
+    for j in range(1, most + 2):
+        start[j] += start[j - 1]
+    for o in range(p):
+        picks = 0
+        for h in range(n_heads):
+            picks += times[side, o, h]
+        order[start[most - picks]] = o
+        start[most - picks] += 1
+    return p, side
+
+
+@njit(cache=True)
+def _team_scratch(
+    n_heads: int, rounds: int, cap: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Arrays for :func:`team_options_into` holding ``cap`` options of ``n_heads`` heads over ``rounds`` rounds."""
+    stride = max(rounds, 1)
+    size = 16
+    while size < 2 * cap:
+        size *= 2
+    return (
+        np.zeros((2, cap, max(n_heads, 1)), dtype=np.int64),
+        np.zeros((2, cap), dtype=np.int64),
+        np.zeros((2, cap, stride), dtype=np.int64),
+        np.full((2, cap, stride), -1, dtype=np.int64),
+        np.empty(size, dtype=np.int64),
+        np.empty(size, dtype=np.bool_),
+        np.empty(cap, dtype=np.int64),
+    )
+
+
+@njit(cache=True)
+def team_options(
+    rounds: int, ok: np.ndarray, poisoned: bool, gains: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A 2HG team's options over all rounds (701.34b, 810.10): what its unit chooses among.
+
+    Per round, the heads chosen (a subset of those that can be, larger subsets first, in
+    combination order) and, when the team has poison, which chosen head gets the team's counter.
+    Only the first pattern (round-major) per outcome -- how often each head is chosen and the
+    poison given -- is kept; options come with the most picks first.  Returns per option: times
+    per head, poison given, picks, and per round the heads' bitmask and the recipient (-1: none)
+    (:func:`team_entries_into` and :func:`team_options_into`, in arrays of their own).
+    """
+    n_heads = len(ok)
+    entry_mask = np.zeros(team_entries_bound(n_heads), dtype=np.int64)
+    entry_recipient = np.full(team_entries_bound(n_heads), -1, dtype=np.int64)
+    n_entries = team_entries_into(
+        ok, n_heads, poisoned, np.zeros(max(n_heads, 1), dtype=np.int64), np.zeros(max(n_heads, 1), dtype=np.int64),
+        entry_mask, entry_recipient,
+    )  # fmt: skip
+    cap = 16
+    start = np.zeros(rounds * n_heads + 2, dtype=np.int64)
+    while True:
+        times, poison, masks, recipients, table, used, order = _team_scratch(n_heads, rounds, cap)
+        k, side = team_options_into(
+            rounds, n_heads, gains, n_entries, entry_mask, entry_recipient, times, poison, masks, recipients, table,
+            used, order, start,
+        )  # fmt: skip
+        if k >= 0:
+            break
+        cap *= 4
+    stride = max(rounds, 1)
+    out_times = np.zeros((k, n_heads), dtype=np.int64)
+    out_poison = np.zeros(k, dtype=np.int64)
+    picks = np.zeros(k, dtype=np.int64)
+    out_mask = np.zeros((k, stride), dtype=np.int64)
+    out_recipient = np.full((k, stride), -1, dtype=np.int64)
+    for j in range(k):
+        o = order[j]
+        for h in range(n_heads):
+            out_times[j, h] = times[side, o, h]
+            picks[j] += times[side, o, h]
+        out_poison[j] = poison[side, o]
+        for r in range(rounds):
+            out_mask[j, r] = masks[side, o, r]
+            out_recipient[j, r] = recipients[side, o, r]
+    return out_times, out_poison, picks, out_mask, out_recipient
 
 
 @inner
@@ -435,22 +566,6 @@ def _first_time(table: np.ndarray, used: np.ndarray, mask: int, key: int) -> boo
     return True
 
 
-@njit(cache=True)
-def _most_picks_first(picks: np.ndarray, most: int) -> np.ndarray:
-    """The stable order of ``picks`` (each in 0..most) from most to fewest: a counting sort, first found first."""
-    start = np.zeros(most + 2, dtype=np.int64)
-    for o in range(len(picks)):
-        start[most - picks[o] + 1] += 1
-    for j in range(1, most + 2):
-        start[j] += start[j - 1]
-    order = np.empty(len(picks), dtype=np.int64)
-    for o in range(len(picks)):
-        j = most - picks[o]
-        order[start[j]] = o
-        start[j] += 1
-    return order
-
-
 @inner
 def team_poison_810_10(total: int, weight: int, threshold: int, team: int) -> tuple[int, int]:
     """A 2HG team's shared poison, counted once per team (810.10): its material, and its loss (704.6b, 810.11).
@@ -460,6 +575,33 @@ def team_poison_810_10(total: int, weight: int, threshold: int, team: int) -> tu
     """
     event = 1 << team if total >= threshold else 0
     return weight * total, event
+
+
+@inner
+def team_option_value(
+    times: np.ndarray,
+    side: int,
+    o: int,
+    n_heads: int,
+    given: int,
+    start: int,
+    weight: int,
+    threshold: int,
+    team: int,
+    heads: np.ndarray,
+    h_row: int,
+    material: np.ndarray,
+    events: np.ndarray,
+) -> tuple[int, int]:
+    """The material and loss events of option ``o`` of a 2HG team (``times[side, o, p]``: how often it chooses head
+    ``p``, board row ``heads[h_row, p]``; ``given``: the poison it gives): the team's poison, ``start`` plus
+    ``given`` (:func:`team_poison_810_10`), and its heads' rows of ``material`` and ``events``
+    (:func:`tabulate_rows`) chosen as often as it chooses them."""
+    m, e = team_poison_810_10(start + given, weight, threshold, team)
+    for p in range(n_heads):
+        m += material[times[side, o, p], heads[h_row, p]]
+        e |= events[times[side, o, p], heads[h_row, p]]
+    return m, e
 
 
 @njit(cache=True)
@@ -481,15 +623,15 @@ def team_option_values(
     and ``events``, :func:`tabulate_rows`) chosen as often as it chooses them.
     """
     k = len(poison)
+    n_heads = len(heads)
     mats = np.zeros(k, dtype=np.int64)
     evs = np.zeros(k, dtype=np.int64)
+    every = np.ascontiguousarray(times).reshape((1, k, n_heads))
+    rows = np.ascontiguousarray(heads).reshape((1, n_heads))
     for o in range(k):
-        m, e = team_poison_810_10(start + poison[o], weight, threshold, team)
-        for p in range(len(heads)):
-            m += material[times[o, p], heads[p]]
-            e |= events[times[o, p], heads[p]]
-        mats[o] = m
-        evs[o] = e
+        mats[o], evs[o] = team_option_value(
+            every, 0, o, n_heads, poison[o], start, weight, threshold, team, rows, 0, material, events
+        )
     return mats, evs
 
 
@@ -633,53 +775,133 @@ def decide_batch(
         max_rounds = max(max_rounds, rounds[b])
     max_teams = max(max_teams, 1)
     max_players = max(max_players, 1)
+    max_heads = 1  # the most heads of a team whose poison is shared
+    for b in range(n_boards):
+        if shared[b] == 1:
+            lo = obj_off[b]
+            for t in range(team_off[b + 1] - team_off[b]):
+                heads = 0
+                for i in range(n_players[b]):
+                    if team[lo + i] == t:
+                        heads += 1
+                max_heads = max(max_heads, heads)
+    n_entries_cap = team_entries_bound(max_heads)
     stride = max(max_rounds, 1)  # a team option's per-round entries
+    # The working arrays of fixed size are pieces of one integer and one boolean block: a board alone is
+    # decided in microseconds, and forty allocations would be most of them.  A huge board's per-row arrays are
+    # arrays of their own: each stays below glibc's mmap threshold (solver.allocator), so the next call reuses
+    # its pages rather than faulting a fresh mapping in.
+    n_slots = max_n + max_teams  # units of a board at most
+    rows_apart = max_n > _ROWS_IN_BLOCK
+    n_rows = 0 if rows_apart else max_n  # the per-row arrays' share of the blocks
+    n_row_slots = 0 if rows_apart else n_slots
+    o_cap, n_opts, opt_width, n_states_cap = 64, 16, max_rounds + 1, 16  # the growing ones' first sizes
+    u_cap = min(n_slots, 16)
+    n_fixed = (
+        2 * (max_rounds + 1) * n_rows + n_kinds + max_players + n_rows + max_teams * max_players + 4 * max_teams + 1
+        + 3 * max_players + 2 * n_entries_cap + max_rounds * max_players + 2 + 3 * n_row_slots + 64
+    )  # fmt: skip
+    n_growing = (
+        o_cap * (2 * max_players + 2 + 4 * stride + 1) + 2 * o_cap + n_opts * (3 + 2 * stride)
+        + 6 * u_cap * opt_width + 5 * n_states_cap + 2 * u_cap * n_states_cap
+    )  # fmt: skip
+    n_int = n_fixed + n_growing
+    n_bool = 1 + 2 * max_thr + 3 * n_rows + max_teams + max_players + 2 * o_cap + n_states_cap
+    ints_block = np.empty(n_int, dtype=np.int64)  # every entry is written before it is read
+    bools_block = np.empty(n_bool, dtype=np.bool_)
+    at = 0
     # per row and per threshold of a board
-    mat_buf = np.empty((max_rounds + 1) * max_n, dtype=np.int64)
-    ev_buf = np.empty((max_rounds + 1) * max_n, dtype=np.int64)
-    now = np.empty((1, n_kinds), dtype=np.int64)  # one row's counters (tabulate_into)
-    rivals = np.empty(max(max_players, 1), dtype=np.int64)  # a seat per player at most
-    dies = np.empty(1, dtype=np.bool_)
-    reached = np.empty(max_thr, dtype=np.bool_)
-    crossed = np.empty(max_thr, dtype=np.bool_)
-    choosable = np.empty(max_n, dtype=np.bool_)
-    single = np.empty(max_n, dtype=np.bool_)
-    varies = np.empty(max_n, dtype=np.bool_)
-    times = np.empty(max_n, dtype=np.int64)
+    material = ints_block[at : at + (max_rounds + 1) * n_rows].reshape((max_rounds + 1, n_rows))
+    at += (max_rounds + 1) * n_rows
+    events = ints_block[at : at + (max_rounds + 1) * n_rows].reshape((max_rounds + 1, n_rows))
+    at += (max_rounds + 1) * n_rows
+    now = ints_block[at : at + n_kinds].reshape((1, n_kinds))  # one row's counters (tabulate_into)
+    at += n_kinds
+    rivals = ints_block[at : at + max_players]  # a seat per player at most
+    at += max_players
+    times = ints_block[at : at + n_rows]
+    at += n_rows
     # per team of a board
-    heads_buf = np.empty(max_teams * max_players, dtype=np.int64)
-    team_n = np.empty(max_teams, dtype=np.int64)
-    start_poison = np.empty(max_teams, dtype=np.int64)
-    has_unit = np.empty(max_teams, dtype=np.bool_)
-    team_choice = np.empty(max_teams, dtype=np.int64)
-    opt_first = np.empty(max_teams + 1, dtype=np.int64)
-    ok = np.empty(max_players, dtype=np.bool_)
-    head_gains = np.empty(max_players, dtype=np.int64)
-    # the teams' options, one after another (grown on demand)
-    all_material = np.empty(16, dtype=np.int64)
-    all_picks = np.empty(16, dtype=np.int64)
-    all_events = np.empty(16, dtype=np.int64)
-    all_mask = np.empty(16 * stride, dtype=np.int64)
-    all_recipient = np.empty(16 * stride, dtype=np.int64)
-    # the coupled units and the programme's states (grown on demand)
-    unit_kind = np.empty(max_n + max_teams, dtype=np.int64)  # 0 single, 1 team
-    unit_ref = np.empty(max_n + max_teams, dtype=np.int64)
-    n_opt_buf = np.empty(max_n + max_teams, dtype=np.int64)
-    opt_mat_buf = np.empty(16, dtype=np.int64)
-    opt_picks_buf = np.empty(16, dtype=np.int64)
-    opt_ev_buf = np.empty(16, dtype=np.int64)
-    compact_buf = np.empty(16, dtype=np.int64)
-    keys_buf = np.empty(16, dtype=np.int64)
-    idle_buf = np.empty(16, dtype=np.int64)
-    bits = np.zeros(64, dtype=np.int64)
-    expanded_buf = np.empty(16, dtype=np.int64)
-    millis_buf = np.empty(16, dtype=np.int64)
-    over_buf = np.empty(16, dtype=np.bool_)
-    terminal_buf = np.empty(16, dtype=np.int64)
-    to_go = np.empty(16, dtype=np.int64)
-    nxt = np.empty(16, dtype=np.int64)
-    live_buf = np.empty(16, dtype=np.int64)
-    ended_buf = np.empty(16, dtype=np.int64)
+    team_heads = ints_block[at : at + max_teams * max_players].reshape((max_teams, max_players))
+    at += max_teams * max_players
+    team_n = ints_block[at : at + max_teams]
+    start_poison = ints_block[at + max_teams : at + 2 * max_teams]
+    team_choice = ints_block[at + 2 * max_teams : at + 3 * max_teams]
+    opt_first = ints_block[at + 3 * max_teams : at + 4 * max_teams + 1]
+    at += 4 * max_teams + 1
+    head_gains = ints_block[at : at + max_players]
+    heads_scratch = ints_block[at + max_players : at + 2 * max_players]
+    idx_scratch = ints_block[at + 2 * max_players : at + 3 * max_players]
+    at += 3 * max_players
+    # a team's options as they are built (team_options_into)
+    entry_mask = ints_block[at : at + n_entries_cap]
+    entry_recipient = ints_block[at + n_entries_cap : at + 2 * n_entries_cap]
+    at += 2 * n_entries_cap
+    pick_start = ints_block[at : at + max_rounds * max_players + 2]
+    at += max_rounds * max_players + 2
+    # the coupled units
+    unit_kind = ints_block[at : at + n_row_slots]  # 0 single, 1 team
+    unit_ref = ints_block[at + n_row_slots : at + 2 * n_row_slots]
+    n_opt_buf = ints_block[at + 2 * n_row_slots : at + 3 * n_row_slots]
+    at += 3 * n_row_slots
+    bits = ints_block[at : at + 64]
+    dies = bools_block[0:1]
+    reached = bools_block[1 : 1 + max_thr]
+    crossed = bools_block[1 + max_thr : 1 + 2 * max_thr]
+    at = 1 + 2 * max_thr
+    choosable = bools_block[at : at + n_rows]
+    single = bools_block[at + n_rows : at + 2 * n_rows]
+    varies = bools_block[at + 2 * n_rows : at + 3 * n_rows]
+    at += 3 * n_rows
+    if rows_apart:
+        material = np.empty((max_rounds + 1, max_n), dtype=np.int64)
+        events = np.empty((max_rounds + 1, max_n), dtype=np.int64)
+        times = np.empty(max_n, dtype=np.int64)
+        unit_kind = np.empty(n_slots, dtype=np.int64)
+        unit_ref = np.empty(n_slots, dtype=np.int64)
+        n_opt_buf = np.empty(n_slots, dtype=np.int64)
+        choosable = np.empty(max_n, dtype=np.bool_)
+        single = np.empty(max_n, dtype=np.bool_)
+        varies = np.empty(max_n, dtype=np.bool_)
+    has_unit = bools_block[at : at + max_teams]
+    ok = bools_block[at + max_teams : at + max_teams + max_players]
+    # Grown on demand (then arrays of their own): a team's options as they are built, the teams' options one
+    # after another, the units' options (units x options), the programme's states.
+    at = n_fixed
+    o_times = ints_block[at : at + 2 * o_cap * max_players].reshape((2, o_cap, max_players))
+    at += 2 * o_cap * max_players
+    o_poison = ints_block[at : at + 2 * o_cap].reshape((2, o_cap))
+    at += 2 * o_cap
+    o_masks = ints_block[at : at + 2 * o_cap * stride].reshape((2, o_cap, stride))
+    at += 2 * o_cap * stride
+    o_recipients = ints_block[at : at + 2 * o_cap * stride].reshape((2, o_cap, stride))
+    at += 2 * o_cap * stride
+    o_table = ints_block[at : at + 2 * o_cap]
+    at += 2 * o_cap
+    o_order = ints_block[at : at + o_cap]
+    at += o_cap
+    all_material = ints_block[at : at + n_opts]
+    all_picks = ints_block[at + n_opts : at + 2 * n_opts]
+    all_events = ints_block[at + 2 * n_opts : at + 3 * n_opts]
+    at += 3 * n_opts
+    all_mask = ints_block[at : at + n_opts * stride]
+    all_recipient = ints_block[at + n_opts * stride : at + 2 * n_opts * stride]
+    at += 2 * n_opts * stride
+    opt_tables = ints_block[at : at + 6 * u_cap * opt_width].reshape((6, u_cap, opt_width))
+    at += 6 * u_cap * opt_width
+    state_tables = ints_block[at : at + 5 * n_states_cap].reshape((5, n_states_cap))
+    at += 5 * n_states_cap
+    first_tables = ints_block[at : at + 2 * u_cap * n_states_cap].reshape((2, u_cap, n_states_cap))
+    at = n_bool - 2 * o_cap - n_states_cap
+    o_used = bools_block[at : at + 2 * o_cap]
+    over_buf = bools_block[at + 2 * o_cap : at + 2 * o_cap + n_states_cap]
+    opt_mat, opt_picks, opt_ev, compact, keys, idle = (
+        opt_tables[0], opt_tables[1], opt_tables[2], opt_tables[3], opt_tables[4], opt_tables[5]
+    )  # fmt: skip
+    expanded, millis, terminal, to_go, nxt = (
+        state_tables[0], state_tables[1], state_tables[2], state_tables[3], state_tables[4]
+    )  # fmt: skip
+    first_live, first_over = first_tables[0], first_tables[1]
     for b in range(n_boards):
         lo, hi = obj_off[b], obj_off[b + 1]
         n = hi - lo
@@ -692,8 +914,6 @@ def decide_batch(
         # seats, rivals, the proliferator's seat and its opponents
         n_seats, our_seat, opponents = board_seating(lo, players, proliferator[b], seat, team)
         rivals_into(seat, team, lo, players, n_seats, rivals)
-        material = mat_buf[: (R + 1) * n].reshape((R + 1, n))
-        events = ev_buf[: (R + 1) * n].reshape((R + 1, n))
         tabulate_into(
             lo, hi, t_lo, t_hi, R, n_seats, poison_loses[b] == 1, team_threshold, tb, counts, gain, weights, flags,
             toughness, damage, chapters, life, worth, side, seat, team, thr_row, thr_kind, thr_at, thr_code,
@@ -714,19 +934,12 @@ def decide_batch(
             baseline_material += material[0, i]
             baseline_events |= events[0, i]
         base_material, base_events, span = split_units_into(
-            material, events, choosable, players if is_shared else 0, single, varies
+            R + 1, n, material, events, choosable, players if is_shared else 0, single, varies
         )
         # 2HG team units (810.10): heads, start poison, options
-        max_heads = 1
-        for t in range(n_teams):
-            cnt = 0
-            for i in range(players):
-                if team[lo + i] == t:
-                    cnt += 1
-            max_heads = max(max_heads, cnt)
-        team_heads = heads_buf[: max(n_teams, 1) * max_heads].reshape((max(n_teams, 1), max_heads))
-        team_heads[:, :] = -1
         for t in range(max(n_teams, 1)):
+            for p in range(max_players):
+                team_heads[t, p] = -1
             team_n[t] = 0
             start_poison[t] = 0
             has_unit[t] = False
@@ -762,32 +975,46 @@ def decide_batch(
                     opt_first[t + 1] = opt_first[t]
                     continue
                 has_unit[t] = True
-                o_times, o_poison, o_picks, o_mask, o_recipient = team_options(
-                    R, ok[:h_n], start_poison[t] > 0, head_gains[:h_n]
+                n_entries = team_entries_into(
+                    ok, h_n, start_poison[t] > 0, heads_scratch, idx_scratch, entry_mask, entry_recipient
                 )
-                k = len(o_poison)
-                mats, evs = team_option_values(
-                    o_times, o_poison, start_poison[t], team_weight[tb + t], team_threshold[tb + t], t,
-                    team_heads[t, :h_n], material, events,
-                )  # fmt: skip
-                lo_m, hi_m = -_NEG, _NEG
-                for o in range(k):
-                    hi_m = max(hi_m, mats[o])
-                    lo_m = min(lo_m, mats[o])
-                span += hi_m - lo_m
+                while True:
+                    k, half = team_options_into(
+                        R, h_n, head_gains, n_entries, entry_mask, entry_recipient, o_times, o_poison, o_masks,
+                        o_recipients, o_table, o_used, o_order, pick_start,
+                    )  # fmt: skip
+                    if k >= 0:
+                        break
+                    o_cap *= 4
+                    o_times, o_poison, o_masks, o_recipients, o_table, o_used, o_order = _team_scratch(
+                        max_players, max_rounds, o_cap
+                    )
                 at = opt_first[t]
-                all_material = _reserve(all_material, at, at + k)
-                all_picks = _reserve(all_picks, at, at + k)
-                all_events = _reserve(all_events, at, at + k)
-                all_mask = _reserve(all_mask, at * stride, (at + k) * stride)
-                all_recipient = _reserve(all_recipient, at * stride, (at + k) * stride)
-                for o in range(k):
-                    all_material[at + o] = mats[o]
-                    all_picks[at + o] = o_picks[o]
-                    all_events[at + o] = evs[o]
-                    for r in range(o_mask.shape[1]):
-                        all_mask[(at + o) * stride + r] = o_mask[o, r]
-                        all_recipient[(at + o) * stride + r] = o_recipient[o, r]
+                if len(all_material) < at + k:  # the five grow together
+                    all_material = _reserve(all_material, at, at + k)
+                    all_picks = _reserve(all_picks, at, at + k)
+                    all_events = _reserve(all_events, at, at + k)
+                    all_mask = _reserve(all_mask, at * stride, (at + k) * stride)
+                    all_recipient = _reserve(all_recipient, at * stride, (at + k) * stride)
+                lo_m, hi_m = -_NEG, _NEG
+                for j in range(k):  # the options, most picks first
+                    o = o_order[j]
+                    m, e = team_option_value(
+                        o_times, half, o, h_n, o_poison[half, o], start_poison[t], team_weight[tb + t],
+                        team_threshold[tb + t], t, team_heads, t, material, events,
+                    )  # fmt: skip
+                    hi_m = max(hi_m, m)
+                    lo_m = min(lo_m, m)
+                    picks = 0
+                    for p in range(h_n):
+                        picks += o_times[half, o, p]
+                    all_material[at + j] = m
+                    all_picks[at + j] = picks
+                    all_events[at + j] = e
+                    for r in range(R):
+                        all_mask[(at + j) * stride + r] = o_masks[half, o, r]
+                        all_recipient[(at + j) * stride + r] = o_recipients[half, o, r]
+                span += hi_m - lo_m
                 opt_first[t + 1] = at + k
         spans[b] = span
         weight = game_weight_of(scores[3], span, gap[b])
@@ -830,17 +1057,23 @@ def decide_batch(
             width = R + 1
             for t in range(n_teams):
                 width = max(width, opt_first[t + 1] - opt_first[t])
-            cells = n_units * width
-            opt_mat_buf = _room(opt_mat_buf, cells)
-            opt_picks_buf = _room(opt_picks_buf, cells)
-            opt_ev_buf = _room(opt_ev_buf, cells)
-            compact_buf = _room(compact_buf, cells)
-            keys_buf = _room(keys_buf, cells)
-            idle_buf = _room(idle_buf, cells)
+            if n_units > u_cap:  # the units' tables, more rows (the programme's first options too)
+                u_cap = max(n_units, 2 * u_cap)
+                opt_width = max(width, opt_width)
+                first_tables = np.empty((2, u_cap, n_states_cap), dtype=np.int64)
+                first_live, first_over = first_tables[0], first_tables[1]
+            if width > opt_width or opt_tables.shape[1] < u_cap:
+                opt_width = max(width, 2 * opt_width) if width > opt_width else opt_width
+                opt_tables = np.empty((6, u_cap, opt_width), dtype=np.int64)
+                opt_mat, opt_picks, opt_ev, compact, keys, idle = (
+                    opt_tables[0],
+                    opt_tables[1],
+                    opt_tables[2],
+                    opt_tables[3],
+                    opt_tables[4],
+                    opt_tables[5],
+                )
             n_opt = n_opt_buf[:n_units]
-            opt_mat = opt_mat_buf[:cells].reshape((n_units, width))
-            opt_picks = opt_picks_buf[:cells].reshape((n_units, width))
-            opt_ev = opt_ev_buf[:cells].reshape((n_units, width))
             free = 0
             max_picks = 1
             for u in range(n_units):
@@ -877,25 +1110,26 @@ def decide_batch(
                 status[b] = TOO_MANY_SEATS
                 continue
             n_states = 1 << n_free
-            expanded_buf = _room(expanded_buf, n_states)
-            millis_buf = _room(millis_buf, n_states)
-            over_buf = _room(over_buf, n_states)
-            terminal_buf = _room(terminal_buf, n_states)
-            to_go = _room(to_go, n_states)
-            nxt = _room(nxt, n_states)
-            live_buf = _room(live_buf, n_units * n_states)
-            ended_buf = _room(ended_buf, n_units * n_states)
-            expanded = expanded_buf[:n_states]
-            millis = millis_buf[:n_states]
-            over = over_buf[:n_states]
-            terminal = terminal_buf[:n_states]
+            if n_states > n_states_cap:
+                n_states_cap = max(n_states, 2 * n_states_cap)
+                state_tables = np.empty((5, n_states_cap), dtype=np.int64)
+                expanded, millis, terminal, to_go, nxt = (
+                    state_tables[0],
+                    state_tables[1],
+                    state_tables[2],
+                    state_tables[3],
+                    state_tables[4],
+                )
+                over_buf = np.empty(n_states_cap, dtype=np.bool_)
+                first_tables = np.empty((2, u_cap, n_states_cap), dtype=np.int64)
+                first_live, first_over = first_tables[0], first_tables[1]
+            over = over_buf
             for s in range(n_states):
                 expanded[s] = base_events
                 for j in range(n_free):
                     if (s >> j) & 1:
                         expanded[s] |= np.int64(1) << bits[j]
                 millis[s] = score_events(expanded[s], n_seats, rivals, our_seat, opponents, n_opp, scores, elim, weight)
-            compact = compact_buf[:cells].reshape((n_units, width))
             for u in range(n_units):
                 for o in range(n_opt[u]):
                     e = opt_ev[u, o]
@@ -912,8 +1146,6 @@ def decide_batch(
                 over[s] = _ends_game(expanded[s], n_seats, rivals, our_seat, opponents, n_opp)
                 any_over = any_over or over[s]
                 any_live = any_live or not over[s]
-            keys = keys_buf[:cells].reshape((n_units, width))
-            idle = idle_buf[:cells].reshape((n_units, width))
             for u in range(n_units):
                 nothing = 0
                 for o in range(n_opt[u]):
@@ -925,15 +1157,13 @@ def decide_batch(
                     idle[u, o] = nothing - opt_picks[u, o]
             for s in range(n_states):
                 terminal[s] = _DEAD if over[s] else millis[s] * (sense * max_picks)
-            first_live = live_buf[: n_units * n_states].reshape((n_units, n_states))
-            best_live = _programme_into(n_opt, keys, compact, terminal, first_live, to_go, nxt)
+            best_live = _programme_into(n_opt, keys, compact, terminal[:n_states], first_live, to_go, nxt)
             ended = False
             first = first_live
             if any_over:
                 for s in range(n_states):
                     terminal[s] = millis[s] * (sense * max_picks) if over[s] else _DEAD
-                first_over = ended_buf[: n_units * n_states].reshape((n_units, n_states))
-                best_over = _programme_into(n_opt, idle, compact, terminal, first_over, to_go, nxt)
+                best_over = _programme_into(n_opt, idle, compact, terminal[:n_states], first_over, to_go, nxt)
                 live_extra = 0
                 idle_extra = 0
                 for i in range(n):
@@ -984,14 +1214,6 @@ def decide_batch(
         values[b] = value + game - baseline
         events_out[b] = state_events
         results[b] = result_code(state_events, n_seats, rivals, our_seat, opponents, n_opp, scores, elim)
-
-
-@njit(cache=True)
-def _room(a: np.ndarray, need: int) -> np.ndarray:
-    """``a`` if it has ``need`` entries, else a larger array of its type (contents not kept: scratch)."""
-    if len(a) >= need:
-        return a
-    return np.empty(max(need, 2 * len(a)), dtype=a.dtype)
 
 
 @njit(cache=True)

@@ -55,9 +55,8 @@ def annihilate_704_5q(counts: np.ndarray, i: int, flags: int, plus: int, minus: 
 def toughness_122_1a(counts: np.ndarray, i: int, printed: int, tough_delta: np.ndarray) -> int:
     """122.1a: each P/T counter changes toughness by its second half."""
     t = printed
-    for k in range(len(tough_delta)):
-        if tough_delta[k] != 0:
-            t += tough_delta[k] * counts[i, k]
+    for k in range(len(tough_delta)):  # branch-free, so that it compiles to plain vector loads
+        t += tough_delta[k] * counts[i, k]
     return t
 
 
