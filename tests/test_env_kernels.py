@@ -69,11 +69,27 @@ def test_a_stream_seed_is_the_generators_own_draw_below_2_63(bits: type[np.rando
     assert [stream_seed(gym_rng) for _ in range(100)] == [int(same.integers(0, 2**63)) for _ in range(100)]
 
 
+def _splitmix64_first_output(seed: int) -> int:
+    """SplitMix64's first output from state ``seed`` in Python integers: the reference the seeding is held to."""
+    mask = (1 << 64) - 1
+    z = (seed + 0x9E3779B97F4A7C15) & mask
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+    return z ^ (z >> 31)
+
+
 @given(st.lists(st.integers(min_value=-(2**70), max_value=2**70), max_size=40))
-def test_seeded_states_are_each_seeds_seeded_state(seeds: list[int]) -> None:
+def test_a_seeds_state_is_splitmix64s_first_output_from_it(seeds: list[int]) -> None:
+    """A stream starts at the seed (modulo 2**64) mixed once: SplitMix64's first output from it, for any integers."""
     got = seeded_states(seeds)
     assert got.dtype == np.uint64 and got.shape == (len(seeds),)
-    assert got.tolist() == [int(seeded_state(seed)) for seed in seeds]
+    assert got.tolist() == [_splitmix64_first_output(seed % 2**64) for seed in seeds]
+    assert [int(seeded_state(seed)) for seed in seeds] == got.tolist()
+
+
+def test_the_seed_0_stream_starts_at_the_published_first_output() -> None:
+    assert int(seeded_state(0)) == 0xE220A8397B1DCDAF == _splitmix64_first_output(0)
+    assert int(seeded_state(2**64)) == 0xE220A8397B1DCDAF
 
 
 def test_draws_are_in_range_and_roughly_uniform() -> None:

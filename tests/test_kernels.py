@@ -15,7 +15,15 @@ from solver.batch import decide_one
 from solver.board import Board
 from solver.brute import MAX_BRUTE, solve_brute
 from solver.kernels import decide
-from solver.kernels.exact import split_units, team_option_values, team_poison_810_10
+from solver.kernels.exact import (
+    D_SPAN,
+    D_VALUE,
+    SPAN_ONLY,
+    decide_arrays,
+    split_units,
+    team_option_values,
+    team_poison_810_10,
+)
 from solver.kernels.layout import F_CREATURE, F_DESTRUCTIBLE, F_PLANESWALKER, F_PRESENT, F_SAGA
 from solver.kernels.sba import (
     annihilate_704_5q,
@@ -62,6 +70,24 @@ def test_a_batch_decides_the_fixture_subset_as_each_board_alone() -> None:
 def test_a_batch_decides_the_batched_strategies_as_each_board_alone() -> None:
     boards = [load_board(d) for d in random_boards(seed=26, n=2_000)]
     assert _mismatches(boards) == []
+
+
+def test_the_span_alone_is_the_spans_a_decision_works_out() -> None:
+    """``SPAN_ONLY`` (what scoring a choice runs where a game result scores and the span is not known) writes every
+    board's material span as the optimum's and the worst choice's decisions do, and nothing else."""
+    boards = [load_board(board_dict(i)) for i in subset(1_000, seed=3)]
+    boards += [load_board(d) for d in random_boards(seed=27, n=1_000)]
+    layout, best = decide(boards, DEFAULT_POLICY)
+    _, worst = decide(boards, DEFAULT_POLICY, -1)
+    L = layout
+    out, chosen, recipients, _ = decide_arrays(
+        L.obj_off, L.thr_off, L.team_off, L.numbers, L.elimination, L.gap, L.counts, L.gain, L.weights, L.ints,
+        L.worth, L.head_gain, L.thresholds, L.team_threshold, L.team_weight, L.tough_delta, L.presence, L.special,
+        L.policy_scores, L.saga_chapter, SPAN_ONLY,
+    )  # fmt: skip
+    assert np.array_equal(out[D_SPAN], best.spans) and np.array_equal(out[D_SPAN], worst.spans)
+    assert (best.spans > 0).mean() > 0.5  # the boards' choices move material
+    assert not chosen.any() and (recipients == -1).all() and not out[D_VALUE].any()
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

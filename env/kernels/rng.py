@@ -29,7 +29,6 @@ __all__ = [
     "draw_below",
     "draw_u64",
     "draw_unit",
-    "seed_states",
     "seeded_state",
     "seeded_states",
     "stream_seed",
@@ -83,19 +82,25 @@ def draw_below(states: U64, g: int, n: int) -> np.int64:
             return np.int64(r % bound)
 
 
-def seeded_state(seed: int) -> np.uint64:
-    """The starting state of the stream of ``seed`` (any Python integer, reduced modulo 2**64)."""
-    return np.uint64(_mix_py(seed % (1 << 64)))
+@njit(cache=True)
+def _seed_into(z: U64) -> None:
+    """Each cell's starting state from its seed: the first draw of a stream whose state is the seed (the seed
+    mixed once, so that nearby seeds start far apart)."""
+    for i in range(len(z)):
+        z[i] = draw_u64(z, i)
 
 
 def seeded_states(seeds: Sequence[int]) -> U64:
-    """:func:`seeded_state` of each of ``seeds``, in one pass of array arithmetic (uint64 wraps modulo 2**64)."""
+    """The starting state of the stream of each of ``seeds`` (any Python integers, reduced modulo 2**64)."""
     z = np.array([seed % (1 << 64) for seed in seeds], dtype=np.uint64)
-    z += _GOLDEN
-    z = (z ^ (z >> np.uint64(30))) * _MIX1
-    z = (z ^ (z >> np.uint64(27))) * _MIX2
-    out: U64 = z ^ (z >> np.uint64(31))
-    return out
+    _seed_into(z)
+    return z
+
+
+def seeded_state(seed: int) -> np.uint64:
+    """The starting state of the stream of ``seed``: :func:`seeded_states` of one."""
+    state: np.uint64 = seeded_states((seed,))[0]
+    return state
 
 
 def stream_seed(rng: np.random.Generator) -> int:
@@ -110,12 +115,6 @@ def stream_seed(rng: np.random.Generator) -> int:
     if type(bits) is np.random.PCG64:
         return int(bits.random_raw()) >> 1
     return int(rng.integers(0, 2**63))
-
-
-def seed_states(states: U64, games: npt.NDArray[np.int64], seeds: list[int]) -> None:
-    """Seed the streams of ``games`` with ``seeds`` (one each)."""
-    for g, seed in zip(games.tolist(), seeds, strict=True):
-        states[g] = seeded_state(seed)
 
 
 class StreamGenerator:
@@ -138,12 +137,3 @@ class StreamGenerator:
         if high is None:
             low, high = 0, low
         return int(low) + int(draw_below(self.state, 0, int(high) - int(low)))
-
-
-def _mix_py(z: int) -> int:
-    """The SplitMix64 finaliser in Python integers (the seed is mixed once, so nearby seeds start far apart)."""
-    mask = (1 << 64) - 1
-    z = (z + 0x9E3779B97F4A7C15) & mask
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
-    return z ^ (z >> 31)

@@ -48,6 +48,7 @@ from .value import (
 __all__ = [
     "MAX_FREE_SEATS",
     "RESULT_CODES",
+    "SPAN_ONLY",
     "TOO_MANY_SEATS",
     "decide_batch",
     "game_of_events",
@@ -66,6 +67,9 @@ __all__ = [
 MAX_FREE_SEATS = 20
 #: Status of a board whose choice couples more seats than that.
 TOO_MANY_SEATS = 1
+#: The ``sense`` of :func:`decide_batch` that works out each board's material span alone (``spans``), choosing
+#: nothing: ``1`` maximises, ``-1`` minimises.
+SPAN_ONLY = 0
 #: Game results by code.
 RESULT_CODES = ("none", "eliminations", "win", "draw", "loss")
 _NEG = -(1 << 62)
@@ -760,6 +764,9 @@ def decide_batch(
 ) -> None:
     """Decide every board of the layout; outputs are written into the arrays given (see :mod:`solver.kernels`).
 
+    ``sense`` 1 finds each board's optimum, -1 its worst choice; :data:`SPAN_ONLY` writes each board's material
+    span alone (``spans``: what the game weight is raised above).
+
     The boards' working arrays are allocated once per call, sized by the batch's largest board
     (those of the coupled units' programme grow on demand), and reused board after board.
     """
@@ -1017,6 +1024,8 @@ def decide_batch(
                 span += hi_m - lo_m
                 opt_first[t + 1] = at + k
         spans[b] = span
+        if sense == SPAN_ONLY:  # the span alone: no programme, nothing else of this board written
+            continue
         weight = game_weight_of(scores[3], span, gap[b])
         n_opp = n_opponents[b]
         elim = elimination[b]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .exact import decide_batch, result_code
+from .exact import SPAN_ONLY, decide_batch, result_code
 from .jit import inner
 from .sba import shared_poison_810_10
 from .settle import board_seating, settle_board
@@ -165,15 +165,16 @@ def _span(
     chosen: np.ndarray,
     recipients: np.ndarray,
 ) -> int:
-    """Board ``b``'s material span, as :func:`solver.kernels.exact.decide_batch` works it out (its board alone)."""
-    one = np.zeros(1, dtype=np.int64)
-    values, events, results, status, spans = one.copy(), one.copy(), one.copy(), one.copy(), one.copy()
+    """Board ``b``'s material span, as :func:`solver.kernels.exact.decide_batch` works it out (its board alone,
+    :data:`~solver.kernels.exact.SPAN_ONLY`)."""
+    out = np.zeros(5, dtype=np.int64)
+    values, events, results, status, spans = out[0:1], out[1:2], out[2:3], out[3:4], out[4:5]
     decide_batch(
         obj_off[b : b + 2], thr_off[b : b + 2], team_off[b : b + 2], n_players[b : b + 1], rounds[b : b + 1],
         proliferator[b : b + 1], shared[b : b + 1], poison_loses[b : b + 1], n_opponents[b : b + 1],
         elimination[b : b + 1], gap[b : b + 1], counts, gain, weights, flags, toughness, damage, chapters, life,
         worth, side, seat, team, head_gain, thr_row, thr_kind, thr_at, thr_code, thr_amount, thr_seat,
-        team_threshold, team_weight, tough_delta, presence, special, scores, saga_chapter, 1, values, events,
+        team_threshold, team_weight, tough_delta, presence, special, scores, saga_chapter, SPAN_ONLY, values, events,
         results, status, spans, chosen, recipients,
     )  # fmt: skip
     return int(spans[0])
@@ -278,26 +279,44 @@ def score_batch(
     """
     n_alt = times.shape[0]
     n_rows, n_kinds = counts.shape
-    now = np.empty((n_rows, n_kinds), dtype=np.int64)
-    annihilated = np.zeros(n_rows, dtype=np.int64)
-    dies = np.zeros(n_rows, dtype=np.bool_)
-    before = np.zeros(n_rows, dtype=np.int64)
-    after = np.zeros(n_rows, dtype=np.int64)
-    sacrificed = np.zeros(n_rows, dtype=np.bool_)
-    reached = np.zeros(len(thr_row), dtype=np.bool_)
-    crossed = np.zeros(len(thr_row), dtype=np.bool_)
-    raw = np.zeros(n_rows, dtype=np.int64)
-    row_events = np.zeros(n_rows, dtype=np.int64)
+    n_thr = len(thr_row)
     width = max(int(rounds.max()) if len(rounds) else 0, 1)
-    scratch_chosen = np.zeros((width, n_rows), dtype=np.bool_)
-    scratch_recipients = np.full((width, max(int(team_off[-1]), 1)), -1, dtype=np.int64)
-    nothing = np.zeros(n_rows, dtype=np.int64)
-    no_recipients = np.full((width, max(int(team_off[-1]), 1)), -1, dtype=np.int64)
-    mat = np.zeros(n_alt + 1, dtype=np.int64)
-    ev = np.zeros(n_alt + 1, dtype=np.int64)
-    totals = np.zeros(n_alt + 1, dtype=np.int64)
+    n_named = width * max(int(team_off[-1]), 1)
+    # The working arrays are pieces of three blocks (one board is scored in microseconds, and twenty allocations
+    # would be a good part of them): the counters after an alternative and the per-row scratch of the state-based
+    # actions and the material, the two choices of nothing, then per alternative its material, events, total,
+    # result code and game score.
+    ints = np.zeros(n_rows * n_kinds + 6 * n_rows + 2 * n_named + 4 * (n_alt + 1), dtype=np.int64)
+    bools = np.zeros(2 * n_rows + 2 * n_thr + width * n_rows, dtype=np.bool_)
     game = np.zeros(n_alt + 1, dtype=np.float64)
-    res = np.zeros(n_alt + 1, dtype=np.int64)
+    now = ints[: n_rows * n_kinds].reshape((n_rows, n_kinds))
+    at = n_rows * n_kinds
+    annihilated, before, after = (
+        ints[at : at + n_rows],
+        ints[at + n_rows : at + 2 * n_rows],
+        ints[at + 2 * n_rows : at + 3 * n_rows],
+    )
+    raw, row_events, nothing = (
+        ints[at + 3 * n_rows : at + 4 * n_rows],
+        ints[at + 4 * n_rows : at + 5 * n_rows],
+        ints[at + 5 * n_rows : at + 6 * n_rows],
+    )
+    at += 6 * n_rows
+    no_recipients = ints[at : at + n_named].reshape((width, n_named // width))
+    scratch_recipients = ints[at + n_named : at + 2 * n_named].reshape((width, n_named // width))
+    no_recipients[:, :] = -1
+    scratch_recipients[:, :] = -1
+    at += 2 * n_named
+    k = n_alt + 1
+    mat, ev, totals, res = (
+        ints[at : at + k],
+        ints[at + k : at + 2 * k],
+        ints[at + 2 * k : at + 3 * k],
+        ints[at + 3 * k : at + 4 * k],
+    )
+    dies, sacrificed = bools[:n_rows], bools[n_rows : 2 * n_rows]
+    reached, crossed = bools[2 * n_rows : 2 * n_rows + n_thr], bools[2 * n_rows + n_thr : 2 * n_rows + 2 * n_thr]
+    scratch_chosen = bools[2 * n_rows + 2 * n_thr :].reshape((width, n_rows))
     for b in range(len(rounds)):
         lo, hi = obj_off[b], obj_off[b + 1]
         t_lo, t_hi = thr_off[b], thr_off[b + 1]
