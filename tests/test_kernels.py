@@ -14,16 +14,8 @@ from solver import load_board, solve
 from solver.batch import decide_one
 from solver.board import Board
 from solver.brute import MAX_BRUTE, solve_brute
-from solver.kernels import decide
-from solver.kernels.exact import (
-    D_SPAN,
-    D_VALUE,
-    SPAN_ONLY,
-    decide_arrays,
-    split_units,
-    team_option_values,
-    team_poison_810_10,
-)
+from solver.kernels import _decide_arrays, decide
+from solver.kernels.exact import D_SPAN, D_VALUE, SPAN_ONLY, split_units, team_option_values, team_poison_810_10
 from solver.kernels.layout import F_CREATURE, F_DESTRUCTIBLE, F_PLANESWALKER, F_PRESENT, F_SAGA
 from solver.kernels.sba import (
     annihilate_704_5q,
@@ -79,12 +71,7 @@ def test_the_span_alone_is_the_spans_a_decision_works_out() -> None:
     boards += [load_board(d) for d in random_boards(seed=27, n=1_000)]
     layout, best = decide(boards, DEFAULT_POLICY)
     _, worst = decide(boards, DEFAULT_POLICY, -1)
-    L = layout
-    out, chosen, recipients, _ = decide_arrays(
-        L.obj_off, L.thr_off, L.team_off, L.numbers, L.elimination, L.gap, L.counts, L.gain, L.weights, L.ints,
-        L.worth, L.head_gain, L.thresholds, L.team_threshold, L.team_weight, L.tough_delta, L.presence, L.special,
-        L.policy_scores, L.saga_chapter, SPAN_ONLY,
-    )  # fmt: skip
+    out, chosen, recipients = _decide_arrays(layout, SPAN_ONLY)
     assert np.array_equal(out[D_SPAN], best.spans) and np.array_equal(out[D_SPAN], worst.spans)
     assert (best.spans > 0).mean() > 0.5  # the boards' choices move material
     assert not chosen.any() and (recipients == -1).all() and not out[D_VALUE].any()
