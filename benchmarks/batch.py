@@ -42,7 +42,7 @@ from typing import Any
 
 import solver
 from solver import kernels
-from solver.batch import CHUNK, decide_many, score_many, settle_many, solve_many
+from solver.batch import chunk_bounds, decide_many, score_many, settle_many, solve_many
 from solver.board import Board
 from solver.effects import gain
 from solver.policy import DEFAULT_POLICY
@@ -134,14 +134,14 @@ def _clock(fn: Callable[[], object]) -> float:
 def stages(items: Sequence[Board], repeats: int) -> dict[str, Any]:
     """Where ``decide_many``'s time goes: the layout, the compiled decision and the rest, per board (medians).
 
-    The boards are cut into the chunks ``decide_many`` decides (:data:`~solver.batch.CHUNK` at
-    a time, in input order) and each stage is timed over all the chunks, the stages taking
+    The boards are cut into the chunks ``decide_many`` decides (:func:`~solver.batch.chunk_bounds`,
+    in input order) and each stage is timed over all the chunks, the stages taking
     turns within each repeat so they share the machine's drift: the whole call,
     ``solver.kernels.stack`` alone (the layout), and ``solver.kernels.decide_layout`` on the
     chunks' layouts built beforehand (the compiled call).  The rest (the Python around them:
     checking the inputs, the arrays of :class:`~solver.batch.BatchDecisions`) is what remains.
     """
-    chunks = [items[i : i + CHUNK] for i in range(0, len(items), CHUNK)]
+    chunks = [items[i:j] for i, j in chunk_bounds(items)]
     layouts = [kernels.stack(chunk, DEFAULT_POLICY) for chunk in chunks]
     samples: dict[str, list[float]] = {"whole": [], "layout": [], "decision": []}
     for _ in range(repeats):
@@ -163,14 +163,14 @@ def given(items: Sequence[Board], repeats: int) -> dict[str, Any]:
 
     Each board's choice is its best (``decide_many``, worked out once beforehand), scored by
     ``score_many``; ``settle_many`` settles the counters after it (``counters_after``, also
-    beforehand).  Both lay the boards out in chunks of :data:`~solver.batch.CHUNK` and make one
+    beforehand).  Both lay the boards out in chunks (:func:`~solver.batch.chunk_bounds`) and make one
     compiled call per chunk; ``solver.kernels.stack`` over the same chunks is timed alone, the
     three taking turns within each repeat.
     """
     best = decide_many(items)
     choices = [best.matrices(b) for b in range(len(items))]
     counts = [counters_after(board, *choice) for board, choice in zip(items, choices, strict=True)]
-    chunks = [items[i : i + CHUNK] for i in range(0, len(items), CHUNK)]
+    chunks = [items[i:j] for i, j in chunk_bounds(items)]
     score_many(items[:10], choices[:10])  # the kernels loaded before anything is timed
     settle_many(items[:10], counts[:10])
     samples: dict[str, list[float]] = {"score_many": [], "settle_many": [], "layout": []}
@@ -360,7 +360,9 @@ def report(args: argparse.Namespace) -> dict[str, Any]:
         "rest": "the rest (inputs checked, the result's arrays)",
         "whole": "whole `decide_many`",
     }
-    print(f"\n## Where `decide_many`'s time goes, per board (chunks of {CHUNK}, median of {args.repeats})\n")
+    first = next(chunk_bounds(items), (0, 0))
+    per_chunk = first[1] - first[0]  # boards of the first chunk
+    print(f"\n## Where `decide_many`'s time goes, per board (chunks of {per_chunk}, median of {args.repeats})\n")
     print(
         markdown_table(
             ["stage", "per board", "in u", "share"],
@@ -373,7 +375,8 @@ def report(args: argparse.Namespace) -> dict[str, Any]:
     print(f"\nwith the layout free: {split['rate_without_layout']:,.0f} decisions/s (target {TARGET_RATE:,}/s)")
     calls = given(items, args.repeats)
     per = calls["per_board_s"]
-    print(f"\n## Given choices, per board (chunks of {CHUNK}, median of {args.repeats}; u = {fmt_time(unit.median)})\n")
+    u_text = fmt_time(unit.median)
+    print(f"\n## Given choices, per board (chunks of {per_chunk}, median of {args.repeats}; u = {u_text})\n")
     print(
         markdown_table(
             ["call", "per board", "in u", "of which laying out"],

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from solver import decide_many, load_board, solve
-from solver.batch import CHUNK
+from solver.batch import chunk_bounds
 from solver.kernels import decide_layout, stack
 from solver.policy import DEFAULT_POLICY
 
@@ -217,14 +217,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     per = t.median / len(many)
     rows.append([f"decide_many, {len(many):,} boards of 20", f"{1 / per:,.0f}/s", f"{unit.median / per:.2g} per u",
                  ">= 3 per u"])  # fmt: skip
-    chunks = [many[i : i + CHUNK] for i in range(0, len(many), CHUNK)]
+    chunks = [many[i:j] for i, j in chunk_bounds(many)]
 
     def stack_each() -> None:
         for chunk in chunks:  # as decide_many does: each chunk's layout goes before the next is built
             stack(chunk, DEFAULT_POLICY)
 
     t, _ = time_it(stack_each, repeats=5, warmup=1)
-    row(f"stack (join + policy), per 20-object board, chunks of {CHUNK}", t.median / len(many), "")
+    row(f"stack (join + policy), per 20-object board, chunks of {len(chunks[0])}", t.median / len(many), "")
     layout = stack(many, DEFAULT_POLICY)
     t, _ = time_it(lambda: decide_layout(layout), repeats=5, warmup=1)
     row("decide stacked arrays, per 20-object board", t.median / len(many), "<= 0.1u")

@@ -1,6 +1,6 @@
 """Many decisions in one pass: :func:`decide_many` (arrays) and :func:`solve_many` (Decisions).
 
-:func:`decide_many` hands the boards, in chunks of :data:`CHUNK`, to the compiled core
+:func:`decide_many` hands the boards, in chunks (:func:`chunk_bounds`), to the compiled core
 (:mod:`solver.kernels`): one layout, one compiled call deciding every board, the same value,
 choice, tie-break and status as :func:`solver.solve` with its default method.  Scoring given
 choices on many boards (:func:`score_choices`, :func:`score_many`: :func:`solver.kernels.score_layout`)
@@ -38,6 +38,7 @@ __all__ = [
     "BatchDecisions",
     "Optimum",
     "ScoredChoices",
+    "chunk_bounds",
     "decide_many",
     "decide_one",
     "material_spans",
@@ -48,10 +49,13 @@ __all__ = [
     "stacked",
 ]
 
-#: Boards stacked at once: bounds memory (a few hundred bytes per object and kind) on huge batches.  A chunk's
-#: counter tables span the kinds of all its boards (rows x kinds), so a smaller chunk has fewer columns and
-#: smaller tables; 256 boards of 20 objects decided 1.3-1.7x faster per board than 512 (benchmarks/README.md).
+#: Boards stacked at once at most: bounds memory (a few hundred bytes per object and kind) on huge batches.
 CHUNK = 256
+#: Rows (players and permanents) stacked at once at most (a larger board is a chunk alone).  A chunk's tables are
+#: rows x the kinds of all its boards; kept to a few hundred kilobytes each, glibc serves them from the heap the
+#: chunk before freed rather than from fresh pages (benchmarks/README.md, "The compiled core": a chunk of 256
+#: boards of 200 objects decided 1.7x slower per board than chunks of this many rows).
+CHUNK_ROWS = 2_560
 
 
 @dataclass
@@ -243,7 +247,7 @@ def decide_many(boards: Iterable[BoardLike], policy: PolicyLike = None, *, sense
         decided, spans = _decide(items, policy, sense, shared.layout(policy))
         shared.keep_spans(policy, spans)
         return decided
-    parts = [_decide(items[i : i + CHUNK], policy, sense, layout)[0] for i, layout in _chunk_layouts(items, policy)]
+    parts = [_decide(items[i:j], policy, sense, layout)[0] for i, j, layout in _chunk_layouts(items, policy)]
     if not parts:
         empty = np.zeros(0, dtype=np.int64)
         return BatchDecisions(
@@ -253,17 +257,35 @@ def decide_many(boards: Iterable[BoardLike], policy: PolicyLike = None, *, sense
     return parts[0] if len(parts) == 1 else _concat(parts)
 
 
-def _chunk_layouts(boards: Sequence[Board], policy: Policy) -> Iterator[tuple[int, Layout]]:
-    """Each chunk of :data:`CHUNK` boards (its first board's index) in the kernels' layout, chunk after chunk.
+def chunk_bounds(boards: Sequence[Board]) -> Iterator[tuple[int, int]]:
+    """The chunks the batched calls stack ``boards`` in, as ``(start, stop)`` indices, in order: consecutive boards,
+    at most :data:`CHUNK` of them and :data:`CHUNK_ROWS` rows (a board with more is a chunk alone)."""
+    n = len(boards)
+    start = 0
+    while start < n:
+        stop = start + 1
+        rows = len(boards[start].counts)
+        while stop < n and stop - start < CHUNK:
+            more = len(boards[stop].counts)
+            if rows + more > CHUNK_ROWS:
+                break
+            rows += more
+            stop += 1
+        yield start, stop
+        start = stop
+
+
+def _chunk_layouts(boards: Sequence[Board], policy: Policy) -> Iterator[tuple[int, int, Layout]]:
+    """Each chunk of boards (:func:`chunk_bounds`, its start and stop) in the kernels' layout, chunk after chunk.
 
     A chunk's layout is let go only once the next one is built (this generator's ``layout`` still holds it):
     its tables are then a free block below the next chunk's, which the chunk after reuses, where letting
     them go first leaves a free top of the heap that glibc gives back to the system (above its trim
     threshold) and the next chunk faults its megabytes in again (benchmarks/README.md, "The compiled core").
     """
-    for i in range(0, len(boards), CHUNK):
-        layout = kernels.stack(boards[i : i + CHUNK], policy)
-        yield i, layout
+    for start, stop in chunk_bounds(boards):
+        layout = kernels.stack(boards[start:stop], policy)
+        yield start, stop, layout
 
 
 def _decide(
@@ -419,8 +441,8 @@ def score_choices(
         known = spans if spans is not None else shared.spans_for(policy)
         return _score(shared.layout(policy), alternatives, known)
     parts = [
-        _score(layout, [alt[i : i + CHUNK] for alt in alternatives], None if spans is None else spans[i : i + CHUNK])
-        for i, layout in _chunk_layouts(boards, policy)
+        _score(layout, [alt[i:j] for alt in alternatives], None if spans is None else spans[i:j])
+        for i, j, layout in _chunk_layouts(boards, policy)
     ]
     if not parts:
         empty = np.zeros((n_alt, 0), dtype=np.int64)
@@ -473,8 +495,8 @@ def material_spans(boards: Sequence[Board], policy: Policy | None = None) -> Int
             shared.keep_spans(policy, known)
         return known.copy()
     out = np.zeros(len(boards), dtype=np.int64)
-    for i, layout in _chunk_layouts(boards, policy):
-        out[i : i + CHUNK] = _decide(boards[i : i + CHUNK], policy, 1, layout)[1]
+    for i, j, layout in _chunk_layouts(boards, policy):
+        out[i:j] = _decide(boards[i:j], policy, 1, layout)[1]
     return out
 
 
@@ -492,8 +514,8 @@ def settle_many(boards: Sequence[Board], counts: Sequence[IntArray]) -> list[tup
     if len(boards) != len(counts):
         raise ValueError(f"{len(boards)} boards but {len(counts)} counts")
     out: list[tuple[Settled, BoolArray]] = []
-    for i, layout in _chunk_layouts(boards, DEFAULT_POLICY):  # the state-based actions read no policy table
-        out.extend(_settle(layout, boards[i : i + CHUNK], counts[i : i + CHUNK]))
+    for i, j, layout in _chunk_layouts(boards, DEFAULT_POLICY):  # the state-based actions read no policy table
+        out.extend(_settle(layout, boards[i:j], counts[i:j]))
     return out
 
 

@@ -9,14 +9,26 @@ poison recipients, status, game result -- and what brute force gives on small bo
 from __future__ import annotations
 
 import json
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
 import pytest
 from batch_strategies import random_boards
 
+from benchmarks.boards import BoardSpec, generate
 from solver import Choice, Policy, load_board, solve
-from solver.batch import decide_many, decide_one, material_spans, score_choices, solve_many, stacked
+from solver.batch import (
+    CHUNK,
+    CHUNK_ROWS,
+    chunk_bounds,
+    decide_many,
+    decide_one,
+    material_spans,
+    score_choices,
+    solve_many,
+    stacked,
+)
 from solver.board import Board
 from solver.brute import MAX_BRUTE, solve_brute
 from solver.objective import MILLI, Objective
@@ -176,3 +188,26 @@ def test_the_fast_paths_value_is_the_score_of_its_choice(boards: list[Board]) ->
         for sense in (1, -1):
             one = decide_one(board, sense=sense)
             assert one.value == Objective(board).score_matrix(one.chosen, one.recipients), board
+
+
+def test_chunks_cover_the_boards_in_order_bounded_by_boards_and_rows() -> None:
+    """Batched calls stack consecutive boards, at most CHUNK of them and CHUNK_ROWS rows (a bigger board alone),
+    and what they decide does not depend on where the chunks fall."""
+    sizes = [3] * 300 + [20] * 200 + [CHUNK_ROWS + 40] + [200] * 30 + [5]
+    boards = [load_board(generate(BoardSpec(n, seed=s))) for s, n in enumerate(sizes)]
+    bounds = list(chunk_bounds(boards))
+    assert bounds[0][0] == 0 and bounds[-1][1] == len(boards)
+    assert all(a[1] == b[0] for a, b in pairwise(bounds))
+    for start, stop in bounds:
+        rows = sum(len(board.counts) for board in boards[start:stop])
+        assert stop - start <= CHUNK and (rows <= CHUNK_ROWS or stop - start == 1)
+    assert any(stop - start == CHUNK for start, stop in bounds)  # small boards: the board bound
+    assert any(  # mid-sized ones: the row bound (the next board would not have fit)
+        stop < len(boards) and sum(len(b.counts) for b in boards[start : stop + 1]) > CHUNK_ROWS > stop - start
+        for start, stop in bounds
+    )
+    assert any(stop - start == 1 and len(boards[start].counts) > CHUNK_ROWS for start, stop in bounds)
+    together = decide_many(boards[:560])
+    apart = [decide_many([board]) for board in boards[:560:37]]
+    for k, alone in enumerate(apart):
+        assert int(together.values[37 * k]) == int(alone.values[0])

@@ -15,8 +15,24 @@ from solver.batch import decide_one
 from solver.board import Board
 from solver.brute import MAX_BRUTE, solve_brute
 from solver.kernels import _decide_arrays, decide
-from solver.kernels.exact import D_SPAN, D_VALUE, SPAN_ONLY, split_units, team_option_values, team_poison_810_10
-from solver.kernels.layout import F_CREATURE, F_DESTRUCTIBLE, F_PLANESWALKER, F_PRESENT, F_SAGA
+from solver.kernels.exact import (
+    D_SPAN,
+    D_VALUE,
+    SPAN_ONLY,
+    choosable_701_34a,
+    split_units,
+    team_option_values,
+    team_poison_810_10,
+)
+from solver.kernels.layout import (
+    F_CREATURE,
+    F_DESTRUCTIBLE,
+    F_PHASED_OUT,
+    F_PLANESWALKER,
+    F_PLAYER,
+    F_PRESENT,
+    F_SAGA,
+)
 from solver.kernels.sba import (
     annihilate_704_5q,
     lethal_damage_704_5g,
@@ -114,6 +130,12 @@ def test_a_boards_answer_does_not_depend_on_its_batch() -> None:
     for b in (0, 17, 299):
         _, alone = decide([boards[b]], DEFAULT_POLICY)
         assert int(alone.values[0]) == int(together.values[b])
+
+
+def test_a_proliferate_chooses_among_objects_with_a_counter_not_phased_out_701_34a_702_26b() -> None:
+    assert choosable_701_34a(1, F_PRESENT) and choosable_701_34a(3, F_PLAYER)
+    assert not choosable_701_34a(0, F_PRESENT)  # no counter
+    assert not choosable_701_34a(2, F_PRESENT | F_PHASED_OUT)  # treated as though it doesn't exist
 
 
 def test_annihilation_removes_pairs_704_5q() -> None:

@@ -1007,10 +1007,10 @@ def gather(S: tuple, T: tuple, g: int) -> tuple:  # type: ignore[type-arg]
     for s in range(seats, seats + n_perm):
         c = obj[s, O_CARD]
         n_thr += thr_off_c[c + 1] - thr_off_c[c]
-    # Every array of the layout is a piece of one block (one allocation per call, not ~30), all zero at first.
-    # rows; local, team_map; counts, gain, weights; the 10 per-row columns; the 6 threshold columns; the 4
-    # per-seat ones; per_board, offsets
-    block = np.zeros(n + 2 * seats + 3 * n * n_kinds + 10 * n + 6 * n_thr + 4 * seats + 12, dtype=np.int64)
+    # Every array of the layout is a piece of one block (one allocation per call, not ~30): rows; local, team_map;
+    # counts, gain, weights; the 10 per-row columns; the 6 threshold columns; the 4 per-seat ones; per_board,
+    # offsets.  The counter tables (most of it) and the thresholds are written whole below; the rest starts at 0.
+    block = np.empty(n + 2 * seats + 3 * n * n_kinds + 10 * n + 6 * n_thr + 4 * seats + 12, dtype=np.int64)
     at = 0
     rows = block[at : at + n]
     at += n
@@ -1049,6 +1049,9 @@ def gather(S: tuple, T: tuple, g: int) -> tuple:  # type: ignore[type-arg]
     at += 4 * seats
     per_board = block[at : at + 6]
     offsets = block[at + 6 : at + 12]
+    block[: n + 2 * seats] = 0
+    block[n + 2 * seats + 3 * n * n_kinds : n + 2 * seats + 3 * n * n_kinds + 10 * n] = 0
+    block[n + 2 * seats + 3 * n * n_kinds + 10 * n + 6 * n_thr :] = 0
     local[:] = -1
     team_map[:] = -1
     life[:] = 1
@@ -1212,19 +1215,21 @@ def choice_value(S: tuple, T: tuple, g: int) -> int:  # type: ignore[type-arg]
             opponents |= np.int64(1) << seat_l[i]
     # tabulate_rows' tables and scratch, as pieces of two blocks (two allocations rather than seven)
     n_kinds, R1 = counts.shape[1], R + 1
-    ints_block = np.zeros(2 * R1 * n + n_kinds + n, dtype=np.int64)
-    bools_block = np.zeros(1 + 2 * n_thr, dtype=np.bool_)
+    ints_block = np.empty(2 * R1 * n + n_kinds + n, dtype=np.int64)  # tabulate_into writes its arrays whole
+    bools_block = np.empty(1 + 2 * n_thr + n, dtype=np.bool_)
     material = ints_block[: R1 * n].reshape((R1, n))
     events = ints_block[R1 * n : 2 * R1 * n].reshape((R1, n))
     at = 2 * R1 * n
     now = ints_block[at : at + n_kinds].reshape((1, n_kinds))
     times = ints_block[at + n_kinds : at + n_kinds + n]
     dies = bools_block[:1]
-    reached, crossed = bools_block[1 : 1 + n_thr], bools_block[1 + n_thr :]
+    reached, crossed = bools_block[1 : 1 + n_thr], bools_block[1 + n_thr : 1 + 2 * n_thr]
+    choosable = bools_block[1 + 2 * n_thr :]  # 701.34a, per row (tabulate_into)
+    times[:] = 0
     tabulate_into(
         0, n, 0, n_thr, R, n_seats, pb[4] == 1, t_threshold, 0, counts, gain, weights, flags, toughness, damage,
         chapters, life, worth, side, seat_l, team_l, thr_row, thr_kind, thr_at, thr_code, thr_amount, thr_seat,
-        tough_delta, presence, special, ints[I_SAGA_CHAPTER], material, events, now, dies, reached, crossed,
+        tough_delta, presence, special, ints[I_SAGA_CHAPTER], material, events, now, dies, reached, crossed, choosable,
     )  # fmt: skip
     for i in range(n):
         for r in range(R):
@@ -1241,13 +1246,7 @@ def choice_value(S: tuple, T: tuple, g: int) -> int:  # type: ignore[type-arg]
             continue
         val_mat += material[times[i], i]
         val_ev |= events[times[i], i]
-        choosable = False
-        if not flags[i] & F_PHASED_OUT:
-            for k in range(counts.shape[1]):
-                if counts[i, k] > 0:
-                    choosable = True
-                    break
-        if choosable:
+        if choosable[i]:
             lo_m, hi_m = material[0, i], material[0, i]
             for c in range(1, R + 1):
                 lo_m = min(lo_m, material[c, i])
@@ -1289,9 +1288,7 @@ def choice_value(S: tuple, T: tuple, g: int) -> int:  # type: ignore[type-arg]
                 i = heads[h]
                 val_mat += material[times[i], i]
                 val_ev |= events[times[i], i]
-                for k in range(counts.shape[1]):
-                    if counts[i, k] > 0:
-                        ok[h] = True
+                ok[h] = choosable[i]
                 gains[h] = head_gain[i]
                 any_ok = any_ok or ok[h]
             if any_ok:

@@ -135,6 +135,13 @@ def _programme(
 
 
 @inner
+def choosable_701_34a(held: int, flags: int) -> bool:
+    """701.34a: a proliferate may choose a permanent or player with a counter (``held``: its most counters of a
+    kind), not one phased out (702.26b: it is treated as though it doesn't exist)."""
+    return held > 0 and not flags & F_PHASED_OUT
+
+
+@inner
 def tabulate_into(
     lo: int,
     hi: int,
@@ -173,10 +180,11 @@ def tabulate_into(
     dies: np.ndarray,
     reached: np.ndarray,
     crossed: np.ndarray,
+    choosable: np.ndarray,
 ) -> None:
-    """:func:`tabulate_rows` into the arrays given: ``material`` / ``events`` (rounds + 1 x rows), and scratch
-    (``now``: one row of kinds, ``dies``: one entry, ``reached`` / ``crossed``: per threshold of the board), every
-    entry written (no allocation).
+    """:func:`tabulate_rows` into the arrays given: ``material`` / ``events`` (rounds + 1 x rows), ``choosable``
+    (per row, :func:`choosable_701_34a`), and scratch (``now``: one row of kinds, ``dies``: one entry, ``reached`` /
+    ``crossed``: per threshold of the board), every entry written (no allocation).
 
     Each c settles the board as :func:`~solver.kernels.settle.settle_board` and values it as
     :func:`~solver.kernels.value.rows_material` do (no 2HG team poison: a team is its own unit), from the
@@ -197,8 +205,11 @@ def tabulate_into(
         while j_hi < t_hi and thr_row[j_hi] == row:
             j_hi += 1
         moves = 0  # a row no proliferate adds to is the same chosen or not: settled once
-        for k in range(n_kinds):
-            moves |= gain[row, k]  # (an OR rather than a test, so that it compiles to vector code)
+        held = 0  # its most counters of a kind
+        for k in range(n_kinds):  # (an OR and a max rather than tests, so that it compiles to vector code)
+            moves |= gain[row, k]
+            held = max(held, counts[row, k])
+        choosable[i] = choosable_701_34a(held, flags[row])
         last = rounds if moves != 0 else 0
         for c in range(last + 1):
             for k in range(n_kinds):
@@ -276,7 +287,7 @@ def tabulate_rows(
         toughness, damage, chapters, life, worth, side, seat, team, thr_row, thr_kind, thr_at, thr_code, thr_amount,
         thr_seat, tough_delta, presence, special, saga_chapter, material, events,
         np.empty((1, counts.shape[1]), dtype=np.int64), np.zeros(1, dtype=np.bool_), np.zeros(n_thr, dtype=np.bool_),
-        np.zeros(n_thr, dtype=np.bool_),
+        np.zeros(n_thr, dtype=np.bool_), np.zeros(n, dtype=np.bool_),
     )  # fmt: skip
     return material, events
 
@@ -925,16 +936,9 @@ def decide_batch(
             lo, hi, t_lo, t_hi, R, n_seats, poison_loses[b] == 1, team_threshold, tb, counts, gain, weights, flags,
             toughness, damage, chapters, life, worth, side, seat, team, thr_row, thr_kind, thr_at, thr_code,
             thr_amount, thr_seat, tough_delta, presence, special, saga_chapter, material, events,
-            now, dies, reached, crossed,
+            now, dies, reached, crossed, choosable,
         )  # fmt: skip
         # the unit split
-        for i in range(n):
-            choosable[i] = False
-            if not flags[lo + i] & F_PHASED_OUT:
-                for k in range(n_kinds):
-                    if counts[lo + i, k] > 0:
-                        choosable[i] = True
-                        break
         baseline_material = 0
         baseline_events = 0
         for i in range(n):
