@@ -27,7 +27,6 @@ import threading
 import time
 from collections import deque
 from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from itertools import compress
 from typing import Any, Protocol
@@ -54,6 +53,7 @@ from .grading import (
     grade,
     normalised_regret,
 )
+from .pool import LocalPool
 from .records import LineProblem, Record, RecordError, parse_line, parse_record, resolve_matrices
 from .winprob import chances
 
@@ -561,15 +561,6 @@ class ChunkRunner(Protocol):
     def submit(self, job: Job) -> Pending: ...
 
 
-class _PoolRunner:
-    def __init__(self, pool: ProcessPoolExecutor, workers: int) -> None:
-        self.pool = pool
-        self.workers = workers
-
-    def submit(self, job: Job) -> Pending:
-        return self.pool.submit(analyze_chunk, job)
-
-
 def analyze_items(
     items: Iterable[Item | LineProblem],
     *,
@@ -612,45 +603,19 @@ def _inline(jobs: Iterable[Job | LineProblem]) -> Generator[DecisionResult | Lin
 
 
 def _pooled(jobs: Iterable[Job | LineProblem], workers: int) -> Generator[DecisionResult | LineProblem, None, None]:
-    """Chunks on a local process pool whose workers die with this process.
+    """Chunks on a local process pool whose workers die with this process (:class:`~.pool.LocalPool`).
 
     An interruption (Ctrl-C, SIGTERM raised as an exception by the command line) or a consumer
-    that stops early ends the workers at once rather than waiting for the chunks in flight.
+    that stops early ends the workers at once rather than waiting for the chunks in flight; the pool
+    runs no thread in this process, so nothing is left for the interpreter's exit to wait on.
     """
-    pool = ProcessPoolExecutor(max_workers=workers, initializer=worker_started, initargs=(os.getpid(),))
+    pool: LocalPool[Job, list[DecisionResult | LineProblem]] = LocalPool(analyze_chunk, workers, worker_started)
     try:
-        yield from windowed(jobs, _PoolRunner(pool, workers))
+        yield from windowed(jobs, pool)
     except BaseException:
-        stop_pool(pool)
+        pool.stop()
         raise
-    pool.shutdown(wait=True)
-
-
-def stop_pool(pool: ProcessPoolExecutor) -> None:
-    """End a pool now: queued chunks cancelled, running workers terminated (Python 3.11 has no terminate_workers).
-
-    A worker may die part-way through a pipe's message, and this process holds both ends of both pipes, so
-    nothing would end the pool's threads' waits on them, and the interpreter's exit waits for those threads: the
-    feeder thread writing a chunk to the workers (its queue told not to wait for it, ``cancel_join_thread``), and
-    the pool's manager thread reading a result (this process's copy of the results' write end closed, so once the
-    workers are gone its read ends).
-    """
-    processes = list(getattr(pool, "_processes", {}).values())
-    call_queue = getattr(pool, "_call_queue", None)
-    if call_queue is not None:
-        with contextlib.suppress(Exception):
-            call_queue.cancel_join_thread()
-    pool.shutdown(wait=False, cancel_futures=True)
-    for process in processes:
-        with contextlib.suppress(Exception):
-            process.terminate()
-    for process in processes:
-        with contextlib.suppress(Exception):
-            process.join(timeout=5)
-    result_queue = getattr(pool, "_result_queue", None)
-    if result_queue is not None:  # the workers' own copies of the write end are theirs: closing ours is safe
-        with contextlib.suppress(Exception):
-            result_queue._writer.close()
+    pool.close()
 
 
 #: How often a worker checks that the process that started it is still there, in seconds.
