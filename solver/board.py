@@ -52,6 +52,9 @@ ObjArray = npt.NDArray[np.object_]
 #: board is data and does not work out its gains itself; :meth:`Board.with_counts` and the other
 #: derived boards keep or drop the entry like the cached values.
 GAIN = "_gain"
+#: The key of a board's stack record in its instance dict (:func:`solver.kernels.layout.record`: its packed
+#: buffer, kinds, counters and gains as one array, what a batch's join reads), dropped by every derived board.
+STACK = "_stack"
 #: The board JSON format version :meth:`Board.to_dict` writes (``docs/board-format.md``).
 FORMAT_VERSION = 1
 
@@ -1065,7 +1068,7 @@ class Board:
 
 _FIELD_NAMES = tuple(f.name for f in fields(Board))
 #: Every derived value (cached property) a board may hold in its instance dict.
-_CACHED = frozenset(name for name, value in vars(Board).items() if isinstance(value, cached_property)) | {GAIN}
+_CACHED = frozenset(name for name, value in vars(Board).items() if isinstance(value, cached_property)) | {GAIN, STACK}
 #: Fields with one entry per object, besides ``ids`` and ``counts``.
 _PER_OBJECT = (
     "controller",

@@ -211,3 +211,18 @@ def test_chunks_cover_the_boards_in_order_bounded_by_boards_and_rows() -> None:
     apart = [decide_many([board]) for board in boards[:560:37]]
     for k, alone in enumerate(apart):
         assert int(together.values[37 * k]) == int(alone.values[0])
+
+
+def test_a_board_derived_from_a_stacked_one_is_stacked_with_its_own_counters(boards: list[Board]) -> None:
+    """A board's stack record (solver.kernels.layout.record) is kept with it; every derived board drops it."""
+    from solver.board import STACK
+
+    sample = [b for b in boards if b.n_objects > b.n_players][:200]
+    decide_many(sample)  # every board's record is kept now
+    assert all(STACK in b.__dict__ for b in sample)
+    derived = [b.with_counts(b.counts * 2) for b in sample] + [b.with_life(b.life + 3) for b in sample]
+    assert not any(STACK in b.__dict__ for b in derived)
+    fresh = [load_board(b.to_dict()) for b in derived]
+    got, want = decide_many(derived), decide_many(fresh)
+    assert got.values.tolist() == want.values.tolist()
+    assert np.array_equal(got.chosen, want.chosen) and np.array_equal(got.recipients, want.recipients)

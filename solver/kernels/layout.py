@@ -9,10 +9,10 @@ the kernels never ask which variant a board is, only what its table says.
 
 Every board holds its own policy-free part from the moment it is built
 (:attr:`solver.board.Board.layout`), so a batch is a join: :func:`join` concatenates the
-boards' packed buffers and unpacks them in one compiled pass (counters by plain concatenation
-when the boards share their kinds, else by one compiled remap to the batch's columns), and
-:func:`with_policy` applies the policy's tables (weights, worths, game scores) over the
-whole batch at once.  :func:`stack` is both.
+boards' stack records (:func:`record`: a board's packed buffer, kinds, counters and gains as one
+array, kept with the board) and unpacks them in one compiled pass, which also puts each board's
+counters in the batch's columns, and :func:`with_policy` applies the policy's tables (weights,
+worths, game scores) over the whole batch at once.  :func:`stack` is both.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import chain
 
 import numpy as np
 from numba import njit
@@ -59,6 +58,7 @@ from ..board import (
     R_TOUGHNESS,
     R_WORTH,
     ROW_FIELDS,
+    STACK,
     TEAM_FIELDS,
     THR_LOSE,
     THR_POINTS,
@@ -94,6 +94,7 @@ __all__ = [
     "Layout",
     "VariantRules",
     "join",
+    "record",
     "stack",
     "with_policy",
 ]
@@ -194,91 +195,156 @@ class Joined:
 
 
 _NONE = np.zeros(0, dtype=np.int64)
+#: A board's stack record is kept with it (in its instance dict) up to this many counter cells; a larger board's
+#: is built for each join and let go (its per-board Python is nothing beside its size, and it would double the
+#: board's memory).
+RECORD_KEPT_CELLS = 4_096
+
+
+def record(board: Board) -> IntArray:
+    """Everything :func:`join` reads of ``board``, as one array: its packed buffer (:class:`~solver.board.BoardLayout`),
+    then its number of kinds, its kinds' numbers (:data:`_KINDS`), its counters and its gains (``rows x kinds``,
+    raveled).
+
+    A batch joins by one concatenation of its boards' records and one compiled pass (:func:`_join_records`);
+    kept in the board's instance dict (key :data:`solver.board.STACK`, dropped by every derived board), so a
+    board stacked again costs one lookup.
+    """
+    state = board.__dict__
+    out: IntArray | None = state.get(STACK)
+    if out is not None:
+        return out
+    numbers = _kind_numbers(board.kinds)
+    counts = board.counts
+    out = np.concatenate(
+        (
+            board.layout.packed,
+            np.array([len(numbers)], dtype=np.int64),
+            numbers,
+            counts.ravel(),
+            effects.gain(board).ravel(),
+        )
+    )
+    if counts.size <= RECORD_KEPT_CELLS:
+        out.flags.writeable = False
+        state[STACK] = out
+    return out
 
 
 @njit(cache=True)
-def _unpack(
-    buf: IntArray, starts: IntArray, colmap: IntArray, kind_off: IntArray, same: bool, n_kinds: int
-) -> tuple[IntArray, ...]:
-    """The joined arrays of the boards' packed buffers (:class:`solver.board.BoardLayout`), one after another.
+def _join_records(buf: IntArray, n_boards: int, n_known: int, poison_number: int) -> tuple[IntArray, ...]:
+    """The joined arrays of ``n_boards`` stack records (:func:`record`) concatenated in ``buf``.
 
-    ``buf`` is the buffers concatenated, ``starts[b]`` where board ``b``'s begins; board ``b``'s
-    local kind column ``j`` is the batch's ``colmap[kind_off[b] + j]`` (``j`` itself if ``same``).
-    Rows, threshold rows and kinds, and counter-value cells move to the batch's; seats stay local.
+    A first pass reads each board's numbers and the batch's kinds (each kind's number below ``n_known``, in
+    order of first appearance); a second moves rows, threshold rows and kinds, and counter-value cells to the
+    batch's (seats stay local), and puts each board's counters and gains in the batch's columns.  701.34b: a
+    shared-poison head's poison gain is what it receives as its team's recipient (``head_gain``), not its own.
     """
-    n_boards = len(starts)
     nf, rf, tf, mf = len(NUMBER_FIELDS), len(ROW_FIELDS), len(THRESHOLD_FIELDS), len(TEAM_FIELDS)
     numbers = np.empty((n_boards, nf), dtype=np.int64)
     obj_off = np.zeros(n_boards + 1, dtype=np.int64)
     thr_off = np.zeros(n_boards + 1, dtype=np.int64)
     team_off = np.zeros(n_boards + 1, dtype=np.int64)
     cv_off = np.zeros(n_boards + 1, dtype=np.int64)
+    starts = np.empty(n_boards, dtype=np.int64)
+    widths = np.empty(n_boards, dtype=np.int64)
+    kind_off = np.zeros(n_boards + 1, dtype=np.int64)
+    column_of = np.full(n_known, -1, dtype=np.int64)
+    union = np.empty(n_known, dtype=np.int64)
+    n_kinds = 0
+    at = 0
     for b in range(n_boards):
+        starts[b] = at
         for k in range(nf):
-            numbers[b, k] = buf[starts[b] + k]
-        obj_off[b + 1] = obj_off[b] + numbers[b, N_OBJECTS]
-        thr_off[b + 1] = thr_off[b] + numbers[b, N_THRESHOLDS]
-        team_off[b + 1] = team_off[b] + numbers[b, N_TEAMS]
-        cv_off[b + 1] = cv_off[b] + numbers[b, N_VALUES]
-    ints = np.empty((rf, obj_off[-1]), dtype=np.int64)
-    value = np.empty(obj_off[-1], dtype=np.int64)
-    thresholds = np.empty((tf, thr_off[-1]), dtype=np.int64)
-    teams = np.empty((mf, team_off[-1]), dtype=np.int64)
-    cv_cells = np.empty(cv_off[-1], dtype=np.int64)
-    cv_value = np.empty(cv_off[-1], dtype=np.int64)
+            numbers[b, k] = buf[at + k]
+        n, n_thr, n_teams, n_cv = (
+            numbers[b, N_OBJECTS],
+            numbers[b, N_THRESHOLDS],
+            numbers[b, N_TEAMS],
+            numbers[b, N_VALUES],
+        )
+        obj_off[b + 1] = obj_off[b] + n
+        thr_off[b + 1] = thr_off[b] + n_thr
+        team_off[b + 1] = team_off[b] + n_teams
+        cv_off[b + 1] = cv_off[b] + n_cv
+        at += nf + (rf + 1) * n + tf * n_thr + mf * n_teams + 3 * n_cv
+        w = buf[at]
+        widths[b] = w
+        kind_off[b + 1] = kind_off[b] + w
+        for j in range(w):
+            number = buf[at + 1 + j]
+            if column_of[number] < 0:
+                column_of[number] = n_kinds
+                union[n_kinds] = number
+                n_kinds += 1
+        at += 1 + w + 2 * n * w
+    colmap = np.empty(kind_off[n_boards], dtype=np.int64)
+    same = True  # every board has the batch's kinds, in the batch's order
+    for b in range(n_boards):
+        k_at = starts[b] + nf + (rf + 1) * numbers[b, N_OBJECTS] + tf * numbers[b, N_THRESHOLDS]
+        k_at += mf * numbers[b, N_TEAMS] + 3 * numbers[b, N_VALUES] + 1
+        same = same and widths[b] == n_kinds
+        for j in range(widths[b]):
+            col = column_of[buf[k_at + j]]
+            colmap[kind_off[b] + j] = col
+            same = same and col == j
+    n_rows = obj_off[n_boards]
+    ints = np.empty((rf, n_rows), dtype=np.int64)
+    value = np.empty(n_rows, dtype=np.int64)
+    thresholds = np.empty((tf, thr_off[n_boards]), dtype=np.int64)
+    teams = np.empty((mf, team_off[n_boards]), dtype=np.int64)
+    cv_cells = np.empty(cv_off[n_boards], dtype=np.int64)
+    cv_value = np.empty(cv_off[n_boards], dtype=np.int64)
+    counts = np.zeros((n_rows, n_kinds), dtype=np.int64)
+    gain = np.zeros((n_rows, n_kinds), dtype=np.int64)
+    head_gain = np.zeros(n_rows, dtype=np.int64)
+    poison = column_of[poison_number] if 0 <= poison_number < n_known else -1
     for b in range(n_boards):
         n, lo = numbers[b, N_OBJECTS], obj_off[b]
         at = starts[b] + nf
         for r in range(rf):
-            ints[r, lo : lo + n] = buf[at : at + n]
+            for i in range(n):
+                ints[r, lo + i] = buf[at + i]
             at += n
-        value[lo : lo + n] = buf[at : at + n]
+        for i in range(n):
+            value[lo + i] = buf[at + i]
         at += n
         n_thr, t_lo = numbers[b, N_THRESHOLDS], thr_off[b]
         for r in range(tf):
-            thresholds[r, t_lo : t_lo + n_thr] = buf[at : at + n_thr]
+            for i in range(n_thr):
+                thresholds[r, t_lo + i] = buf[at + i]
             at += n_thr
         for i in range(t_lo, t_lo + n_thr):
             thresholds[0, i] += lo
-            if not same:
-                thresholds[1, i] = colmap[kind_off[b] + thresholds[1, i]]
+            thresholds[1, i] = colmap[kind_off[b] + thresholds[1, i]]
         n_teams, m_lo = numbers[b, N_TEAMS], team_off[b]
         for r in range(mf):
-            teams[r, m_lo : m_lo + n_teams] = buf[at : at + n_teams]
+            for i in range(n_teams):
+                teams[r, m_lo + i] = buf[at + i]
             at += n_teams
         n_cv, c_lo = numbers[b, N_VALUES], cv_off[b]
         for i in range(n_cv):
-            col = buf[at + n_cv + i]
-            if not same:
-                col = colmap[kind_off[b] + col]
-            cv_cells[c_lo + i] = (lo + buf[at + i]) * n_kinds + col
+            cv_cells[c_lo + i] = (lo + buf[at + i]) * n_kinds + colmap[kind_off[b] + buf[at + n_cv + i]]
             cv_value[c_lo + i] = buf[at + 2 * n_cv + i]
-    return numbers, obj_off, thr_off, team_off, ints, value, thresholds, teams, cv_cells, cv_value
-
-
-@njit(cache=True)
-def _scatter(
-    counts: IntArray, gain: IntArray, sizes: IntArray, widths: IntArray, colmap: IntArray, n_kinds: int
-) -> tuple[IntArray, IntArray]:
-    """The boards' counters and gains (raveled ``rows x own kinds`` tables, one board after another) as
-    ``rows x batch kinds`` tables: board ``b``'s column ``j`` is the batch's ``colmap[sum(widths[:b]) + j]``."""
-    n = sizes.sum()
-    out_counts = np.zeros((n, n_kinds), dtype=np.int64)
-    out_gain = np.zeros((n, n_kinds), dtype=np.int64)
-    row = 0
-    at = 0
-    kind_at = 0
-    for b in range(len(sizes)):
+        at += 3 * n_cv
         w = widths[b]
-        for _ in range(sizes[b]):
+        at += 1 + w
+        g_at = at + n * w
+        for i in range(n):
             for j in range(w):
-                col = colmap[kind_at + j]
-                out_counts[row, col] = counts[at + j]
-                out_gain[row, col] = gain[at + j]
-            at += w
-            row += 1
-        kind_at += w
-    return out_counts, out_gain
+                col = colmap[kind_off[b] + j]
+                counts[lo + i, col] = buf[at + i * w + j]
+                gain[lo + i, col] = buf[g_at + i * w + j]
+    if poison >= 0:
+        for i in range(n_rows):
+            if ints[R_SHARED_HEAD, i] != 0:
+                head_gain[i] = gain[i, poison]
+                gain[i, poison] = 0
+    flags = np.array([n_kinds, poison, 1 if same else 0], dtype=np.int64)
+    return (
+        numbers, obj_off, thr_off, team_off, ints, value, thresholds, teams, cv_cells, cv_value, counts, gain,
+        head_gain, union[:n_kinds].copy(), colmap, widths, flags,
+    )  # fmt: skip
 
 
 @njit(cache=True)
@@ -328,52 +394,19 @@ def _weights(
 def join(boards: Sequence[Board]) -> Joined:
     """The boards' arrays in one layout, with no per-board Python beyond the join.
 
-    Each board's packed buffer (:class:`~solver.board.BoardLayout`) joins by one concatenation
-    and one compiled pass; boards with the same kinds tuple join their counters by plain
-    concatenation, others by one compiled remap to the batch's columns (the kinds of all, in
-    order of first appearance).
+    The boards' stack records (:func:`record`: each board's packed buffer, kinds, counters and
+    gains) join by one concatenation and one compiled pass (:func:`_join_records`), which puts
+    every board's counters in the batch's columns (the kinds of all, in order of first appearance).
     """
     n_boards = len(boards)
-    packed = [board.layout.packed for board in boards]
-    counts_parts = [board.counts for board in boards]
-    gain_parts = [effects.gain(board) for board in boards]
-    first = boards[0].kinds if boards else ()
-    same = all(board.kinds == first for board in boards)
-    if same:
-        kinds = first
-        colmap = kind_off = np.zeros(0, dtype=np.int64)
-    else:
-        of_boards = [board.kinds for board in boards]
-        flat_kinds = list(chain.from_iterable(of_boards))
-        kinds = tuple(dict.fromkeys(flat_kinds))
-        column = {k: i for i, k in enumerate(kinds)}
-        colmap = np.fromiter(map(column.__getitem__, flat_kinds), dtype=np.int64, count=len(flat_kinds))
-        widths = np.fromiter(map(len, of_boards), dtype=np.int64, count=n_boards)
-        kind_off = np.zeros(n_boards + 1, dtype=np.int64)
-        np.cumsum(widths, out=kind_off[1:])
-    n_kinds = len(kinds)
-    starts = np.zeros(n_boards, dtype=np.int64)
-    if n_boards > 1:
-        np.cumsum(np.fromiter(map(len, packed[:-1]), dtype=np.int64, count=n_boards - 1), out=starts[1:])
-    buf = np.concatenate(packed) if packed else np.zeros(0, dtype=np.int64)
-    numbers, obj_off, thr_off, team_off, ints, value, thresholds, teams, cv_cells, cv_value = _unpack(
-        buf, starts, colmap, kind_off, same, n_kinds
-    )
-    n = int(obj_off[-1])
-    if same:
-        counts = np.concatenate(counts_parts) if boards else np.zeros((0, 0), dtype=np.int64)
-        gain = np.concatenate(gain_parts) if boards else np.zeros((0, 0), dtype=np.int64)
-    else:
-        sizes = np.ascontiguousarray(numbers[:, N_OBJECTS])
-        flat_counts = np.concatenate(counts_parts, axis=None)
-        counts, gain = _scatter(flat_counts, np.concatenate(gain_parts, axis=None), sizes, widths, colmap, n_kinds)
-    poison = kinds.index("poison") if "poison" in kinds else -1
-    head_gain = np.zeros(n, dtype=np.int64)
-    if poison >= 0:
-        heads = ints[R_SHARED_HEAD] != 0
-        if heads.any():  # 701.34b: a head's poison is what it receives as its team's recipient
-            head_gain[heads] = gain[heads, poison]
-            gain[heads, poison] = 0
+    records = [record(board) for board in boards]
+    buf = np.concatenate(records) if records else _NONE
+    names = _KINDS.names
+    poison_number = _KINDS.number.get("poison", -1)
+    (numbers, obj_off, thr_off, team_off, ints, value, thresholds, teams, cv_cells, cv_value, counts, gain,
+     head_gain, union, colmap, widths, flags) = _join_records(buf, n_boards, len(names), poison_number)  # fmt: skip
+    kinds = tuple([names[k] for k in union.tolist()])
+    same = bool(flags[2])
     joined = object.__new__(Joined)  # like Layout (see with_policy): no generated __init__ per field
     joined.__dict__.update(
         obj_off=obj_off,
@@ -385,13 +418,13 @@ def join(boards: Sequence[Board]) -> Joined:
         counts=counts,
         gain=gain,
         head_gain=head_gain,
-        columns=None if same else (sizes, widths, colmap),
+        columns=None if same else (np.ascontiguousarray(numbers[:, N_OBJECTS]), widths, colmap),
         cv_cells=cv_cells,
         cv_value=cv_value.view(np.float64),
         thresholds=thresholds,
         teams=teams,
         kinds=kinds,
-        poison=poison,
+        poison=int(flags[1]),
     )
     return joined
 
