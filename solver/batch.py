@@ -23,11 +23,12 @@ from itertools import chain
 import numpy as np
 
 from . import kernels
-from .board import Board, BoolArray, FloatArray, IntArray
+from .board import N_OBJECTS, Board, BoolArray, FloatArray, IntArray
 from .decision import Decision
 from .errors import BoardError, Problem
 from .inputs import BoardLike, PolicyLike, as_board, as_policy
 from .kernels import Layout
+from .kernels.layout import join_records, record, with_policy
 from .objective import Objective
 from .policy import DEFAULT_POLICY, Policy
 from .rules import Settled, choice_of_matrix
@@ -260,18 +261,28 @@ def decide_many(boards: Iterable[BoardLike], policy: PolicyLike = None, *, sense
 def chunk_bounds(boards: Sequence[Board]) -> Iterator[tuple[int, int]]:
     """The chunks the batched calls stack ``boards`` in, as ``(start, stop)`` indices, in order: consecutive boards,
     at most :data:`CHUNK` of them and :data:`CHUNK_ROWS` rows (a board with more is a chunk alone)."""
+    for start, stop, _ in _chunk_records(boards):
+        yield start, stop
+
+
+def _chunk_records(boards: Sequence[Board]) -> Iterator[tuple[int, int, list[IntArray]]]:
+    """:func:`chunk_bounds` with each chunk's stack records (:func:`solver.kernels.layout.record`), read once: a
+    board's rows are the first of its record's numbers (:data:`solver.board.N_OBJECTS`)."""
     n = len(boards)
     start = 0
     while start < n:
+        first = record(boards[start])
+        records = [first]
+        rows = int(first[N_OBJECTS])
         stop = start + 1
-        rows = len(boards[start].counts)
         while stop < n and stop - start < CHUNK:
-            more = len(boards[stop].counts)
-            if rows + more > CHUNK_ROWS:
+            more = record(boards[stop])
+            rows += int(more[N_OBJECTS])
+            if rows > CHUNK_ROWS:
                 break
-            rows += more
+            records.append(more)
             stop += 1
-        yield start, stop
+        yield start, stop, records
         start = stop
 
 
@@ -283,8 +294,8 @@ def _chunk_layouts(boards: Sequence[Board], policy: Policy) -> Iterator[tuple[in
     them go first leaves a free top of the heap that glibc gives back to the system (above its trim
     threshold) and the next chunk faults its megabytes in again (benchmarks/README.md, "The compiled core").
     """
-    for start, stop in chunk_bounds(boards):
-        layout = kernels.stack(boards[start:stop], policy)
+    for start, stop, records in _chunk_records(boards):
+        layout = with_policy(join_records(records), policy)
         yield start, stop, layout
 
 

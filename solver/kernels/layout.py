@@ -94,6 +94,7 @@ __all__ = [
     "Layout",
     "VariantRules",
     "join",
+    "join_records",
     "record",
     "stack",
     "with_policy",
@@ -398,8 +399,12 @@ def join(boards: Sequence[Board]) -> Joined:
     gains) join by one concatenation and one compiled pass (:func:`_join_records`), which puts
     every board's counters in the batch's columns (the kinds of all, in order of first appearance).
     """
-    n_boards = len(boards)
-    records = [record(board) for board in boards]
+    return join_records([record(board) for board in boards])
+
+
+def join_records(records: Sequence[IntArray]) -> Joined:
+    """:func:`join` of the boards whose stack records (:func:`record`) are ``records``."""
+    n_boards = len(records)
     buf = np.concatenate(records) if records else _NONE
     names = _KINDS.names
     poison_number = _KINDS.number.get("poison", -1)
