@@ -11,10 +11,10 @@ import numpy as np
 
 from benchmarks.boards import BoardSpec, generate
 from solver import load_board
-from solver.board import N_PLAYERS, N_ROUNDS, R_FLAGS, R_SIDE, R_TEAM, pt_table
+from solver.board import N_PLAYERS, N_ROUNDS, R_FLAGS, R_SIDE, R_TEAM, Board, pt_table
 from solver.catalogue import default_spec
 from solver.kernels import decide_layout, stack
-from solver.kernels.layout import SPECIAL, _kind_milli, _kind_tables, _per_opponents
+from solver.kernels.layout import SPECIAL, _kind_milli, _kind_numbers, _per_opponents, join
 from solver.policy import DEFAULT_POLICY, Policy
 
 
@@ -25,25 +25,45 @@ def _fresh_kinds(tag: str, n: int) -> tuple[str, ...]:
     return (*own[: n // 2], *pt, "flying", "shield", "lore", *own[n // 2 :], "+1/+1", "-1/-1", "poison")
 
 
+def _board_with(kinds: tuple[str, ...], spread: int = 7) -> Board:
+    """A duel whose permanents hold one counter of each of ``kinds``, ``spread`` kinds a permanent."""
+    permanents = [
+        {"id": f"p{i}", "controller": "a", "types": ["artifact"], "counters": dict.fromkeys(kinds[i : i + spread], 1)}
+        for i in range(0, len(kinds), spread)
+    ]
+    players = [{"id": "a"}, {"id": "b"}]
+    return load_board({"variant": "duel", "proliferator": "a", "players": players, "permanents": permanents})
+
+
 def test_kind_tables_give_each_kinds_toughness_presence_and_special_columns_122_1a() -> None:
     """122.1a: toughness per counter, the catalogue's presence-only flag, the SPECIAL columns, past the tables'
-    first size (64 kinds) so they grow while being read."""
-    for tag, n in (("tablesa", 10), ("tablesb", 150), ("tablesc", 3)):
-        kinds = _fresh_kinds(tag, n)
-        tough, presence, special = _kind_tables(kinds)
-        assert tough.tolist() == pt_table(kinds)[:, 1].tolist()
-        assert presence.tolist() == [int(default_spec(k).presence_only) for k in kinds]
-        assert special.tolist() == [kinds.index(k) if k in kinds else -1 for k in SPECIAL]
-    reordered = _fresh_kinds("tablesb", 150)[::-1]  # the same kinds, numbered already, in another order
-    assert _kind_tables(reordered)[0].tolist() == pt_table(reordered)[:, 1].tolist()
+    first size (64 kinds) so they grow while being read; one board and boards joined."""
+    boards = [_board_with(_fresh_kinds(tag, n)) for tag, n in (("tablesa", 10), ("tablesb", 150), ("tablesc", 3))]
+    reordered = _board_with(_fresh_kinds("tablesb", 150)[::-1], spread=11)  # kinds numbered already, another order
+    for group in ([boards[0]], [boards[1]], [boards[2]], boards, [reordered, boards[0]]):
+        layout = stack(group, DEFAULT_POLICY)
+        kinds = layout.kinds
+        assert kinds == tuple(dict.fromkeys(k for b in group for k in b.kinds))  # in order of first appearance
+        assert layout.tough_delta.tolist() == pt_table(kinds)[:, 1].tolist()
+        assert layout.presence.tolist() == [int(default_spec(k).presence_only) for k in kinds]
+        assert layout.special.tolist() == [kinds.index(k) if k in kinds else -1 for k in SPECIAL]
+        assert join(group).poison == (kinds.index("poison") if "poison" in kinds else -1)
 
 
 def test_kind_weights_in_milli_points_are_the_policys_for_kinds_it_has_not_seen() -> None:
     policy = Policy.from_dict({"weights": {"weightsa:k1": 2.5, "+1/+1": 1.25, "weightsb:k3": -0.125}})
     for kinds in (_fresh_kinds("weightsa", 4), _fresh_kinds("weightsb", 120), _fresh_kinds("weightsa", 4)):
+        numbers = _kind_numbers(kinds)
         expected = [round(1000.0 * policy.weight(k)) for k in kinds]
-        assert _kind_milli(policy, kinds).tolist() == expected
-        assert _kind_milli(DEFAULT_POLICY, kinds).tolist() == [round(1000.0 * DEFAULT_POLICY.weight(k)) for k in kinds]
+        assert _kind_milli(policy, numbers).tolist() == expected
+        assert _kind_milli(DEFAULT_POLICY, numbers).tolist() == [
+            round(1000.0 * DEFAULT_POLICY.weight(k)) for k in kinds
+        ]
+    board = _board_with(_fresh_kinds("weightsc", 9))
+    weights = stack([board], policy).weights
+    for k, kind in enumerate(board.kinds):  # each row's own kinds at the policy's weight, none elsewhere
+        held = board.counts[:, k] > 0
+        assert (weights[held, k] == round(1000.0 * policy.weight(kind))).all()
 
 
 def test_per_opponent_scores_are_the_policys_as_the_table_grows() -> None:

@@ -183,7 +183,7 @@ class Joined:
     gain: IntArray  # 0 in a shared-poison head's poison column (its team's counter is head_gain)
     head_gain: IntArray
     #: Where each board's kinds are in the batch's: its rows, its kinds and their batch columns, one board after
-    #: another (see :func:`_scatter`); None when every board has the batch's kinds.
+    #: another (see :func:`_policy_rows`); None when every board has the batch's kinds.
     columns: tuple[IntArray, IntArray, IntArray] | None
     cv_cells: IntArray  # flat cells of the counter-value overrides
     cv_value: FloatArray
@@ -192,6 +192,8 @@ class Joined:
     #: ``(len(TEAM_FIELDS), n_teams)``.
     teams: IntArray
     kinds: tuple[str, ...]
+    kind_numbers: IntArray  # each batch column's kind number in :data:`_KINDS`
+    special: IntArray  # the columns of :data:`SPECIAL`, -1 where the batch has none
     poison: int  # the batch's poison column, -1 if none
 
 
@@ -233,7 +235,7 @@ def record(board: Board) -> IntArray:
 
 
 @njit(cache=True)
-def _join_records(buf: IntArray, n_boards: int, n_known: int, poison_number: int) -> tuple[IntArray, ...]:
+def _join_records(buf: IntArray, n_boards: int, n_known: int, special_numbers: IntArray) -> tuple[IntArray, ...]:
     """The joined arrays of ``n_boards`` stack records (:func:`record`) concatenated in ``buf``.
 
     A first pass reads each board's numbers and the batch's kinds (each kind's number below ``n_known``, in
@@ -299,7 +301,11 @@ def _join_records(buf: IntArray, n_boards: int, n_known: int, poison_number: int
     counts = np.zeros((n_rows, n_kinds), dtype=np.int64)
     gain = np.zeros((n_rows, n_kinds), dtype=np.int64)
     head_gain = np.zeros(n_rows, dtype=np.int64)
-    poison = column_of[poison_number] if 0 <= poison_number < n_known else -1
+    special = np.full(len(special_numbers), -1, dtype=np.int64)  # SPECIAL's columns
+    for k in range(len(special_numbers)):
+        if 0 <= special_numbers[k] < n_known:
+            special[k] = column_of[special_numbers[k]]
+    poison = special[len(special) - 1]
     for b in range(n_boards):
         n, lo = numbers[b, N_OBJECTS], obj_off[b]
         at = starts[b] + nf
@@ -344,14 +350,13 @@ def _join_records(buf: IntArray, n_boards: int, n_known: int, poison_number: int
     flags = np.array([n_kinds, poison, 1 if same else 0], dtype=np.int64)
     return (
         numbers, obj_off, thr_off, team_off, ints, value, thresholds, teams, cv_cells, cv_value, counts, gain,
-        head_gain, union[:n_kinds].copy(), colmap, widths, flags,
+        head_gain, union[:n_kinds].copy(), colmap, widths, flags, special,
     )  # fmt: skip
 
 
 @njit(cache=True)
-def _weights(
+def _policy_rows(
     kind_weights: IntArray,
-    n: int,
     same: bool,
     sizes: IntArray,
     widths: IntArray,
@@ -360,18 +365,28 @@ def _weights(
     cv_value: FloatArray,
     shared_head: IntArray,
     poison: int,
-) -> IntArray:
-    """Milli-points per counter, ``n`` rows x the batch's kinds: each row's own board's kinds at the policy's
-    weight (``kind_weights`` per batch column; every column if ``same``, else board ``b``'s column ``j`` is
+    code: IntArray,
+    value: FloatArray,
+    pt_sum: IntArray,
+    creature_base: float,
+    saga_value: float,
+) -> tuple[IntArray, IntArray]:
+    """The policy's per-row tables, in milli-points: the weights of counters and each row's worth.
+
+    Weights are rows x the batch's kinds: each row's own board's kinds at the policy's weight
+    (``kind_weights`` per batch column; every column if ``same``, else board ``b``'s column ``j`` is
     ``colmap[sum(widths[:b]) + j]``), a row's own override where it has one (``cv_cells``, flat, and
     ``cv_value`` in points), none on a shared-poison head's poison (701.34b: the team's counter is its
-    recipient's), 0 elsewhere."""
+    recipient's), 0 elsewhere.  A row's worth is its own value, else a creature's (the policy's base +
+    (power + toughness) / 2) or a Saga's by the policy, else nothing (:data:`solver.board.WORTH_NONE`...).
+    """
+    n = len(code)
     n_kinds = len(kind_weights)
-    out = np.zeros((n, n_kinds), dtype=np.int64)
+    weights = np.zeros((n, n_kinds), dtype=np.int64)
     if same:
         for i in range(n):
             for j in range(n_kinds):
-                out[i, j] = kind_weights[j]
+                weights[i, j] = kind_weights[j]
     else:
         row = 0
         kind_at = 0
@@ -380,15 +395,38 @@ def _weights(
             for _ in range(sizes[b]):
                 for j in range(w):
                     col = colmap[kind_at + j]
-                    out[row, col] = kind_weights[col]
+                    weights[row, col] = kind_weights[col]
                 row += 1
             kind_at += w
     for c in range(len(cv_cells)):
-        out[cv_cells[c] // n_kinds, cv_cells[c] % n_kinds] = np.rint(cv_value[c] * 1000.0)
+        weights[cv_cells[c] // n_kinds, cv_cells[c] % n_kinds] = np.rint(cv_value[c] * 1000.0)
     if poison >= 0:
         for i in range(n):
             if shared_head[i]:
-                out[i, poison] = 0
+                weights[i, poison] = 0
+    worth = np.zeros(n, dtype=np.int64)
+    for i in range(n):
+        if code[i] == WORTH_VALUE:
+            worth[i] = np.rint(value[i] * 1000.0)
+        elif code[i] == WORTH_CREATURE:
+            worth[i] = np.rint((creature_base + pt_sum[i] / 2) * 1000.0)
+        elif code[i] == WORTH_SAGA:
+            worth[i] = np.rint(saga_value * 1000.0)
+    return weights, worth
+
+
+#: The kind numbers of :data:`SPECIAL` (-1 for a kind not numbered yet), once every one of them is numbered.
+_SPECIAL_NUMBERS: list[IntArray] = []
+
+
+def _special_numbers(n_known: int) -> IntArray:
+    """The numbers in :data:`_KINDS` of the kinds of :data:`SPECIAL`, -1 for those not numbered (of ``n_known``)."""
+    if _SPECIAL_NUMBERS:
+        return _SPECIAL_NUMBERS[0]
+    numbers = [_KINDS.number.get(kind, -1) for kind in SPECIAL]
+    out = np.array([k if k < n_known else -1 for k in numbers], dtype=np.int64)
+    if min(numbers) >= 0 and max(numbers) < n_known:
+        _SPECIAL_NUMBERS.append(out)
     return out
 
 
@@ -407,9 +445,10 @@ def join_records(records: Sequence[IntArray]) -> Joined:
     n_boards = len(records)
     buf = np.concatenate(records) if records else _NONE
     names = _KINDS.names
-    poison_number = _KINDS.number.get("poison", -1)
     (numbers, obj_off, thr_off, team_off, ints, value, thresholds, teams, cv_cells, cv_value, counts, gain,
-     head_gain, union, colmap, widths, flags) = _join_records(buf, n_boards, len(names), poison_number)  # fmt: skip
+     head_gain, union, colmap, widths, flags, special) = _join_records(
+        buf, n_boards, len(names), _special_numbers(len(names))
+    )  # fmt: skip
     kinds = tuple([names[k] for k in union.tolist()])
     same = bool(flags[2])
     joined = object.__new__(Joined)  # like Layout (see with_policy): no generated __init__ per field
@@ -429,24 +468,11 @@ def join_records(records: Sequence[IntArray]) -> Joined:
         thresholds=thresholds,
         teams=teams,
         kinds=kinds,
+        kind_numbers=union,
+        special=special,
         poison=int(flags[1]),
     )
     return joined
-
-
-@njit(cache=True)
-def _worths(code: IntArray, value: FloatArray, pt_sum: IntArray, creature_base: float, saga_value: float) -> IntArray:
-    """Each row's worth in milli-points: its own value, else a creature's (the policy's base + (power + toughness)
-    / 2) or a Saga's by the policy, else nothing (see :data:`solver.board.WORTH_NONE` and the others)."""
-    out = np.zeros(len(code), dtype=np.int64)
-    for i in range(len(code)):
-        if code[i] == WORTH_VALUE:
-            out[i] = np.rint(value[i] * 1000.0)
-        elif code[i] == WORTH_CREATURE:
-            out[i] = np.rint((creature_base + pt_sum[i] / 2) * 1000.0)
-        elif code[i] == WORTH_SAGA:
-            out[i] = np.rint(saga_value * 1000.0)
-    return out
 
 
 def _per_opponents(policy: Policy, values: IntArray) -> tuple[FloatArray, FloatArray]:
@@ -511,25 +537,9 @@ def _kind_numbers(kinds: tuple[str, ...]) -> IntArray:
     return out
 
 
-@lru_cache(maxsize=1024)
-def _special_columns(kinds: tuple[str, ...]) -> IntArray:
-    """The columns of :data:`SPECIAL` in a kinds tuple, -1 where absent (read-only)."""
-    out = np.array([kinds.index(k) if k in kinds else -1 for k in SPECIAL], dtype=np.int64)
-    out.flags.writeable = False
-    return out
-
-
-def _kind_tables(kinds: tuple[str, ...]) -> tuple[IntArray, IntArray, IntArray]:
-    """Per kind of a batch: toughness per counter (122.1a), presence-only (the catalogue), and the columns of
-    :data:`SPECIAL` (-1 where absent); fresh arrays."""
-    numbers = _kind_numbers(kinds)
-    return _KINDS.tough[numbers], _KINDS.presence[numbers], _special_columns(kinds).copy()
-
-
-def _kind_milli(policy: Policy, kinds: tuple[str, ...]) -> IntArray:
-    """The policy's weight of each of ``kinds`` (:meth:`Policy.weight`) in milli-points, from a table by kind
-    number (:data:`_KINDS`) the policy keeps, extended to the kinds it has not seen."""
-    numbers = _kind_numbers(kinds)
+def _kind_milli(policy: Policy, numbers: IntArray) -> IntArray:
+    """The policy's weight (:meth:`Policy.weight`) in milli-points of each kind of ``numbers`` (:data:`_KINDS`),
+    from a table by kind number the policy keeps, extended to the kinds it has not seen."""
     table: IntArray | None = policy.__dict__.get("_milli_by_kind")
     if table is None or len(table) < len(_KINDS.names):
         names = list(_KINDS.names)
@@ -541,24 +551,36 @@ def _kind_milli(policy: Policy, kinds: tuple[str, ...]) -> IntArray:
     return out
 
 
+def _policy_numbers(policy: Policy) -> tuple[float, float, float, float, int, int]:
+    """The policy's game scores (win, draw, loss, game weight), its poison weight and its Saga chapter's worth in
+    milli-points, kept with the (immutable) policy."""
+    found: tuple[float, float, float, float, int, int] | None = policy.__dict__.get("_layout_numbers")
+    if found is None:
+        found = (
+            policy.win, policy.draw, policy.loss, policy.game_weight,
+            round(1000.0 * policy.weight("poison")), round(1000.0 * policy.saga_chapter),
+        )  # fmt: skip
+        policy.__dict__["_layout_numbers"] = found
+    return found
+
+
 def with_policy(joined: Joined, policy: Policy) -> Layout:
     """The layout of joined boards under ``policy``: its tables applied over the whole batch at once."""
     J = joined
     kinds = J.kinds
-    n = len(J.counts)
     ints = J.ints
-    numbers = J.numbers
+    numbers = J.kind_numbers
     sizes, widths, colmap = J.columns or (_NONE, _NONE, _NONE)
-    weights = _weights(
-        _kind_milli(policy, kinds), n, J.columns is None, sizes, widths, colmap, J.cv_cells, J.cv_value,
-        ints[R_SHARED_HEAD], J.poison,
+    win, draw, loss, game_weight, poison_milli, saga_chapter = _policy_numbers(policy)
+    weights, worth = _policy_rows(
+        _kind_milli(policy, numbers), J.columns is None, sizes, widths, colmap, J.cv_cells, J.cv_value,
+        ints[R_SHARED_HEAD], J.poison, ints[R_WORTH], J.value, ints[R_PT_SUM], policy.creature_base,
+        policy.saga_value,
     )  # fmt: skip
-    worth = _worths(ints[R_WORTH], J.value, ints[R_PT_SUM], policy.creature_base, policy.saga_value)
-    per_board = np.ascontiguousarray(numbers.T)  # each number of every board, contiguous
+    per_board = np.ascontiguousarray(J.numbers.T)  # each number of every board, contiguous
     n_opponents = per_board[N_OPPONENTS]
     teams = J.teams
     thr = J.thresholds
-    tough_delta, presence, special = _kind_tables(kinds)
     elimination, gap = _per_opponents(policy, n_opponents)
     # Filled like :class:`solver.board.Board` rather than through the generated ``__init__`` (39 frozen fields).
     layout = object.__new__(Layout)
@@ -594,13 +616,13 @@ def with_policy(joined: Joined, policy: Policy) -> Layout:
         thr_amount=thr[4],
         thr_seat=thr[5],
         team_threshold=teams[0],
-        team_weight=teams[1] * round(1000.0 * policy.weight("poison")),  # milli-points, signed for the proliferator
+        team_weight=teams[1] * poison_milli,  # milli-points, signed for the proliferator
         kinds=kinds,
-        tough_delta=tough_delta,
-        presence=presence,
-        special=special,
-        policy_scores=np.array([policy.win, policy.draw, policy.loss, policy.game_weight], dtype=np.float64),
-        saga_chapter=round(1000.0 * policy.saga_chapter),
+        tough_delta=_KINDS.tough[numbers],
+        presence=_KINDS.presence[numbers],
+        special=J.special,
+        policy_scores=np.array([win, draw, loss, game_weight], dtype=np.float64),
+        saga_chapter=saga_chapter,
         numbers=per_board,
         ints=ints,
         thresholds=thr,
