@@ -265,19 +265,19 @@ def chunk_bounds(boards: Sequence[Board]) -> Iterator[tuple[int, int]]:
         yield start, stop
 
 
-def _chunk_records(boards: Sequence[Board]) -> Iterator[tuple[int, int, list[IntArray]]]:
+def _chunk_records(boards: Sequence[Board]) -> Iterator[tuple[int, int, list[tuple[IntArray, ...]]]]:
     """:func:`chunk_bounds` with each chunk's stack records (:func:`solver.kernels.layout.record`), read once: a
-    board's rows are the first of its record's numbers (:data:`solver.board.N_OBJECTS`)."""
+    board's rows are the first of its packed buffer's numbers (:data:`solver.board.N_OBJECTS`)."""
     n = len(boards)
     start = 0
     while start < n:
         first = record(boards[start])
         records = [first]
-        rows = int(first[N_OBJECTS])
+        rows = int(first[0][N_OBJECTS])
         stop = start + 1
         while stop < n and stop - start < CHUNK:
             more = record(boards[stop])
-            rows += int(more[N_OBJECTS])
+            rows += int(more[0][N_OBJECTS])
             if rows > CHUNK_ROWS:
                 break
             records.append(more)

@@ -53,7 +53,8 @@ ObjArray = npt.NDArray[np.object_]
 #: derived boards keep or drop the entry like the cached values.
 GAIN = "_gain"
 #: The key of a board's stack record in its instance dict (:func:`solver.kernels.layout.record`: its packed
-#: buffer, kinds, counters and gains as one array, what a batch's join reads), dropped by every derived board.
+#: buffer, and its kinds, counters and gains as one array, what a batch's join reads), dropped by every derived
+#: board.
 STACK = "_stack"
 #: The board JSON format version :meth:`Board.to_dict` writes (``docs/board-format.md``).
 FORMAT_VERSION = 1

@@ -226,3 +226,21 @@ def test_a_board_derived_from_a_stacked_one_is_stacked_with_its_own_counters(boa
     got, want = decide_many(derived), decide_many(fresh)
     assert got.values.tolist() == want.values.tolist()
     assert np.array_equal(got.chosen, want.chosen) and np.array_equal(got.recipients, want.recipients)
+
+
+def test_a_large_boards_counters_are_joined_where_they_are_alone_and_copied_in_a_batch(boards: list[Board]) -> None:
+    """A board above RECORD_KEPT_CELLS keeps no stack record; alone, the join reads its counters and gains in
+    place (no copy first); in a batch they are copied with the others. Both decide as solve() does."""
+    from solver.board import STACK
+    from solver.kernels.layout import RECORD_KEPT_CELLS
+
+    large = [
+        load_board(generate(BoardSpec(600, variant, extras=True, seed=5))) for variant in ("duel", "two_headed_giant")
+    ]
+    assert all(b.counts.size > RECORD_KEPT_CELLS for b in large)
+    for board in large:
+        alone = decide_many([board])
+        mixed = decide_many([boards[0], board, boards[1]])
+        assert STACK not in board.__dict__
+        assert int(alone.values[0]) == int(mixed.values[1]) == round(solve(board).value * MILLI)
+        assert np.array_equal(alone.matrices(0)[0], mixed.matrices(1)[0])

@@ -198,51 +198,56 @@ class Joined:
 
 
 _NONE = np.zeros(0, dtype=np.int64)
+_NONE_READ_ONLY = np.zeros(0, dtype=np.int64)
+_NONE_READ_ONLY.flags.writeable = False  # the type of a board's own counters, raveled (read-only)
 #: A board's stack record is kept with it (in its instance dict) up to this many counter cells; a larger board's
 #: is built for each join and let go (its per-board Python is nothing beside its size, and it would double the
 #: board's memory).
 RECORD_KEPT_CELLS = 4_096
 
 
-def record(board: Board) -> IntArray:
-    """Everything :func:`join` reads of ``board``, as one array: its packed buffer (:class:`~solver.board.BoardLayout`),
-    then its number of kinds, its kinds' numbers (:data:`_KINDS`), its counters and its gains (``rows x kinds``,
-    raveled).
+def record(board: Board) -> tuple[IntArray, ...]:
+    """Everything :func:`join` reads of ``board``, as 1-d arrays to be concatenated: its packed buffer
+    (:class:`~solver.board.BoardLayout`), then its number of kinds, its kinds' numbers (:data:`_KINDS`), its
+    counters and its gains (``rows x kinds``, raveled).
 
-    A batch joins by one concatenation of its boards' records and one compiled pass (:func:`_join_records`);
-    kept in the board's instance dict (key :data:`solver.board.STACK`, dropped by every derived board), so a
-    board stacked again costs one lookup.
+    A batch joins by one concatenation of its boards' records and one compiled pass (:func:`_join_records`).
+    A board of at most :data:`RECORD_KEPT_CELLS` counter cells keeps its record (the parts after its packed
+    buffer as one array) in its instance dict (key :data:`solver.board.STACK`, dropped by every derived board),
+    so stacking it again costs one lookup and a concatenation of two arrays; a larger board's record is views of
+    its own arrays, copied once by the concatenation.
     """
     state = board.__dict__
-    out: IntArray | None = state.get(STACK)
+    out: tuple[IntArray, ...] | None = state.get(STACK)
     if out is not None:
         return out
     numbers = _kind_numbers(board.kinds)
     counts = board.counts
-    out = np.concatenate(
-        (
-            board.layout.packed,
-            np.array([len(numbers)], dtype=np.int64),
-            numbers,
-            counts.ravel(),
-            effects.gain(board).ravel(),
-        )
-    )
-    if counts.size <= RECORD_KEPT_CELLS:
-        out.flags.writeable = False
-        state[STACK] = out
+    parts = (np.array([len(numbers)], dtype=np.int64), numbers, counts.reshape(-1), effects.gain(board).reshape(-1))
+    if counts.size > RECORD_KEPT_CELLS:  # views of its own arrays: the counters are joined apart when alone
+        for view in parts[2:]:
+            view.flags.writeable = False  # one type for the compiled join, whatever the board's arrays
+        return (board.layout.packed, *parts)
+    tail = np.concatenate(parts)
+    tail.flags.writeable = False
+    out = state[STACK] = (board.layout.packed, tail)
     return out
 
 
 @njit(cache=True)
-def _join_records(buf: IntArray, n_boards: int, n_known: int, special_numbers: IntArray) -> tuple[IntArray, ...]:
+def _join_records(
+    buf: IntArray, counts_apart: IntArray, gain_apart: IntArray, n_boards: int, n_known: int, special_numbers: IntArray
+) -> tuple[IntArray, ...]:
     """The joined arrays of ``n_boards`` stack records (:func:`record`) concatenated in ``buf``.
 
     A first pass reads each board's numbers and the batch's kinds (each kind's number below ``n_known``, in
     order of first appearance); a second moves rows, threshold rows and kinds, and counter-value cells to the
     batch's (seats stay local), and puts each board's counters and gains in the batch's columns.  701.34b: a
     shared-poison head's poison gain is what it receives as its team's recipient (``head_gain``), not its own.
+    A single large board's counters and gains may be given apart (``counts_apart``, ``gain_apart``: raveled,
+    its record in ``buf`` then stops after its kinds), so that they are not copied into ``buf`` first.
     """
+    apart = len(counts_apart) > 0
     nf, rf, tf, mf = len(NUMBER_FIELDS), len(ROW_FIELDS), len(THRESHOLD_FIELDS), len(TEAM_FIELDS)
     numbers = np.empty((n_boards, nf), dtype=np.int64)
     obj_off = np.zeros(n_boards + 1, dtype=np.int64)
@@ -280,7 +285,7 @@ def _join_records(buf: IntArray, n_boards: int, n_known: int, special_numbers: I
                 column_of[number] = n_kinds
                 union[n_kinds] = number
                 n_kinds += 1
-        at += 1 + w + 2 * n * w
+        at += 1 + w + (0 if apart else 2 * n * w)
     colmap = np.empty(kind_off[n_boards], dtype=np.int64)
     same = True  # every board has the batch's kinds, in the batch's order
     for b in range(n_boards):
@@ -336,12 +341,19 @@ def _join_records(buf: IntArray, n_boards: int, n_known: int, special_numbers: I
         at += 3 * n_cv
         w = widths[b]
         at += 1 + w
-        g_at = at + n * w
-        for i in range(n):
-            for j in range(w):
-                col = colmap[kind_off[b] + j]
-                counts[lo + i, col] = buf[at + i * w + j]
-                gain[lo + i, col] = buf[g_at + i * w + j]
+        if apart:
+            for i in range(n):
+                for j in range(w):
+                    col = colmap[kind_off[b] + j]
+                    counts[lo + i, col] = counts_apart[i * w + j]
+                    gain[lo + i, col] = gain_apart[i * w + j]
+        else:
+            g_at = at + n * w
+            for i in range(n):
+                for j in range(w):
+                    col = colmap[kind_off[b] + j]
+                    counts[lo + i, col] = buf[at + i * w + j]
+                    gain[lo + i, col] = buf[g_at + i * w + j]
     if poison >= 0:
         for i in range(n_rows):
             if ints[R_SHARED_HEAD, i] != 0:
@@ -440,14 +452,19 @@ def join(boards: Sequence[Board]) -> Joined:
     return join_records([record(board) for board in boards])
 
 
-def join_records(records: Sequence[IntArray]) -> Joined:
+def join_records(records: Sequence[tuple[IntArray, ...]]) -> Joined:
     """:func:`join` of the boards whose stack records (:func:`record`) are ``records``."""
     n_boards = len(records)
-    buf = np.concatenate(records) if records else _NONE
     names = _KINDS.names
+    counts_apart = gain_apart = _NONE_READ_ONLY
+    if n_boards == 1 and len(records[0]) == 5:  # a large board alone: its counters are read where they are
+        packed, width, numbers_, counts_apart, gain_apart = records[0]
+        buf = np.concatenate((packed, width, numbers_))
+    else:
+        buf = np.concatenate([part for parts in records for part in parts]) if records else _NONE
     (numbers, obj_off, thr_off, team_off, ints, value, thresholds, teams, cv_cells, cv_value, counts, gain,
      head_gain, union, colmap, widths, flags, special) = _join_records(
-        buf, n_boards, len(names), _special_numbers(len(names))
+        buf, counts_apart, gain_apart, n_boards, len(names), _special_numbers(len(names))
     )  # fmt: skip
     kinds = tuple([names[k] for k in union.tolist()])
     same = bool(flags[2])
