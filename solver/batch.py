@@ -23,7 +23,7 @@ from itertools import chain
 import numpy as np
 
 from . import kernels
-from .board import N_OBJECTS, Board, BoolArray, FloatArray, IntArray
+from .board import Board, BoolArray, FloatArray, IntArray
 from .decision import Decision
 from .errors import BoardError, Problem
 from .inputs import BoardLike, PolicyLike, as_board, as_policy
@@ -266,21 +266,21 @@ def chunk_bounds(boards: Sequence[Board]) -> Iterator[tuple[int, int]]:
 
 
 def _chunk_records(boards: Sequence[Board]) -> Iterator[tuple[int, int, list[tuple[IntArray, ...]]]]:
-    """:func:`chunk_bounds` with each chunk's stack records (:func:`solver.kernels.layout.record`), read once: a
-    board's rows are the first of its packed buffer's numbers (:data:`solver.board.N_OBJECTS`)."""
+    """:func:`chunk_bounds` with each chunk's stack records (:func:`solver.kernels.layout.record`), each board read
+    once."""
     n = len(boards)
     start = 0
     while start < n:
-        first = record(boards[start])
-        records = [first]
-        rows = int(first[0][N_OBJECTS])
+        board = boards[start]
+        records = [record(board)]
+        rows = len(board.counts)
         stop = start + 1
         while stop < n and stop - start < CHUNK:
-            more = record(boards[stop])
-            rows += int(more[0][N_OBJECTS])
+            board = boards[stop]
+            rows += len(board.counts)
             if rows > CHUNK_ROWS:
                 break
-            records.append(more)
+            records.append(record(board))
             stop += 1
         yield start, stop, records
         start = stop
