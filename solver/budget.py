@@ -19,6 +19,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from . import threads
+
 __all__ = ["Budget", "CancelToken", "watch"]
 
 #: How often the watcher looks at the cancel token and the clock, in seconds.
@@ -93,7 +95,7 @@ def watch(budget: Budget, stop: Callable[[], None]) -> Iterator[None]:
                 return
 
     thread = threading.Thread(target=watcher, name="proliferate-budget", daemon=True)
-    thread.start()
+    threads.start(thread)
     try:
         yield
     finally:

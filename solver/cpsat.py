@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from . import threads
 from .board import BoolArray, IntArray
 from .budget import POLL_SECONDS, Budget, CancelToken, watch
 from .errors import Infeasible
@@ -443,7 +444,7 @@ def _interruptible(solver: CpSolver, model: CpModel) -> CpSolverStatus:
 
     thread = threading.Thread(target=run, name="proliferate-cpsat", daemon=True)
     try:
-        thread.start()
+        threads.start(thread)
     except RuntimeError:  # no thread to spare: search here, uninterruptibly
         return solver.solve(model)
     except BaseException:  # interrupted while starting it: the search may be running already
@@ -486,7 +487,7 @@ def _loading() -> Future[None]:
         except BaseException as exc:
             done.set_exception(exc)
 
-    threading.Thread(target=load, name="proliferate-import-ortools", daemon=True).start()
+    threads.start(threading.Thread(target=load, name="proliferate-import-ortools", daemon=True))
     return done
 
 

@@ -25,7 +25,20 @@ PACKAGES = ("solver", "env")
 #: The layers of docs/architecture.md, bottom first, by module of ``solver`` (a subpackage by its name):
 #: a module imports only modules of its own layer or below.  ``env`` is above them all.
 LAYERS = (
-    ("terms", "errors", "status", "kinds", "limits", "files", "terminal", "budget", "jsoncodec", "render", "allocator"),
+    (
+        "terms",
+        "errors",
+        "status",
+        "kinds",
+        "limits",
+        "files",
+        "terminal",
+        "budget",
+        "jsoncodec",
+        "render",
+        "allocator",
+        "threads",
+    ),
     ("cards", "catalogue", "board", "choices", "formats", "policy", "decision"),
     ("effects", "kernels", "rules", "boardjson", "validation", "inputs", "schema"),
     ("objective", "fast", "limited", "cpsat", "brute", "explain", "solve", "batch", "svg"),

@@ -15,7 +15,6 @@ import socket
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 from protocol_helpers import slow_board
@@ -78,14 +77,18 @@ def test_tcp_serve_stops_every_session_s_search_and_exits(signum: int, status: i
             process.wait()
 
 
-def test_solve_top_100_exits_130_promptly_on_ctrl_c(tmp_path: Path) -> None:
-    board = tmp_path / "board.json"
-    board.write_text(json.dumps(slow_board(60)))
+def test_solve_top_100_exits_130_promptly_on_ctrl_c() -> None:
     process = subprocess.Popen(
-        [sys.executable, "-m", "solver", "solve", str(board), "--top", "1000"],
+        [sys.executable, "-m", "solver", "solve", "-", "--top", "1000"],
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
-    time.sleep(3.0)  # started, and searching its alternatives (which take far longer)
+    assert process.stdin is not None
+    # The board, padded past a pipe's buffer with whitespace (still one JSON document): once it is all written,
+    # the command has started and read it, however long its start took on a loaded machine.
+    process.stdin.write(json.dumps(slow_board(60)).encode() + b" " * (1 << 20))
+    process.stdin.close()
+    time.sleep(1.0)  # searching its alternatives (which take far longer)
     assert process.poll() is None
     assert_clean_exit(process, signal.SIGINT, 130)

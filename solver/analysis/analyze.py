@@ -33,7 +33,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from .. import kernels
+from .. import kernels, threads
 from ..allocator import steady_mmap_threshold
 from ..batch import decide_many, material_spans, score_choices, stacked
 from ..board import Board, BoolArray, IntArray
@@ -650,7 +650,7 @@ def worker_started(parent: int) -> None:
             if os.getppid() != parent:
                 os._exit(1)
 
-    threading.Thread(target=watch, name="parent-watchdog", daemon=True).start()
+    threads.start(threading.Thread(target=watch, name="parent-watchdog", daemon=True))
 
 
 def windowed(

@@ -30,7 +30,7 @@ from typing import IO, Any
 import msgspec
 
 import solver
-from solver import jsoncodec
+from solver import jsoncodec, threads
 from solver.decision import choice_from_json
 from solver.inputs import BoardLike, as_board
 
@@ -133,7 +133,7 @@ class EngineClient:
         self._closed = False
         self._ended = False  # the server's side is closed: nothing more will be answered
         self._thread = threading.Thread(target=self._read_replies, name="proliferate-client", daemon=True)
-        self._thread.start()
+        threads.start(self._thread)
 
     # -------------------------------------------------------------- context
     def __enter__(self) -> EngineClient:

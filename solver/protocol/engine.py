@@ -38,6 +38,7 @@ from functools import cache
 from typing import Any, Final, Protocol
 
 import solver
+from solver import threads
 from solver.allocator import release_memory
 from solver.errors import Problem
 from solver.policy import Policy
@@ -229,7 +230,7 @@ class Scheduler:
             thread = threading.Thread(target=self._work, name=f"proliferate-solve-{len(self._threads)}", daemon=True)
             self._free += 1
             try:
-                thread.start()
+                threads.start(thread)
             except RuntimeError:
                 self._free -= 1
                 if not self._threads:
@@ -307,7 +308,7 @@ class Deadlines:
         with self._cond:
             if self._thread is None:
                 thread = threading.Thread(target=self._watch, name="proliferate-deadlines", daemon=True)
-                thread.start()  # raises RuntimeError before anything is registered
+                threads.start(thread)  # raises RuntimeError before anything is registered
                 self._thread = thread
             heapq.heappush(self._heap, (when, next(self._order), weakref.ref(job)))
             if len(self._heap) >= self._compact_at:

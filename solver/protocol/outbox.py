@@ -23,9 +23,14 @@ import logging
 import threading
 from collections import deque
 from collections.abc import Callable
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-__all__ = ["LIMIT", "LINGER", "Outbox"]
+from .. import threads
+
+if TYPE_CHECKING:
+    from .engine import LineSource
+
+__all__ = ["LIMIT", "LINGER", "Outbox", "Paced"]
 
 log = logging.getLogger("solver.protocol")
 
@@ -71,7 +76,7 @@ class Outbox:
             if self._writer is None:
                 writer = threading.Thread(target=self._run, name=self._name, daemon=True)
                 try:
-                    writer.start()
+                    threads.start(writer)
                 except RuntimeError as exc:  # no thread to write with: this client cannot be answered
                     self._fail_locked()
                     raise ConnectionError(f"cannot start a writer: {exc}") from exc
@@ -124,3 +129,15 @@ class Outbox:
                 if not self._failed:  # close() emptied the count already
                     self._bytes -= len(line)
                 self._cond.notify_all()
+
+
+class Paced:
+    """A client's request reader that reads no further request while too many of its replies wait (backpressure)."""
+
+    def __init__(self, stream: LineSource, outbox: Outbox) -> None:
+        self._stream = stream
+        self._outbox = outbox
+
+    def readline(self, size: int = -1, /) -> bytes:
+        self._outbox.wait_room()
+        return self._stream.readline(size)

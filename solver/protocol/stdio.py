@@ -1,19 +1,28 @@
-"""``proliferate serve`` on stdin/stdout, the UCI-style transport: one engine process per client."""
+"""``proliferate serve`` on stdin/stdout, the UCI-style transport: one engine process per client.
+
+Replies go through an :class:`~.outbox.Outbox`, as on TCP: the solve workers and the deadline thread
+hand a reply over and go on, and one writer thread writes it to stdout, so a client that stops
+reading its replies stalls no solve and no stop (its requests stop being read instead:
+:class:`~.outbox.Paced`).  At the end of input every reply is written before the process exits;
+after SIGINT or SIGTERM the replies already handed over get :data:`DRAIN_ON_STOP` seconds at most.
+"""
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 import sys
-import threading
 
 from .engine import QUEUE_MAX, Settings, run_session
+from .outbox import Outbox, Paced
 from .signals import STOP_SECONDS, Interrupted, stopping
 
 __all__ = ["serve_stdio"]
 
 log = logging.getLogger("solver.protocol")
+
+#: Seconds an interrupted server gives the replies already handed over to reach the client.
+DRAIN_ON_STOP = 1.0
 
 
 def serve_stdio(settings: Settings, *, queue_max: int = QUEUE_MAX) -> int:
@@ -26,31 +35,28 @@ def serve_stdio(settings: Settings, *, queue_max: int = QUEUE_MAX) -> int:
     sys.stdout.flush()
     reply_fd = os.dup(1)
     os.dup2(2, 1)
-    out = os.fdopen(reply_fd, "wb")
-    lock = threading.Lock()
-    broken = threading.Event()
 
-    def send(line: bytes) -> None:
-        with lock:
-            if broken.is_set():
-                raise BrokenPipeError("replies can no longer be written")
-            try:
-                out.write(line)
-                out.flush()
-            except OSError as exc:  # the client closed its end: the session stops its solves
-                broken.set()
-                log.warning("cannot write replies: %s", exc)
-                raise
+    def write(line: bytes) -> None:
+        view = memoryview(line)
+        while view:  # a pipe takes a long line in pieces
+            view = view[os.write(reply_fd, view) :]
 
+    def gone() -> None:  # the client closed its end: the session's later replies fail, and it stops its solves
+        log.warning("cannot write replies: the client closed its end")
+
+    outbox = Outbox(write, gone, name="proliferate-stdout")
+    status, written = 0, False
     try:
         with stopping():
-            run_session(sys.stdin.buffer, send, settings, queue_max=queue_max, join_timeout=STOP_SECONDS)
-        return 0
+            run_session(Paced(sys.stdin.buffer, outbox), outbox.put, settings, queue_max=queue_max,
+                        join_timeout=STOP_SECONDS)  # fmt: skip
+            written = outbox.drain()  # every reply reaches a client that reads them (``cat requests | serve``)
     except Interrupted as exc:
-        return exc.status
+        status = exc.status
+        written = outbox.drain(DRAIN_ON_STOP)  # not waiting on a client that no longer reads
     finally:
-        with lock:
-            broken.set()
-            os.dup2(reply_fd, 1)
-            with contextlib.suppress(OSError):
-                out.close()
+        outbox.close()
+        os.dup2(reply_fd, 1)
+        if written:  # else the writer may still be in a write to it: the descriptor goes with the process
+            os.close(reply_fd)
+    return status

@@ -23,8 +23,8 @@ import socketserver
 import struct
 import sys
 
-from .engine import QUEUE_MAX, LineSource, Settings, run_session
-from .outbox import Outbox
+from .engine import QUEUE_MAX, Settings, run_session
+from .outbox import Outbox, Paced
 from .signals import Interrupted, stopping
 
 __all__ = ["BACKLOG", "DEFAULT_HOST", "SEND_TIMEOUT", "parse_address", "serve_tcp"]
@@ -84,7 +84,7 @@ class _Handler(socketserver.StreamRequestHandler):
 
         try:
             run_session(
-                _Paced(self.rfile, outbox),
+                Paced(self.rfile, outbox),
                 outbox.put,
                 self.server.settings,
                 answer_at_end=False,
@@ -101,18 +101,6 @@ class _Handler(socketserver.StreamRequestHandler):
     def _shut(self) -> None:
         with contextlib.suppress(OSError):  # already closed by the client
             self.request.shutdown(socket.SHUT_RDWR)
-
-
-class _Paced:
-    """A connection's reader that reads no further request while too many of its replies wait (backpressure)."""
-
-    def __init__(self, stream: LineSource, outbox: Outbox) -> None:
-        self._stream = stream
-        self._outbox = outbox
-
-    def readline(self, size: int = -1, /) -> bytes:
-        self._outbox.wait_room()
-        return self._stream.readline(size)
 
 
 def serve_tcp(host: str, port: int, settings: Settings, *, queue_max: int = QUEUE_MAX) -> int:
