@@ -116,8 +116,7 @@ class Terms:
 @dataclass
 class Columns:
     """The infos of a group of games, kept by key: :meth:`infos` gives one dict per game (the single env's),
-    :meth:`write` puts them into a vector env's batched infos as Gymnasium's ``VectorEnv._add_info`` would
-    (tested against it), without making a dict per game."""
+    :meth:`write` puts them into a vector env's batched infos as Gymnasium's ``VectorEnv._add_info`` does."""
 
     illegal_bits: list[int]
     terms: Terms | None
@@ -127,11 +126,6 @@ class Columns:
     round: list[int]
     result: list[int]
     oracle: list[tuple[Any, float] | None] | None = None
-    #: The values of :attr:`opportunity` by key, one per game that has one (in order), for :meth:`write`.
-    opportunity_columns: dict[str, npt.NDArray[np.object_]] | None = None
-    #: Per game whether it has an opportunity (its decision is pending), for :meth:`write`; None: read from
-    #: :attr:`opportunity`.
-    live: npt.NDArray[np.bool_] | None = None
 
     def infos(self) -> list[Info]:
         terms = self.terms.columns() if self.terms is not None else []
@@ -157,72 +151,28 @@ class Columns:
         return out
 
     def write(self, batched: dict[str, Any], at: list[int], n: int) -> None:
-        """Put these games' infos at sub-envs ``at`` of ``batched`` (a vector env of ``n``)."""
-        if self.oracle is not None:  # the oracle's actions: the per-game path
-            for i, info in zip(at, self.infos(), strict=True):
-                add_info(batched, info, i, n)
-            return
-        everyone = np.asarray(at, dtype=np.int64)
-        _put(batched, "illegal_bits", everyone, self.illegal_bits, n)
-        terms = batched.get("reward_terms", {})
-        for key, values, present in self.terms.arrays() if self.terms is not None else []:
-            where = everyone if present is None else everyone[present]
-            if len(where):
-                _put(terms, key, where, values if present is None else values[present], n)
-        _put(batched, "reward_terms", everyone, terms, n)
-        _put(batched, "decision_done", everyone, self.decision_done, n)
-        _put(batched, "action_mask", everyone, self.masks, n)
-        live = self.live
-        if live is None:
-            live = np.asarray([o is not None for o in self.opportunity], dtype=np.bool_)
-        if live.any():
-            where = everyone[live]
-            nested = batched.get("opportunity", {})
-            by_key = self.opportunity_columns
-            if by_key is not None:
-                first = self.opportunity[int(np.argmax(live))]
-                assert first is not None
-                for key in first:
-                    _put(nested, key, where, by_key[key], n)
-            else:
-                opportunities = [o for o in self.opportunity if o is not None]
-                for key in opportunities[0]:
-                    _put(nested, key, where, [o[key] for o in opportunities], n)
-            _put(batched, "opportunity", where, nested, n)
-            _put(batched, "round", where, np.asarray(self.round, dtype=np.int64)[live], n)
-        ended = np.asarray(self.result, dtype=np.int64) != 0
-        if ended.any():
-            _put(batched, "game_result", everyone[ended], [_RESULTS[r] for r in self.result if r], n)
+        """Put these games' infos at sub-envs ``at`` of ``batched`` (a vector env of ``n``), one dict at a time."""
+        for i, info in zip(at, self.infos(), strict=True):
+            add_info(batched, info, i, n)
 
 
 #: Distinct opportunities (seat ids, seat, source, target, sacrifice) an env keeps the infos of before it forgets
 #: them all and finds them again (at least one per game; a few hundred in practice: the ids and sources are few).
 _OPPORTUNITY_CODES = 4096
 
-#: What :meth:`LockstepV1.step_reset` returns: observations, rewards, terminated, truncated, infos, reset infos.
-VectorStep = tuple[Obs, npt.NDArray[np.float64], npt.NDArray[np.bool_], npt.NDArray[np.bool_], "Columns", "Columns"]
+#: What :meth:`LockstepV1.step_reset` returns: every game's observation, reward, terminated and truncated, and the
+#: infos batched as Gymnasium batches them.
+VectorStep = tuple[Obs, npt.NDArray[np.float64], npt.NDArray[np.bool_], npt.NDArray[np.bool_], dict[str, Any]]
+
+#: ``info["game_result"]`` by result code (0: none), for the batched infos.
+_RESULT_NAMES = np.array([None, *(_RESULTS[r] for r in (1, 2, 3))], dtype=object)
 
 
-def _put(batched: dict[str, Any], key: str, where: npt.NDArray[np.int64], values: Any, n: int) -> None:
-    """``batched[key][where] = values`` and its ``_key`` mask, the array made as ``_add_info`` makes it (typed by
-    the first value; a dict value is a nested dict, kept as it is)."""
-    if isinstance(values, dict):
-        batched[key] = values
-    else:
-        array = batched.get(key)
-        if array is None:
-            array = info_array(values[0], n)
-        if array.dtype == object and not isinstance(values, np.ndarray):
-            for i, v in zip(where.tolist(), values, strict=True):
-                array[i] = v
-        else:
-            array[where] = values
-        batched[key] = array
-    mask = batched.get(f"_{key}")
-    if mask is None:
-        mask = np.zeros(n, dtype=np.bool_)
-    mask[where] = True
-    batched[f"_{key}"] = mask
+def _scattered(values: npt.NDArray[Any], at: npt.NDArray[np.int64], n: int) -> npt.NDArray[Any]:
+    """A new array of ``n`` zeros (of ``values``' dtype) holding ``values`` at ``at``."""
+    out = np.zeros(n, dtype=values.dtype)
+    out[at] = values
+    return out
 
 
 class PendingV1:
@@ -357,7 +307,9 @@ class LockstepV1:
         self._opportunity_at = np.full(n, -1, dtype=np.int64)
         self._opportunity_codes: dict[tuple[Any, ...], int] = {}
         self._opportunity_infos: list[dict[str, Any]] = []
-        self._opportunity_columns: dict[str, npt.NDArray[np.object_]] = {}
+        #: Per key of ``info["opportunity"]``, its value by code, typed as Gymnasium types the key's batched array;
+        #: the last entry is that array's fill (a game without an opportunity).
+        self._opportunity_columns: dict[str, npt.NDArray[Any]] = {}
         self._opportunity_capacity = max(_OPPORTUNITY_CODES, n)  # codes before they are all forgotten
         self._keys = tuple(self.engine.obs_layout)
         self._rows0 = tuple(buffer[0] for buffer in self.engine.obs)  # the single env's rows of the buffers
@@ -436,9 +388,10 @@ class LockstepV1:
     ) -> VectorStep | None:
         """A vector env's step of all ``n`` games in one compiled call (:meth:`Engine.step_reset_observe`): the
         agent's step in the games ``moving`` (``actions`` has a row per game, int64), a new episode in the games
-        ``restart`` (seeded by one draw from each of ``rngs``).  Every game's observation (new arrays), the moving
-        games' rewards, terminated, truncated and infos, the restarted games' infos; None (nothing changed) if an
-        action is not a point of the action space."""
+        ``restart`` (seeded by one draw from each of ``rngs``; together the two are every game).  Every game's
+        observation (new arrays), reward, terminated and truncated (a restarted game's 0, False, False) and the
+        infos batched as Gymnasium batches the per-game dicts (:meth:`_batched_infos`); None (nothing changed) if
+        an action is not a point of the action space."""
         if None in self.episodes:  # some game never reset
             for g in moving.tolist():
                 self.episode(g)  # RuntimeError before any reset
@@ -449,21 +402,76 @@ class LockstepV1:
         if (status != K.AGENT).any():
             raise RuntimeError("the episode ended before the agent's first decision")
         obs = dict(zip(self._keys, [buffer.copy() for buffer in self.engine.obs], strict=True))
-        rewards, terminated, truncated, columns = self._outcome(moving, {"action_mask": obs["action_mask"][moving]})
+        rew_m, term_m, trunc_m, terms, done, results = self._outcome_arrays(moving)
+        illegal = self.engine.out_i[: len(moving), 0]
+        n = self.n
+        rewards, terminated, truncated = (_scattered(v, moving, n) for v in (rew_m, term_m, trunc_m))
+        episodes = self.episodes
         for g in restart.tolist():
-            self.episodes[g] = EpisodeV1(self, g)
-            self.decision_key[g] += 1
+            episodes[g] = EpisodeV1(self, g)
+        self.decision_key[restart] += 1
+        masks = obs["action_mask"]
+        if not self.agent.oracle_in_info:
+            return obs, rewards, terminated, truncated, self._batched_infos(moving, restart, masks, illegal, terms,
+                                                                            done, results)  # fmt: skip
+        infos: dict[str, Any] = {}  # the oracle's actions: through the per-game dicts
         k = len(restart)
         zero = np.zeros(k, dtype=np.int64)
-        _, fresh = self._columns(restart, {"action_mask": obs["action_mask"][restart]}, zero, None,
-                                 np.zeros(k, dtype=np.bool_), zero)  # fmt: skip
-        return obs, rewards, terminated, truncated, columns, fresh
+        _, moved = self._columns(moving, {"action_mask": masks[moving]}, illegal, terms, done, results)
+        _, fresh = self._columns(restart, {"action_mask": masks[restart]}, zero, None, zero != 0, zero)
+        moved.write(infos, moving.tolist(), n)
+        fresh.write(infos, restart.tolist(), n)
+        return obs, rewards, terminated, truncated, infos
 
-    def _outcome(
-        self, idx: npt.NDArray[np.int64], obs: Obs
-    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_], npt.NDArray[np.bool_], Columns]:
-        """The rewards, terminated, truncated and infos of the games ``idx`` just stepped (the step's outputs'
-        rows ``0 .. len(idx) - 1``; ``obs`` their observations)."""
+    def _batched_infos(
+        self, moving: npt.NDArray[np.int64], restart: npt.NDArray[np.int64], masks: npt.NDArray[np.int8],
+        illegal: npt.NDArray[np.int64], terms: Terms, done: npt.NDArray[np.bool_], results: npt.NDArray[np.int64],
+    ) -> dict[str, Any]:  # fmt: skip
+        """The infos of a vector step as Gymnasium's ``VectorEnv._add_info`` batches the per-game dicts of
+        :meth:`Columns.infos` (tested equal: keys, arrays, dtypes, masks), made key by key from arrays.  The games
+        ``moving`` stepped (``illegal``, ``terms``, ``done`` and ``results`` have a row per game of ``moving``), the
+        games ``restart`` started (a reset's info: nothing illegal, no reward terms, no decision done); ``masks``
+        has a row per game.  An opportunity's values are its code's entries of :attr:`_opportunity_columns` (typed
+        as Gymnasium types a key by its first value; the fields of :meth:`Opportunity.to_info` keep one type)."""
+        n = self.n
+        seen = np.zeros(n, dtype=np.bool_)
+        seen[moving] = True
+        seen[restart] = True
+        out: dict[str, Any] = {"illegal_bits": _scattered(illegal, moving, n), "_illegal_bits": seen.copy()}
+        nested: dict[str, Any] = {}
+        for key, values, present in terms.arrays():
+            at = moving if present is None else moving[present]
+            if len(at):
+                nested[key] = _scattered(values if present is None else values[present], at, n)
+                nested[f"_{key}"] = _scattered(np.ones(len(at), dtype=np.bool_), at, n)
+        out["reward_terms"], out["_reward_terms"] = nested, seen.copy()
+        out["decision_done"], out["_decision_done"] = _scattered(done, moving, n), seen.copy()
+        out["action_mask"], out["_action_mask"] = masks.copy(), seen.copy()
+        live = seen & ~self.over
+        games = np.flatnonzero(live)
+        if len(games):
+            codes = np.full(n, -1, dtype=np.int64)  # -1: the columns' last entry, the fill of a game without one
+            codes[games] = self._refresh_opportunities(games)
+            columns = self._opportunity_columns
+            opportunity: dict[str, Any] = {}
+            for key in self._opportunity_infos[int(codes[games[0]])]:
+                opportunity[key], opportunity[f"_{key}"] = columns[key][codes], live.copy()
+            out["opportunity"], out["_opportunity"] = opportunity, live.copy()
+            out["round"], out["_round"] = np.where(live, self.engine.arrays.game[:, G_PROUND], 0), live.copy()
+        result = _scattered(results, moving, n)
+        ended = result != 0
+        if ended.any():
+            out["game_result"], out["_game_result"] = _RESULT_NAMES[result], ended
+        return out
+
+    def _outcome_arrays(
+        self, idx: npt.NDArray[np.int64]
+    ) -> tuple[
+        npt.NDArray[np.float64], npt.NDArray[np.bool_], npt.NDArray[np.bool_], Terms, npt.NDArray[np.bool_],
+        npt.NDArray[np.int64],
+    ]:  # fmt: skip
+        """The rewards, terminated, truncated, reward terms, decision done and results of the games ``idx`` just
+        stepped (the step's outputs' rows ``0 .. len(idx) - 1``)."""
         agent = self.agent
         k = len(idx)
         out_f, out_i = self.engine.out_f[:k], self.engine.out_i[:k]
@@ -496,7 +504,15 @@ class LockstepV1:
                 "delta" if agent.reward_mode == "delta" else agent.reward_mode
             ]
             rewards[finished] += paid[finished]
-        _, columns = self._columns(idx, obs, out_i[:, 0], terms, done, results)
+        return rewards, terminated, truncated, terms, done, results
+
+    def _outcome(
+        self, idx: npt.NDArray[np.int64], obs: Obs
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_], npt.NDArray[np.bool_], Columns]:
+        """The rewards, terminated, truncated and infos of the games ``idx`` just stepped (the step's outputs'
+        rows ``0 .. len(idx) - 1``; ``obs`` their observations)."""
+        rewards, terminated, truncated, terms, done, results = self._outcome_arrays(idx)
+        _, columns = self._columns(idx, obs, self.engine.out_i[: len(idx), 0], terms, done, results)
         return rewards, terminated, truncated, columns
 
     def step_single(self, acts: npt.NDArray[np.int64]) -> tuple[Obs, float, bool, bool, Info] | None:
@@ -596,11 +612,9 @@ class LockstepV1:
         codes = self._refresh_opportunities(live_games)
         infos, next_code = self._opportunity_infos, iter(codes.tolist())
         opportunities = [infos[next(next_code)] if ok else None for ok in live]
-        by_key = {key: column[codes] for key, column in self._opportunity_columns.items()}
         columns = Columns(
             illegal.tolist(), terms, decision_done.tolist(), masks, opportunities,
-            self.engine.arrays.game[idx, G_PROUND].tolist(), results.tolist(), opportunity_columns=by_key,
-            live=~over,
+            self.engine.arrays.game[idx, G_PROUND].tolist(), results.tolist(),
         )  # fmt: skip
         if self.agent.oracle_in_info:
             columns.oracle = [self._oracle(g) if ok else None for g, ok in zip(idx.tolist(), live, strict=True)]
@@ -632,14 +646,16 @@ class LockstepV1:
             self._forget_opportunities()
             stale = np.arange(len(games))
         changed = games[stale]
-        a, known = self.engine.arrays, self._opportunity_codes
-        seat_ids, fields = a.seat_ids, a.game[changed, G_PSEAT : G_PSAC + 1].tolist()
-        found = [known.get((seat_ids[g], *f), -1) for g, f in zip(changed.tolist(), fields, strict=True)]
-        if -1 in found:  # an opportunity not seen yet: its code made
-            for j, (g, key) in enumerate(zip(changed.tolist(), keys[stale].tolist(), strict=True)):
-                if found[j] < 0:
+        changed_list = changed.tolist()
+        a = self.engine.arrays
+        fields = a.game[changed, G_PSEAT : G_PSAC + 1].T.tolist()  # seat, source, target, sacrifice: a list each
+        same = zip(map(a.seat_ids.__getitem__, changed_list), *fields, strict=True)  # _find_opportunity's keys
+        found: list[int | None] = list(map(self._opportunity_codes.get, same))
+        if None in found:  # an opportunity not seen yet: its code made
+            for j, (g, key) in enumerate(zip(changed_list, keys[stale].tolist(), strict=True)):
+                if found[j] is None:
                     found[j] = self._find_opportunity(g, key)
-        self._opportunity_code[changed] = found
+        self._opportunity_code[changed] = np.asarray(found, dtype=np.int64)
         self._opportunity_at[changed] = keys[stale]
         return self._opportunity_code[games]
 
@@ -667,8 +683,11 @@ class LockstepV1:
             infos.append(info)
             for name, value in info.items():
                 column = columns.get(name)
-                if column is None:
-                    column = columns[name] = np.full(self._opportunity_capacity, None, dtype=object)
+                if column is None or code >= len(column) - 1:  # typed by the value, its last entry the fill
+                    grown = info_array(value, max(self._opportunity_capacity, code + 1) + 1)
+                    if column is not None:
+                        grown[: len(column) - 1] = column[:-1]
+                    column = columns[name] = grown
                 column[code] = value
         self._opportunity_code[g] = code
         self._opportunity_at[g] = key

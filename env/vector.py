@@ -103,7 +103,7 @@ class ProliferateVectorEnv(PerGameInfosVectorEnv):
       calls batched.  Its last commit is ``a0ec434``.
     """
 
-    #: From this many sub-envs the infos are batched by key (:class:`~env.lockstep_v1.Columns`); fewer cost
+    #: From this many sub-envs the infos are batched by key (:meth:`~env.lockstep_v1.LockstepV1.step_reset`); fewer cost
     #: less as per-game dicts (one thread's CPU time: 1 sub-env ~100 us a step by dicts, ~120-150 by key; 8 sub-envs
     #: 49-57 us a game step by dicts, 41-49 by key).
     columns_from = 8
@@ -200,8 +200,9 @@ class ProliferateVectorEnv(PerGameInfosVectorEnv):
         return obs, infos
 
     def step(self, actions: Any) -> tuple[Obs, npt.NDArray[np.float64], BoolArray, BoolArray, dict[str, Any]]:
-        """:meth:`step_each`'s step with the infos batched straight from the games' arrays (:class:`Columns`),
-        as :func:`batch_infos` would batch the per-game dicts (same-step autoreset: through those dicts)."""
+        """:meth:`step_each`'s step with the infos batched straight from the games' arrays
+        (:meth:`LockstepV1.step_reset`), as :func:`batch_infos` would batch the per-game dicts (same-step autoreset:
+        through those dicts)."""
         if self.metadata["autoreset_mode"] is not AutoresetMode.NEXT_STEP or self.num_envs < self.columns_from:
             return super().step(actions)  # through the per-game dicts
         if self._rngs is None:
@@ -214,20 +215,11 @@ class ProliferateVectorEnv(PerGameInfosVectorEnv):
         if stepped is None:  # not a point of the action space: nothing changed, check_actions says why
             check_actions(actions, self.agent.action_mode, self.agent.n_bits, n)
             raise ValueError(f"the actions are not a point of the action space {self.action_space}")
-        obs, rew_m, term_m, trunc_m, columns, fresh = stepped
-        rewards = np.zeros(n, dtype=np.float64)
-        terminated = np.zeros(n, dtype=np.bool_)
-        truncated = np.zeros(n, dtype=np.bool_)
-        infos: dict[str, Any] = {}
-        if len(moving):
-            self._elapsed[moving] += 1
-            rewards[moving], terminated[moving], truncated[moving] = rew_m, term_m, trunc_m
-            if self.max_episode_steps is not None:
-                truncated[moving] |= self._elapsed[moving] >= self.max_episode_steps
-            columns.write(infos, moving.tolist(), n)
-        if len(restart):
-            self._elapsed[restart] = 0
-            fresh.write(infos, restart.tolist(), n)
+        obs, rewards, terminated, truncated, infos = stepped
+        self._elapsed[moving] += 1
+        self._elapsed[restart] = 0
+        if self.max_episode_steps is not None:
+            truncated[moving] |= self._elapsed[moving] >= self.max_episode_steps
         self._needs_reset = terminated | truncated
         return obs, rewards, terminated, truncated, infos
 

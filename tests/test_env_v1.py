@@ -173,6 +173,25 @@ def test_the_vector_envs_batched_infos_are_gymnasiums_batching_of_the_per_game_i
     slow.close()
 
 
+def test_the_batched_infos_are_right_when_the_opportunity_codes_run_out() -> None:
+    """The batched infos read each game's opportunity from typed columns by code; with fewer codes than games
+    (the codes forgotten at every step, the columns grown past their capacity) they still equal Gymnasium's
+    batching of the per-game dicts."""
+    fast, slow = (gym.make_vec("proliferate/FreeForAll-v1", num_envs=9, opponent="random") for _ in range(2))
+    for made in (fast, slow):
+        made.unwrapped._core._opportunity_capacity = 3  # type: ignore[attr-defined]
+    obs, info = fast.reset(seed=11)
+    slow.reset(seed=11)
+    rng = np.random.default_rng(4)
+    for _ in range(40):
+        actions = _actions(obs["action_mask"], "subset", rng)
+        obs, *_, info = fast.step(actions)
+        *_, infos = slow.unwrapped.step_each(actions)  # type: ignore[attr-defined]
+        assert data_equivalence(info, env.vector.batch_infos(infos), exact=True)
+    fast.close()
+    slow.close()
+
+
 def test_a_game_plays_the_same_whatever_its_neighbours_do() -> None:
     """A game's stream is its own: alone, or among others that reset and play differently."""
     kwargs: dict[str, Any] = {"opponent": "random"}

@@ -283,17 +283,20 @@ def game_gains(
     n_kinds = counts.shape[1]
     hi = seats + n_perm
     out[:, :] = 0
-    has = np.zeros((hi, n_kinds), dtype=np.bool_)
-    for s in range(hi):
-        for k in range(n_kinds):
-            has[s, k] = counts[s, k] > 0
     n_rows = 0
     for e in range(n_effects):
         code, c, level = effects[e, 0], effects[e, 1], effects[e, 2]
         n_rows += n_scopes[code, relation_of(proliferator, c, team), min(max(level, 1), scopes.shape[2]) - 1]
-    rows = np.zeros((n_rows, hi), dtype=np.bool_)
-    cols = np.zeros((n_rows, n_kinds), dtype=np.bool_)
-    ops = np.zeros(n_rows, dtype=np.int64)
+    # has, the scopes' objects and their kinds as pieces of one block (one allocation rather than three); every
+    # cell is written below
+    bools = np.empty(hi * n_kinds + n_rows * hi + n_rows * n_kinds, dtype=np.bool_)
+    has = bools[: hi * n_kinds].reshape((hi, n_kinds))
+    rows = bools[hi * n_kinds : hi * n_kinds + n_rows * hi].reshape((n_rows, hi))
+    cols = bools[hi * n_kinds + n_rows * hi :].reshape((n_rows, n_kinds))
+    ops = np.empty(n_rows, dtype=np.int64)
+    for s in range(hi):
+        for k in range(n_kinds):
+            has[s, k] = counts[s, k] > 0
     r = 0
     for e in range(n_effects):
         code, c, level = effects[e, 0], effects[e, 1], effects[e, 2]
@@ -307,6 +310,7 @@ def game_gains(
             for s in range(hi):
                 is_player = s < seats
                 if is_player and not player_in[s]:
+                    rows[r, s] = False
                     continue
                 ctrl = s if is_player else controller[s]
                 types = 0 if is_player else card_types[card[s]]

@@ -797,7 +797,7 @@ def turn(S: tuple, T: tuple, g: int) -> None:  # type: ignore[type-arg]
             queue_push(queue, game, False, trig_seat[j], trig_src[j], -1, -1, 0)
         if logged:
             start = S[14][g]
-            copy_counts(counts, start)
+            copy_counts(counts, start, seat.shape[0] + game[G_NPERM])
             settle_game(S, T, g, start)
         if game[G_OVER]:
             return
@@ -805,10 +805,11 @@ def turn(S: tuple, T: tuple, g: int) -> None:  # type: ignore[type-arg]
 
 
 @inner
-def copy_counts(counts: np.ndarray, start: np.ndarray) -> None:
-    """``counts`` into the game's ``start`` (the counts before a resolution, for the Saga chapters already
-    reached; a loop: an array assignment may copy)."""
-    for s in range(counts.shape[0]):
+def copy_counts(counts: np.ndarray, start: np.ndarray, hi: int) -> None:
+    """The rows ``0 .. hi - 1`` of ``counts`` (the game's players and permanents) into the game's ``start`` (the
+    counts before a resolution, for the Saga chapters already reached; the rows past them are never read; a loop:
+    an array assignment may copy)."""
+    for s in range(hi):
         for k in range(counts.shape[1]):
             start[s, k] = counts[s, k]
 
@@ -958,10 +959,10 @@ def resolve(S: tuple, T: tuple, g: int) -> None:  # type: ignore[type-arg]
     ints = T[10]
     implicit_recipients(S, T, g)
     start = S[14][g]
-    copy_counts(counts, start)
     rounds = game[G_PROUNDS]
     seats = seat.shape[0]
     hi = seats + game[G_NPERM]
+    copy_counts(counts, start, hi)
     for s in range(hi):
         times = 0
         for r in range(rounds):
@@ -1213,18 +1214,24 @@ def choice_value(S: tuple, T: tuple, g: int) -> int:  # type: ignore[type-arg]
     for i in range(players):
         if team_l[i] != our_team:
             opponents |= np.int64(1) << seat_l[i]
-    # tabulate_rows' tables and scratch, as pieces of two blocks (two allocations rather than seven)
-    n_kinds, R1 = counts.shape[1], R + 1
-    ints_block = np.empty(2 * R1 * n + n_kinds + n, dtype=np.int64)  # tabulate_into writes its arrays whole
-    bools_block = np.empty(1 + 2 * n_thr + n, dtype=np.bool_)
+    # tabulate_rows' tables and scratch, and a 2HG team's heads, as pieces of two blocks (two allocations rather
+    # than seven, and none per team)
+    n_kinds, R1, seats = counts.shape[1], R + 1, S[3].shape[1]
+    ints_block = np.empty(2 * R1 * n + n_kinds + n + seats + 2 * players, dtype=np.int64)  # written before read
+    bools_block = np.empty(1 + 2 * n_thr + n + players, dtype=np.bool_)
     material = ints_block[: R1 * n].reshape((R1, n))
     events = ints_block[R1 * n : 2 * R1 * n].reshape((R1, n))
     at = 2 * R1 * n
     now = ints_block[at : at + n_kinds].reshape((1, n_kinds))
     times = ints_block[at + n_kinds : at + n_kinds + n]
+    at += n_kinds + n
+    local_of = ints_block[at : at + seats]  # a head's row, by its seat
+    heads = ints_block[at + seats : at + seats + players]  # a team's heads (rows), team by team
+    gains = ints_block[at + seats + players : at + seats + 2 * players]  # their poison gains
     dies = bools_block[:1]
     reached, crossed = bools_block[1 : 1 + n_thr], bools_block[1 + n_thr : 1 + 2 * n_thr]
-    choosable = bools_block[1 + 2 * n_thr :]  # 701.34a, per row (tabulate_into)
+    choosable = bools_block[1 + 2 * n_thr : 1 + 2 * n_thr + n]  # 701.34a, per row (tabulate_into)
+    ok = bools_block[1 + 2 * n_thr + n :]  # whether each head may be chosen
     times[:] = 0
     tabulate_into(
         0, n, 0, n_thr, R, n_seats, pb[4] == 1, t_threshold, 0, counts, gain, weights, flags, toughness, damage,
@@ -1253,11 +1260,10 @@ def choice_value(S: tuple, T: tuple, g: int) -> int:  # type: ignore[type-arg]
                 hi_m = max(hi_m, material[c, i])
             span += hi_m - lo_m
     if shared:
-        local_of = np.full(counts.shape[0] + 64, -1, dtype=np.int64)
+        local_of[:] = -1
         for i in range(players):
             local_of[rows[i]] = i
         for t in range(n_teams):
-            heads = np.empty(players, dtype=np.int64)
             h_n = 0
             start = 0
             for i in range(players):
@@ -1281,8 +1287,6 @@ def choice_value(S: tuple, T: tuple, g: int) -> int:  # type: ignore[type-arg]
             val_mat += t_weight[t] * total
             if total >= t_threshold[t]:
                 val_ev |= 1 << t
-            ok = np.zeros(h_n, dtype=np.bool_)
-            gains = np.zeros(h_n, dtype=np.int64)
             any_ok = False
             for h in range(h_n):
                 i = heads[h]
@@ -1292,7 +1296,7 @@ def choice_value(S: tuple, T: tuple, g: int) -> int:  # type: ignore[type-arg]
                 gains[h] = head_gain[i]
                 any_ok = any_ok or ok[h]
             if any_ok:
-                o_times, o_poison, _, _, _ = team_options(R, ok, start > 0, gains)
+                o_times, o_poison, _, _, _ = team_options(R, ok[:h_n], start > 0, gains[:h_n])
                 lo_m, hi_m = np.int64(1) << 62, -(np.int64(1) << 62)
                 for o in range(len(o_poison)):
                     m = t_weight[t] * (start + o_poison[o])
@@ -1824,53 +1828,63 @@ def play_games(S: tuple, T: tuple, V: tuple, states: np.ndarray, pool: np.ndarra
             play_one(S, T, V, w, states[j], pool, teams, policy, out[j])
 
 
-@njit(cache=True)
-def observe(S: tuple, V: tuple, games: np.ndarray, over: np.ndarray, horizon: int, sequential: bool,  # type: ignore[type-arg]
-            one_hot: np.ndarray, out: tuple) -> None:  # type: ignore[type-arg]  # fmt: skip
-    """The observations of ``games`` (row ``j`` is ``games[j]``) into the arrays of ``out``: counters, kind, relation,
-    stats, present, eligible (the decision's views), times (rounds of this decision choosing each slot), picked,
-    action_mask and globals (round, rounds, agent steps / ``horizon``, the variant, the seats' globals).  A game
-    that is ``over`` shows its last view with nothing allowed (bar DONE in sequential mode)."""
+@inner
+def observe_row(S: tuple, V: tuple, g: int, j: int, done: bool, horizon: int, sequential: bool,  # type: ignore[type-arg]
+                one_hot: np.ndarray, out: tuple) -> None:  # type: ignore[type-arg]  # fmt: skip
+    """Game ``g``'s observation into row ``j`` of the arrays of ``out``: counters, kind, relation, stats, present,
+    eligible (the decision's views), times (rounds of this decision choosing each slot), picked, action_mask and
+    globals (round, rounds, agent steps / ``horizon``, the variant, the seats' globals).  A game that is ``done``
+    (its episode over) shows its last view with nothing allowed (bar DONE in sequential mode)."""
     game_all, chosen_all, picked_all = S[4], S[7], S[9]
     o_counters, o_kind, o_rel, o_stats, o_present, o_eligible, o_times, o_picked, o_mask, o_glob = (
         out[0], out[1], out[2], out[3], out[4], out[5], out[6], out[7], out[8], out[9])  # fmt: skip
     slots = V[0].shape[1]
     extra = o_mask.shape[1] - slots
+    game, v_slot, v_counters, v_stats, v_eligible, v_open = game_all[g], V[0][g], V[1][g], V[4][g], V[6][g], V[8][g]
+    v_kind, v_rel, v_present, v_glob = V[2][g], V[3][g], V[5][g], V[9][g]
+    for o in range(slots):  # loops: a slice assignment broadcasts element by element
+        for k in range(v_counters.shape[1]):
+            o_counters[j, o, k] = v_counters[o, k]
+        for k in range(v_stats.shape[1]):
+            o_stats[j, o, k] = v_stats[o, k]
+        o_kind[j, o] = v_kind[o]
+        o_rel[j, o] = v_rel[o]
+        o_present[j, o] = v_present[o]
+        o_eligible[j, o] = v_eligible[o]
+    rounds_done = 0 if done else game[G_PROUND]
+    rounds = 1 if done else max(game[G_PROUNDS], 1)
+    for o in range(slots):
+        t = 0
+        s = v_slot[o]
+        if s >= 0:
+            for r in range(rounds_done):
+                t += chosen_all[g, r, s]
+        o_times[j, o] = t
+        o_picked[j, o] = 0 if done else picked_all[g, o]
+        if done:
+            o_mask[j, o] = 0
+        elif sequential:
+            o_mask[j, o] = v_eligible[o] & (1 - picked_all[g, o])
+        else:
+            o_mask[j, o] = v_eligible[o]
+    for t in range(extra):
+        if sequential:
+            o_mask[j, slots + t] = 1
+        else:
+            o_mask[j, slots + t] = 0 if done else v_open[t]
+    o_glob[j, 0] = np.float32(rounds_done) / np.float32(rounds)
+    o_glob[j, 1] = min(np.float32(rounds) / np.float32(4.0), np.float32(1.0))
+    o_glob[j, 2] = min(max(np.float32(game[G_STEPS]) / np.float32(horizon), np.float32(0.0)), np.float32(1.0))
+    for k in range(3):
+        o_glob[j, 3 + k] = one_hot[k]
+    for k in range(o_glob.shape[1] - 6):
+        o_glob[j, 6 + k] = v_glob[k]
+
+
+@njit(cache=True)
+def observe(S: tuple, V: tuple, games: np.ndarray, over: np.ndarray, horizon: int, sequential: bool,  # type: ignore[type-arg]
+            one_hot: np.ndarray, out: tuple) -> None:  # type: ignore[type-arg]  # fmt: skip
+    """The observations of ``games`` (row ``j`` is ``games[j]``, :func:`observe_row`) into the arrays of ``out``;
+    ``over[j]``: ``games[j]``'s episode is over."""
     for j in range(len(games)):
-        g = games[j]
-        game, v_slot, v_eligible, v_open = game_all[g], V[0][g], V[6][g], V[8][g]
-        o_counters[j] = V[1][g]
-        o_kind[j] = V[2][g]
-        o_rel[j] = V[3][g]
-        o_stats[j] = V[4][g]
-        o_present[j] = V[5][g]
-        o_eligible[j] = v_eligible
-        done = over[j]
-        rounds_done = 0 if done else game[G_PROUND]
-        rounds = 1 if done else max(game[G_PROUNDS], 1)
-        for o in range(slots):
-            t = 0
-            s = v_slot[o]
-            if s >= 0:
-                for r in range(rounds_done):
-                    t += chosen_all[g, r, s]
-            o_times[j, o] = t
-            o_picked[j, o] = 0 if done else picked_all[g, o]
-            if done:
-                o_mask[j, o] = 0
-            elif sequential:
-                o_mask[j, o] = v_eligible[o] & (1 - picked_all[g, o])
-            else:
-                o_mask[j, o] = v_eligible[o]
-        for t in range(extra):
-            if sequential:
-                o_mask[j, slots + t] = 1
-            else:
-                o_mask[j, slots + t] = 0 if done else v_open[t]
-        o_glob[j, 0] = np.float32(rounds_done) / np.float32(rounds)
-        o_glob[j, 1] = min(np.float32(rounds) / np.float32(4.0), np.float32(1.0))
-        o_glob[j, 2] = min(max(np.float32(game[18]) / np.float32(horizon), np.float32(0.0)), np.float32(1.0))  # G_STEPS
-        for k in range(3):
-            o_glob[j, 3 + k] = one_hot[k]
-        for k in range(o_glob.shape[1] - 6):
-            o_glob[j, 6 + k] = V[9][g][k]
+        observe_row(S, V, games[j], j, over[j], horizon, sequential, one_hot, out)

@@ -23,7 +23,9 @@ import numpy as np
 from numba import njit, prange, types
 from numba.experimental import structref
 
-from .game import AGENT, PYTHON, observe, reset_one, step_one
+from solver.core import inner
+
+from .game import AGENT, PYTHON, observe, observe_row, reset_one, step_one
 
 __all__ = [
     "BAD_ACTION",
@@ -165,20 +167,6 @@ def _steps_parallel(
         step_one(S, T, V, g, actions[g] if by_game else actions[j], out_f[j], out_i[j], want_value, want_regret)
 
 
-@njit(cache=True, parallel=True)
-def _restarts_parallel(
-    S: tuple, T: tuple, V: tuple, games: np.ndarray, states: np.ndarray, pool: np.ndarray, teams: np.ndarray,  # type: ignore[type-arg]
-    status: np.ndarray, over: np.ndarray,
-) -> None:  # fmt: skip
-    """:func:`_restart` over numba's threads (plain arrays, as :func:`_steps_parallel`)."""
-    rng = S[11]
-    for j in prange(len(games)):
-        g = games[j]
-        rng[g] = states[j]
-        status[j] = reset_one(S, T, V, g, pool, teams, False)
-        over[g] = False
-
-
 @njit(cache=True)
 def reset_observe(
     h: Handle, games: np.ndarray, states: np.ndarray, pool: np.ndarray, teams: np.ndarray, given: bool,
@@ -217,6 +205,63 @@ def _restart(
         h.over[games[j]] = False
 
 
+@inner
+def _vector_game(
+    S: tuple, T: tuple, V: tuple, obs: tuple, g: int, row: np.ndarray, actions: np.ndarray, states: np.ndarray,  # type: ignore[type-arg]
+    pool: np.ndarray, teams: np.ndarray, status: np.ndarray, out_f: np.ndarray, out_i: np.ndarray, over: np.ndarray,
+    key: np.ndarray, want_value: bool, want_regret: bool, horizon: int, sequential: bool, one_hot: np.ndarray,
+) -> None:  # fmt: skip
+    """Game ``g``'s part of a vector step: a new game if ``row[1, g] >= 0`` (its stream at ``states[row[1, g]]``,
+    its status into ``status[row[1, g]]``), else the agent's step if ``row[0, g] >= 0`` (its action row ``g``,
+    its outputs row ``row[0, g]``, then its completed decision's episode state as :func:`_completed` sets it);
+    then its observation into row ``g`` of ``obs``.  It reads and writes game ``g``'s arrays only."""
+    j = row[1, g]
+    if j >= 0:
+        S[11][g] = states[j]
+        status[j] = reset_one(S, T, V, g, pool, teams, False)
+        over[g] = False
+    elif row[0, g] >= 0:
+        j = row[0, g]
+        step_one(S, T, V, g, actions[g], out_f[j], out_i[j], want_value, want_regret)
+        if out_i[j, 2] != PYTHON and out_i[j, 1] != 0:
+            over[g] = out_i[j, 2] != AGENT
+            key[g] += 1
+    observe_row(S, V, g, g, over[g], horizon, sequential, one_hot, obs)
+
+
+@njit(cache=True)
+def _rows(n: int, moving: np.ndarray, restart: np.ndarray) -> np.ndarray:
+    """Per game its row in the step's outputs (``[0, g]``, -1: not moving) and in the restarts (``[1, g]``)."""
+    row = np.full((2, n), -1, dtype=np.int64)
+    for j in range(len(moving)):
+        row[0, moving[j]] = j
+    for j in range(len(restart)):
+        row[1, restart[j]] = j
+    return row
+
+
+@njit(cache=True)
+def _handed(out_i: np.ndarray, k: int) -> int:
+    """The moving games (rows ``0 .. k - 1`` of the outputs) handed to a Python seat."""
+    handed = 0
+    for j in range(k):
+        if out_i[j, 2] == PYTHON:
+            handed += 1
+    return handed
+
+
+@njit(cache=True, parallel=True)
+def _vector_parallel(
+    S: tuple, T: tuple, V: tuple, obs: tuple, row: np.ndarray, actions: np.ndarray, states: np.ndarray,  # type: ignore[type-arg]
+    pool: np.ndarray, teams: np.ndarray, status: np.ndarray, out_f: np.ndarray, out_i: np.ndarray, over: np.ndarray,
+    key: np.ndarray, want_value: bool, want_regret: bool, horizon: int, sequential: bool, one_hot: np.ndarray,
+) -> None:  # fmt: skip
+    """:func:`_vector_game` of every game over numba's threads (plain arrays, as :func:`_steps_parallel`)."""
+    for g in prange(over.shape[0]):
+        _vector_game(S, T, V, obs, g, row, actions, states, pool, teams, status, out_f, out_i, over, key, want_value,
+                     want_regret, horizon, sequential, one_hot)  # fmt: skip
+
+
 @njit(cache=True)
 def vector_step(
     h: Handle, moving: np.ndarray, actions: np.ndarray, restart: np.ndarray, states: np.ndarray, pool: np.ndarray,
@@ -224,20 +269,19 @@ def vector_step(
 ) -> int:  # fmt: skip
     """A vector env's step in one call: the agent's step in each game of ``moving`` (row ``moving[j]`` of
     ``actions``, the outputs' row ``j``), a new game in each of ``restart`` (``restart[j]``'s stream at
-    ``states[j]``, its status into ``status[j]``), then every game's observation into row ``g`` of the buffers;
-    :data:`BAD_ACTION` (nothing changed) if any row of ``actions`` is not a point of the action space, else the
-    number of moving games handed to a Python seat."""
+    ``states[j]``, its status into ``status[j]``), then every game's observation into row ``g`` of the buffers
+    (:func:`_vector_game`, game after game); :data:`BAD_ACTION` (nothing changed) if any row of ``actions`` is not a
+    point of the action space, else the number of moving games handed to a Python seat."""
     if _bad(h, actions):
         return BAD_ACTION
-    S, T, V, out_f, out_i = h.S, h.T, h.V, h.out_f, h.out_i
-    want_value, want_regret = h.flags[H_VALUE] == 1, h.flags[H_REGRET] == 1
-    for j in range(len(moving)):
-        g = moving[j]
-        step_one(S, T, V, g, actions[g], out_f[j], out_i[j], want_value, want_regret)
-    handed = _completed(h, moving)
-    _restart(h, restart, states, pool, teams, False, status)
-    observe_games(h, np.arange(h.over.shape[0]))
-    return handed
+    S, T, V, obs, out_f, out_i, over, key = h.S, h.T, h.V, h.obs, h.out_f, h.out_i, h.over, h.decision_key
+    flags = h.flags
+    want_value, want_regret, sequential = flags[H_VALUE] == 1, flags[H_REGRET] == 1, flags[H_SEQUENTIAL] == 1
+    row = _rows(over.shape[0], moving, restart)
+    for g in range(over.shape[0]):
+        _vector_game(S, T, V, obs, g, row, actions, states, pool, teams, status, out_f, out_i, over, key, want_value,
+                     want_regret, flags[H_HORIZON], sequential, h.one_hot)  # fmt: skip
+    return _handed(h.out_i, len(moving))
 
 
 @njit(cache=True)
@@ -245,13 +289,13 @@ def vector_step_parallel(
     h: Handle, moving: np.ndarray, actions: np.ndarray, restart: np.ndarray, states: np.ndarray, pool: np.ndarray,
     teams: np.ndarray, status: np.ndarray,
 ) -> int:  # fmt: skip
-    """:func:`vector_step` with the games' steps and restarts over numba's threads (each game's work and draws are
-    its own, so the results are those of one thread)."""
+    """:func:`vector_step` with the games over numba's threads (each game's work and draws are its own, so the
+    results are those of one thread), the observations in the same parallel loop."""
     if _bad(h, actions):
         return BAD_ACTION
-    S, T, V, flags = h.S, h.T, h.V, h.flags
-    _steps_parallel(S, T, V, moving, actions, h.out_f, h.out_i, flags[H_VALUE] == 1, flags[H_REGRET] == 1, True)
-    handed = _completed(h, moving)
-    _restarts_parallel(S, T, V, restart, states, pool, teams, status, h.over)
-    observe_games(h, np.arange(h.over.shape[0]))
-    return handed
+    flags = h.flags
+    row = _rows(h.over.shape[0], moving, restart)
+    _vector_parallel(h.S, h.T, h.V, h.obs, row, actions, states, pool, teams, status, h.out_f, h.out_i, h.over,
+                     h.decision_key, flags[H_VALUE] == 1, flags[H_REGRET] == 1, flags[H_HORIZON],
+                     flags[H_SEQUENTIAL] == 1, h.one_hot)  # fmt: skip
+    return _handed(h.out_i, len(moving))
