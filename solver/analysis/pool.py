@@ -3,9 +3,10 @@
 ``concurrent.futures.ProcessPoolExecutor`` runs a feeder thread and a manager thread beside the caller, each
 blocked on a pipe it shares with the workers, and the interpreter's exit joins them.  A worker terminated
 part-way through a message left one of those waits with no end, so an interrupted ``analyze --workers N``
-could hang at exit.  Here the caller's own thread does everything: a chunk goes to an idle worker only (one
-that is blocked reading its next chunk, so the send always completes), a result is read when
-:func:`multiprocessing.connection.wait` says a worker's pipe is ready, and stopping is terminating the workers
+could hang at exit.  Here the caller's own thread does everything: it hands each worker up to
+:data:`IN_FLIGHT` jobs (a worker's reader thread takes them off the pipe as they come, so a send never waits
+on the worker's computing, and the next job is there when one ends), reads a result when
+:func:`multiprocessing.connection.wait` says a worker's pipe is ready, and stops by terminating the workers
 and closing the pipes.  There are no threads to join, and an interruption anywhere is safe.
 """
 
@@ -14,6 +15,8 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
+import queue
+import threading
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -28,6 +31,8 @@ R = TypeVar("R")
 
 #: How long :meth:`LocalPool.stop` waits for a terminated worker to be gone, in seconds.
 STOP_SECONDS = 5.0
+#: Jobs handed to one worker at a time: the one it works on, and the next.
+IN_FLIGHT = 2
 
 
 class PoolBroken(RuntimeError):
@@ -38,7 +43,7 @@ class PoolBroken(RuntimeError):
 class _Worker:
     process: BaseProcess
     conn: Connection
-    ticket: int | None = None  # the job it holds, None when idle
+    tickets: deque[int] = field(default_factory=deque)  # the jobs it holds, in the order it answers them
 
 
 @dataclass
@@ -53,15 +58,26 @@ class Ticket(Generic[R]):
 
 
 def _serve(conn: Connection, work: Callable[[Any], Any], started: Callable[[int], None], parent: int) -> None:
-    """A worker's loop: a job in, ``(True, result)`` or ``(False, error)`` out, until ``None`` or end of file."""
+    """A worker: jobs in, ``(True, result)`` or ``(False, error)`` out, in order, until ``None`` or end of file.
+
+    A reader thread takes the jobs off the pipe as they come, so the pool's send of the next job never waits
+    for this one to be worked out.
+    """
     started(parent)
-    while True:
-        try:
-            job = conn.recv()
-        except EOFError:
-            return
-        if job is None:
-            return
+    jobs: queue.SimpleQueue[Any] = queue.SimpleQueue()
+
+    def read() -> None:
+        while True:
+            try:
+                job = conn.recv()
+            except (EOFError, OSError):
+                job = None
+            jobs.put(job)
+            if job is None:
+                return
+
+    threading.Thread(target=read, name="proliferate-analysis-reader", daemon=True).start()
+    while (job := jobs.get()) is not None:
         try:
             reply: tuple[bool, Any] = (True, work(job))
         except Exception as exc:  # handed to the caller, who raises it where it waits
@@ -125,16 +141,19 @@ class LocalPool(Generic[J, R]):
         return result
 
     def _dispatch(self) -> None:
-        for worker in self._pool:
-            if not self._queue:
+        while self._queue:
+            worker = min(self._pool, key=lambda w: len(w.tickets))
+            if len(worker.tickets) >= IN_FLIGHT:
                 return
-            if worker.ticket is None:
-                number, job = self._queue.popleft()
-                worker.ticket = number
-                worker.conn.send(job)  # the worker is blocked reading: this completes
+            number, job = self._queue.popleft()
+            worker.tickets.append(number)
+            try:
+                worker.conn.send(job)  # its reader takes it off the pipe: this does not wait on its work
+            except OSError as exc:
+                raise self._broken(worker) from exc
 
     def _collect(self) -> None:
-        busy = {worker.conn: worker for worker in self._pool if worker.ticket is not None}
+        busy = {worker.conn: worker for worker in self._pool if worker.tickets}
         if not busy:
             raise PoolBroken("no worker holds the job waited for")  # cannot happen: every queued job is dispatched
         sentinels = {worker.process.sentinel: worker for worker in busy.values()}
@@ -146,11 +165,9 @@ class LocalPool(Generic[J, R]):
                     reply = worker.conn.recv()
                 except (EOFError, OSError) as exc:
                     raise self._broken(worker) from exc
-                assert worker.ticket is not None
-                self._done[worker.ticket] = reply
-                worker.ticket = None
+                self._done[worker.tickets.popleft()] = reply
         for key in ready:
-            if key in sentinels and sentinels[key].ticket is not None and not sentinels[key].conn.poll():
+            if key in sentinels and sentinels[key].tickets and not sentinels[key].conn.poll():
                 raise self._broken(sentinels[key])
 
     def _broken(self, worker: _Worker) -> PoolBroken:
