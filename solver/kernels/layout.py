@@ -508,15 +508,16 @@ def _per_opponents(policy: Policy, values: IntArray) -> tuple[FloatArray, FloatA
 
 
 def _kind_row(kind: str) -> tuple[int, int]:
-    """One kind's entries of :func:`_kind_tables`: toughness per counter (122.1a, :func:`solver.board.pt_table`)
+    """One kind's entries of :data:`_KINDS`' tables: toughness per counter (122.1a, :func:`solver.board.pt_table`)
     and presence-only (the catalogue)."""
     return int(pt_table((kind,))[0, 1]), int(default_spec(kind).presence_only)
 
 
 class _Kinds:
     """Every kind this process has laid out, numbered in order of first sight, with its per-kind entries as
-    arrays by number (toughness per counter, presence-only), so that a kinds tuple's entries are one index of
-    them by the tuple's numbers (:func:`_kind_numbers`): a fresh board's kinds tuple is often new."""
+    arrays by number (toughness per counter, presence-only), so that a batch's entries are one index of them by
+    its kinds' numbers (:attr:`Joined.kind_numbers`, from the boards' :func:`_kind_numbers`): a fresh board's
+    kinds tuple is often new."""
 
     def __init__(self) -> None:
         self.number: dict[str, int] = {}
