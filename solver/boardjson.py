@@ -28,13 +28,19 @@ from typing import Any, NamedTuple, TypeAlias, get_type_hints
 import msgspec
 import numpy as np
 from msgspec import UNSET
+from msgspec.structs import astuple
 
 from . import effects, limits
 from .board import (
     CARD_TYPE_NAMES,
     FORMAT_VERSION,
     T_CHAPTERS,
+    T_DAMAGE,
+    T_INDESTRUCTIBLE,
+    T_NO_COUNTERS,
+    T_PHASED_OUT,
     T_POWER,
+    T_PROTECTOR,
     T_TOUGHNESS,
     T_TYPES,
     Board,
@@ -42,12 +48,13 @@ from .board import (
     Effect,
     FloatArray,
     IntArray,
-    PermanentRow,
+    Objects,
     TeamPoison,
     Threshold,
     Variant,
-    assemble,
+    assemble_objects,
     board_table,
+    type_bits,
 )
 from .cards import CARDS, SUPPORTED_CARDS, canonical_card
 from .errors import BoardError, Problem
@@ -80,7 +87,7 @@ _PARAMETERS = tuple(sorted({p.name for card in CARDS.values() for p in card.para
 #: Per-process caches of what a spelling means (pure functions of the text; cleared past _CACHE_SIZE entries).
 _KINDS: dict[str, str | None] = {}
 _CANONICAL: set[str] = set()  # keys that are their own canonical kind
-_TYPE_CACHE: dict[tuple[str, ...], tuple[str, ...]] = {}
+_TYPE_CACHE: dict[tuple[str, ...], tuple[tuple[str, ...], int]] = {}  # listed -> canonical names, CardType bits
 _CACHE_SIZE = 100_000
 #: A board in any form the public entry points accept (:func:`as_board`).
 BoardLike: TypeAlias = Board | Mapping[str, Any] | str | bytes | os.PathLike[str]
@@ -165,23 +172,6 @@ def _kind(key: str) -> str | None:
     if kind == key:
         _CANONICAL.add(key)
     return kind
-
-
-def _canonical_types(listed: Sequence[str]) -> tuple[str, ...] | None:
-    """Card types of a list (cached), or None if it does not parse (the checker says why)."""
-    known = _TYPE_CACHE.get(tuple(listed))
-    if known is not None:
-        return known
-    out: list[str] = []
-    for item in listed:
-        card_type = _TYPES.get(item.lower())
-        if card_type is None or card_type in out:
-            return None
-        out.append(card_type)
-    if len(_TYPE_CACHE) > _CACHE_SIZE:
-        _TYPE_CACHE.clear()
-    _TYPE_CACHE[tuple(listed)] = result = tuple(out)
-    return result
 
 
 class gc_paused:
@@ -352,6 +342,7 @@ class _Checker:
         self.n_objects = n_objects
         self.check_text = check_text
         self.incomplete = False  # some items failed their types (the error path): check, never build
+        self.bad: set[int] = set()  # the permanents with problems (by index)
         self.team_poison = TeamPoison.SHARED
 
     def problem(self, path: str, message: str) -> None:
@@ -389,8 +380,9 @@ class _Checker:
         """The board, or BoardError with every problem; items that failed their types are given raw."""
         variant = _VARIANTS.get(variant_name) if variant_name is not None else None
         heads = self.players(players, variant)
-        rows = self.permanents(permanents)
-        placed = self.effects(effects, rows)
+        objects = Objects.of_players(heads)
+        self.permanents(permanents, {head.id: row for row, head in enumerate(heads)}, objects)
+        placed = self.effects(effects, permanents)
         self.check_kinds(players, permanents)
         if proliferator is not None:
             proliferator = self.player_ref(proliferator, "proliferator")
@@ -398,8 +390,16 @@ class _Checker:
             self.check_rounds(placed, proliferator, proliferates)
         if self.problems or self.incomplete or variant is None or proliferator is None:
             raise BoardError(self.problems)
-        board = assemble(
-            variant, proliferator, heads, rows, tuple(e for e, _ in placed), proliferates, self.team_poison
+        board = assemble_objects(
+            variant,
+            proliferator,
+            [head.id for head in heads],
+            [head.team for head in heads],
+            [head.life for head in heads],
+            objects,
+            tuple(e for e, _ in placed),
+            proliferates,
+            self.team_poison,
         )
         self.check_once_per_turn(board, placed)
         check_magnitude(board)
@@ -569,90 +569,102 @@ class _Checker:
                 )
 
     # ------------------------------------------------------------------ permanents
-    def permanents(self, permanents: Sequence[Any]) -> list[PermanentRow]:
-        """The rows of the permanents that pass their checks (the others' problems recorded)."""
-        rows: list[PermanentRow] = []
+    def permanents(self, permanents: Sequence[Any], player_rows: Mapping[str, int], objects: Objects) -> None:
+        """Check the permanents, gathering into ``objects`` what the board is built from (one pass; the problems
+        recorded, and the permanents with some in :attr:`bad`).
+
+        ``player_rows``: the checked players' rows.  A permanent's fields are read at once
+        (``msgspec.structs.astuple``, in the Struct's order); the rare fields are looked at only where set.
+        """
         ids = self.ids
         players = self.player_ids
         type_cache = _TYPE_CACHE
         canonical = _CANONICAL
-        kinds = self.kinds
         text = self.check_text
+        problems = self.problems
+        pids, ints, sparse, kinds, cells, texts = (
+            objects.ids, objects.ints, objects.sparse, objects.kinds, objects.cells, objects.text
+        )  # fmt: skip
+        base = len(player_rows)
         for i, p in enumerate(permanents):
             if type(p) is not PermanentStruct:
                 self.raw_id(p, f"permanents[{i}]", player=False)
                 continue
-            n_before = len(self.problems)
-            pid = p.id
+            (pid, controller, listed, name, power, toughness, damage, held, keywords, subtypes, chapters, protector,
+             phased, no_counters, value, thresholds, counter_values) = astuple(p)  # fmt: skip
+            n_before = len(problems)
+            row = base + i
             if pid in ids or (text and not is_text(pid)):
                 self.new_id(pid, f"permanents[{i}]", i)
             else:
                 ids[pid] = i
-            controller = p.controller
-            if controller not in players:
-                self.player_ref(controller, f"permanents[{i}].controller")
-            listed = p.types
-            types = type_cache.get(listed) if listed else ()  # decoded as a tuple (the Struct's type)
-            if types is None:
-                types = self.parse_types(listed, f"permanents[{i}].types")
-            creature = types is not None and "creature" in types
-            power = p.power  # absent: 0 in the row (the table's value; assemble_columns need not map None)
-            if power is UNSET:
-                if creature:
+            controller_row = player_rows.get(controller)
+            if controller_row is None:
+                controller_row = -1
+                if controller not in players:
+                    self.player_ref(controller, f"permanents[{i}].controller")
+            typed = type_cache.get(listed)  # decoded as a tuple (the Struct's type)
+            if typed is None:
+                typed = self.parse_types(listed, f"permanents[{i}].types")
+            types, bits = typed or ((), 0)
+            if power is UNSET:  # absent: 0 in the board's table
+                if bits & _CREATURE:
                     self.problem(f"permanents[{i}].power", "required for a creature")
                 power = 0
-            toughness = p.toughness
             if toughness is UNSET:
-                if creature:
+                if bits & _CREATURE:
                     self.problem(f"permanents[{i}].toughness", "required for a creature")
                 toughness = 0
-            held = p.counters
-            if held.keys() <= canonical:  # the usual case: every key spelt canonically
-                kinds.update(held)
-            else:
-                held = self.counters(held, f"permanents[{i}]")
-            keywords = tuple(k.lower() for k in p.keywords) if p.keywords else ()
-            subtypes = p.subtypes
-            chapters = p.chapters
+            ints += (controller_row, bits, power, toughness)
+            if held:
+                if not held.keys() <= canonical:  # the usual case: every key spelt canonically
+                    held = self.counters(held, f"permanents[{i}]")
+                for kind, count in held.items():
+                    col = kinds.get(kind)
+                    if col is None:
+                        col = kinds[kind] = len(kinds)
+                    cells += (row, col, count)
+            if keywords:
+                keywords = tuple(k.lower() for k in keywords)
+                if "indestructible" in keywords:
+                    sparse += (T_INDESTRUCTIBLE, row, 1)
+            if damage:
+                sparse += (T_DAMAGE, row, damage)
             if chapters is UNSET:
                 if subtypes and any(s.lower() == "saga" for s in subtypes):
                     self.problem(f"permanents[{i}].chapters", "required for a Saga (714.2d)")
-                chapters = 0
-            protector = None if p.protector is UNSET else p.protector
-            if protector is not None:
+            else:
+                sparse += (T_CHAPTERS, row, chapters)
+            if protector is not UNSET:
                 path = f"permanents[{i}].protector"
-                self.player_ref(protector, path)
-                if types is not None and "battle" not in types:
+                protector_row = player_rows.get(protector)
+                if protector_row is None:
+                    self.player_ref(protector, path)
+                else:
+                    sparse += (T_PROTECTOR, row, protector_row)
+                if typed is not None and not bits & _BATTLE:
                     self.problem(path, "only a battle has a protector (310.9)")
-            value = None if p.value is UNSET else p.value
-            thresholds = self.thresholds(p.thresholds, f"permanents[{i}]") if p.thresholds else ()
-            values = self.counter_values(p.counter_values, f"permanents[{i}]") if p.counter_values else _NO_VALUES
+            if phased:
+                sparse += (T_PHASED_OUT, row, 1)
+            if no_counters:
+                sparse += (T_NO_COUNTERS, row, 1)
+            if value is not UNSET:
+                objects.values.append((row, value))
+            if thresholds or counter_values:
+                objects.extras.append(
+                    (
+                        row,
+                        self.thresholds(thresholds, f"permanents[{i}]") if thresholds else (),
+                        self.counter_values(counter_values, f"permanents[{i}]") if counter_values else _NO_VALUES,
+                    )
+                )
             if text:
                 self.texts(p, f"permanents[{i}]")
-            if len(self.problems) != n_before:
-                continue
-            rows.append(
-                (
-                    pid,
-                    controller,
-                    types or (),
-                    p.name,
-                    power,
-                    toughness,
-                    p.damage,
-                    held,
-                    keywords,
-                    subtypes,
-                    chapters,
-                    protector,
-                    p.phased_out,
-                    p.no_counters,
-                    value,
-                    thresholds,
-                    values,
-                )
-            )
-        return rows
+            if len(problems) != n_before:
+                self.bad.add(i)
+            pids.append(pid)
+            texts.append((name, types, subtypes, keywords))
+        self.kinds.update(kinds)
 
     def texts(self, p: PermanentStruct, path: str) -> None:
         """Refuse lone surrogates in a permanent's free text (only a mapping can hold them)."""
@@ -666,8 +678,9 @@ class _Checker:
             if not is_text(t.label):
                 self.problem(f"{path}.thresholds[{j}].label", NOT_TEXT)
 
-    def parse_types(self, listed: Sequence[str], path: str) -> tuple[str, ...] | None:
-        """Card types of a list not seen before (any letter case, 'tribal' for kindred), or None with problems."""
+    def parse_types(self, listed: tuple[str, ...], path: str) -> tuple[tuple[str, ...], int] | None:
+        """Card types of a list not seen before (any letter case, 'tribal' for kindred) and their
+        :class:`CardType` bits, or None with problems."""
         out: list[str] = []
         ok = True
         for i, item in enumerate(listed):
@@ -684,7 +697,8 @@ class _Checker:
             return None
         if len(_TYPE_CACHE) > _CACHE_SIZE:
             _TYPE_CACHE.clear()
-        _TYPE_CACHE[tuple(listed)] = result = tuple(out)
+        types = tuple(out)
+        _TYPE_CACHE[tuple(listed)] = result = (types, type_bits(types))
         return result
 
     def thresholds(self, items: Sequence[Any], path: str) -> tuple[Threshold, ...]:
@@ -710,8 +724,9 @@ class _Checker:
         return out
 
     # ------------------------------------------------------------------ effects
-    def effects(self, effects: Sequence[Any], rows: Sequence[PermanentRow]) -> list[tuple[Effect, str]]:
-        """The effects that pass their checks; ``rows`` are the valid permanents (their ids and controllers).
+    def effects(self, effects: Sequence[Any], permanents: Sequence[Any]) -> list[tuple[Effect, str]]:
+        """The effects that pass their checks; ``permanents`` as given to :meth:`permanents` (the valid ones are
+        the Structs not in :attr:`bad`: their ids and controllers).
 
         Which permanent each valid id is, and its controller, is looked up only by an effect naming its source
         (the map is built then: a big board with no such effect never builds it).
@@ -731,7 +746,10 @@ class _Checker:
             controller = self.player_ref(e.controller, f"{path}.controller")  # type: ignore[attr-defined]
             values = self.parameters(e, card, path) if card is not None else None
             if controller_of is None and e.source is not UNSET:  # type: ignore[attr-defined]
-                controller_of = {row[0]: row[1] for row in rows}
+                bad = self.bad
+                controller_of = {
+                    p.id: p.controller for i, p in enumerate(permanents) if type(p) is PermanentStruct and i not in bad
+                }
             ok, source = self.effect_source(e.source, card, controller, controller_of or {}, path)  # type: ignore[attr-defined]
             if card is not None and controller is not None and values is not None and ok:
                 placed.append((Effect(card, controller, **values, source=source), path))
@@ -875,7 +893,7 @@ def _magnitude(board: Board, gain: IntArray, bound: float, out: FloatArray) -> f
 #: A board whose magnitude bound is below this is accepted without working out its gains (a margin far
 #: above float rounding, so a board at the limit is always judged by its exact magnitude).
 _SURELY_WITHIN = limits.MAX_MAGNITUDE * (1 - 1e-9)
-_CREATURE = int(CardType.CREATURE)
+_CREATURE, _BATTLE = int(CardType.CREATURE), int(CardType.BATTLE)
 
 
 def check_magnitude(board: Board) -> None:
