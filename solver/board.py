@@ -188,7 +188,12 @@ class BoardLayout:
         ``sizes``: its objects, thresholds and teams, if known (else read from the buffer).
         """
         packed.flags.writeable = False
-        return cls(packed, *(sizes or (int(packed[N_OBJECTS]), int(packed[N_THRESHOLDS]), int(packed[N_TEAMS]))))
+        n_objects, n_thresholds, n_teams = sizes or (
+            int(packed[N_OBJECTS]), int(packed[N_THRESHOLDS]), int(packed[N_TEAMS])
+        )  # fmt: skip
+        layout = object.__new__(cls)  # the fields set as the frozen dataclass's ``__init__`` would, without its calls
+        layout.__dict__.update(packed=packed, n_objects=n_objects, n_thresholds=n_thresholds, n_teams=n_teams)
+        return layout
 
     @cached_property
     def numbers(self) -> IntArray:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import gc
 import json
 import os
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, NamedTuple, TypeAlias, get_type_hints
@@ -89,6 +90,8 @@ _KINDS: dict[str, str | None] = {}
 _CANONICAL: set[str] = set()  # keys that are their own canonical kind
 _TYPE_CACHE: dict[tuple[str, ...], tuple[tuple[str, ...], int]] = {}  # listed -> canonical names, CardType bits
 _CACHE_SIZE = 100_000
+#: The path of a permanent's problem: ``permanents[i]`` and what follows.
+_PERMANENT_PATH = re.compile(r"permanents\[(\d+)\]")
 #: A board in any form the public entry points accept (:func:`as_board`).
 BoardLike: TypeAlias = Board | Mapping[str, Any] | str | bytes | os.PathLike[str]
 
@@ -342,7 +345,6 @@ class _Checker:
         self.n_objects = n_objects
         self.check_text = check_text
         self.incomplete = False  # some items failed their types (the error path): check, never build
-        self.bad: set[int] = set()  # the permanents with problems (by index)
         self.team_poison = TeamPoison.SHARED
 
     def problem(self, path: str, message: str) -> None:
@@ -380,8 +382,11 @@ class _Checker:
         """The board, or BoardError with every problem; items that failed their types are given raw."""
         variant = _VARIANTS.get(variant_name) if variant_name is not None else None
         heads = self.players(players, variant)
+        player_rows = {head.id: row for row, head in enumerate(heads)}
         objects = Objects.of_players(heads)
-        self.permanents(permanents, {head.id: row for row, head in enumerate(heads)}, objects)
+        if self.problems or self.incomplete or self.check_text or not self.permanents(permanents, player_rows, objects):
+            objects = Objects.of_players(heads)  # the pass again, checking each id where it is (every problem named)
+            self.permanents(permanents, player_rows, objects, exact=True)
         placed = self.effects(effects, permanents)
         self.check_kinds(players, permanents)
         if proliferator is not None:
@@ -569,19 +574,25 @@ class _Checker:
                 )
 
     # ------------------------------------------------------------------ permanents
-    def permanents(self, permanents: Sequence[Any], player_rows: Mapping[str, int], objects: Objects) -> None:
+    def permanents(
+        self, permanents: Sequence[Any], player_rows: Mapping[str, int], objects: Objects, exact: bool = False
+    ) -> bool:
         """Check the permanents, gathering into ``objects`` what the board is built from (one pass; the problems
-        recorded, and the permanents with some in :attr:`bad`).
+        recorded, each at its path under ``permanents[i]``); whether they passed.
 
         ``player_rows``: the checked players' rows.  A permanent's fields are read at once
         (``msgspec.structs.astuple``, in the Struct's order); the rare fields are looked at only where set.
+        ``exact``: check and register each id in turn, as every problem's message and order needs; else (the
+        Structs of valid JSON text, most boards) the ids are registered together after the pass (at C level)
+        and the pass returns False, its problems taken back, at any problem or repeated id: then the caller
+        passes again with ``exact``.
         """
+        n_problems = len(self.problems)
         ids = self.ids
         players = self.player_ids
         type_cache = _TYPE_CACHE
         canonical = _CANONICAL
         text = self.check_text
-        problems = self.problems
         pids, ints, sparse, kinds, cells, texts = (
             objects.ids, objects.ints, objects.sparse, objects.kinds, objects.cells, objects.text
         )  # fmt: skip
@@ -592,12 +603,12 @@ class _Checker:
                 continue
             (pid, controller, listed, name, power, toughness, damage, held, keywords, subtypes, chapters, protector,
              phased, no_counters, value, thresholds, counter_values) = astuple(p)  # fmt: skip
-            n_before = len(problems)
             row = base + i
-            if pid in ids or (text and not is_text(pid)):
-                self.new_id(pid, f"permanents[{i}]", i)
-            else:
-                ids[pid] = i
+            if exact:
+                if pid in ids or (text and not is_text(pid)):
+                    self.new_id(pid, f"permanents[{i}]", i)
+                else:
+                    ids[pid] = i
             controller_row = player_rows.get(controller)
             if controller_row is None:
                 controller_row = -1
@@ -617,11 +628,15 @@ class _Checker:
                 toughness = 0
             ints += (controller_row, bits, power, toughness)
             if held:
-                if not held.keys() <= canonical:  # the usual case: every key spelt canonically
-                    held = self.counters(held, f"permanents[{i}]")
+                mark = len(cells)
                 for kind, count in held.items():
                     col = kinds.get(kind)
-                    if col is None:
+                    if col is None:  # a kind new to this board: spelt canonically (the usual case), or not
+                        if kind not in canonical:  # the cells again, of the canonical counters (problems reported)
+                            del cells[mark:]
+                            for known, number in self.counters(held, f"permanents[{i}]").items():
+                                cells += (row, kinds.setdefault(known, len(kinds)), number)
+                            break
                         col = kinds[kind] = len(kinds)
                     cells += (row, col, count)
             if keywords:
@@ -660,11 +675,17 @@ class _Checker:
                 )
             if text:
                 self.texts(p, f"permanents[{i}]")
-            if len(problems) != n_before:
-                self.bad.add(i)
             pids.append(pid)
             texts.append((name, types, subtypes, keywords))
         self.kinds.update(kinds)
+        if exact:
+            return len(self.problems) == n_problems
+        own = dict(zip(pids, range(len(pids)), strict=True))
+        if len(self.problems) == n_problems and len(own) == len(pids) and own.keys().isdisjoint(ids.keys()):
+            ids.update(own)
+            return True
+        del self.problems[n_problems:]
+        return False
 
     def texts(self, p: PermanentStruct, path: str) -> None:
         """Refuse lone surrogates in a permanent's free text (only a mapping can hold them)."""
@@ -726,7 +747,7 @@ class _Checker:
     # ------------------------------------------------------------------ effects
     def effects(self, effects: Sequence[Any], permanents: Sequence[Any]) -> list[tuple[Effect, str]]:
         """The effects that pass their checks; ``permanents`` as given to :meth:`permanents` (the valid ones are
-        the Structs not in :attr:`bad`: their ids and controllers).
+        the Structs without a problem: their ids and controllers).
 
         Which permanent each valid id is, and its controller, is looked up only by an effect naming its source
         (the map is built then: a big board with no such effect never builds it).
@@ -746,7 +767,7 @@ class _Checker:
             controller = self.player_ref(e.controller, f"{path}.controller")  # type: ignore[attr-defined]
             values = self.parameters(e, card, path) if card is not None else None
             if controller_of is None and e.source is not UNSET:  # type: ignore[attr-defined]
-                bad = self.bad
+                bad = self.permanents_with_problems()
                 controller_of = {
                     p.id: p.controller for i, p in enumerate(permanents) if type(p) is PermanentStruct and i not in bad
                 }
@@ -754,6 +775,11 @@ class _Checker:
             if card is not None and controller is not None and values is not None and ok:
                 placed.append((Effect(card, controller, **values, source=source), path))
         return placed
+
+    def permanents_with_problems(self) -> set[int]:
+        """The indices of the permanents :meth:`permanents` found problems in (each problem's path names its
+        permanent), read off the problems rather than tracked for every permanent."""
+        return {int(m.group(1)) for problem in self.problems if (m := _PERMANENT_PATH.match(problem.path))}
 
     def effect_source(
         self, source: Any, card: str | None, controller: str | None, controller_of: Mapping[str, str], path: str
