@@ -4,7 +4,7 @@ The state lives in numpy arrays (one row per object: players first, then permane
 in input order; one column per counter kind on the board) because the rules and the
 objective run over all objects at once, on boards of up to 100,000 objects.  The typed
 views :class:`Player` and :class:`Permanent` are built on demand for people and Python
-callers; the loader fills the arrays from checked rows (:func:`assemble`), and nothing
+callers; the loader fills the arrays from what it checked (:func:`assemble_objects`), and nothing
 inside the engine loops over them.  A board also holds, from the moment it is built, its
 policy-free arrays in the kernels' layout (:attr:`Board.layout`, a :class:`BoardLayout`: one
 packed buffer written by one compiled pass), so a batch of boards is their join
@@ -232,7 +232,7 @@ _NO_INTS = np.zeros(0, dtype=np.int64)
 _ROWS = np.arange(64, dtype=np.int64)
 
 
-#: The rows of a board's one table of per-object integers and booleans (built by :func:`assemble_columns`; the
+#: The rows of a board's one table of per-object integers and booleans (built by :func:`assemble_objects`; the
 #: board's ``controller`` ... ``no_counters`` are its rows), which :func:`_fill_layout` reads whole.
 TABLE_FIELDS = (
     "controller", "types", "power", "toughness", "damage", "chapters", "protector", "indestructible", "phased_out",
@@ -378,7 +378,7 @@ def _layout_of(board: Board, table: IntArray | None = None) -> BoardLayout:
     rules = VARIANTS[board.variant]
     size = len(NUMBER_FIELDS) + (len(ROW_FIELDS) + 1) * n + len(THRESHOLD_FIELDS) * n_thr
     packed = np.empty(size + len(TEAM_FIELDS) * n_teams + 3 * n_cv, dtype=np.int64)
-    shared = rules.shared_poison and board.kind_column("poison") >= 0
+    shared = rules.shared_poison and "poison" in board.kinds  # not kind_column: no column map made for this
     if table is None:
         table = board_table(board)
     thr = _NO_THRESHOLDS
@@ -520,7 +520,7 @@ class Board:
         proliferates: int = 1,
         team_poison: TeamPoison | str = TeamPoison.SHARED,
     ) -> Board:
-        """Build a board from typed objects (for Python callers; the loader hands rows to :func:`assemble`).
+        """Build a board from typed objects (for Python callers; the loader gathers :class:`Objects`).
 
         ``team_poison`` says how the Two-Headed Giant players' poison counters are written
         (810.10): the team's total on each head (``shared``) or each head's own (``per_head``).
@@ -1273,6 +1273,7 @@ _NO_VALUES: Mapping[str, np.ndarray] = MappingProxyType(
     {name: _frozen_empty(np.int64) for name in ("thr_object", "thr_kind", "thr_at", "cv_object", "cv_kind")}
     | {"cv_value": _frozen_empty(np.float64)}
 )
+_NO_VALUE_ARRAYS = dict(_NO_VALUES)  # the same as a dict, which a call's ``**`` merges at C level
 
 
 def _value_arrays(
@@ -1304,7 +1305,8 @@ def _value_arrays(
 
 
 class PlayerFields(Protocol):
-    """What :func:`assemble` reads of a player: a :class:`Player`, or the loader's checked row of one."""
+    """What :func:`assemble` and :meth:`Objects.of_players` read of a player: a :class:`Player`, or the loader's
+    checked row of one."""
 
     @property
     def id(self) -> str: ...
@@ -1519,9 +1521,9 @@ def assemble_objects(
         _table=table,
         effects=effects,
         _text=objects.text,  # the object arrays, built on first use (rows of tuples)
-        thr_effect=tuple(t[3] for t in thr_rows),
-        thr_label=tuple(t[4] for t in thr_rows),
-        **_value_arrays(thr_rows, cv_rows),
+        thr_effect=tuple(t[3] for t in thr_rows) if thr_rows else (),
+        thr_label=tuple(t[4] for t in thr_rows) if thr_rows else (),
+        **(_value_arrays(thr_rows, cv_rows) if thr_rows or cv_rows else _NO_VALUE_ARRAYS),
         team_poison=TeamPoison.PER_HEAD if per_head else TeamPoison.SHARED,
         head_poison=head_poison,
     )

@@ -40,10 +40,7 @@ from .board import (
     T_INDESTRUCTIBLE,
     T_NO_COUNTERS,
     T_PHASED_OUT,
-    T_POWER,
     T_PROTECTOR,
-    T_TOUGHNESS,
-    T_TYPES,
     Board,
     CardType,
     Effect,
@@ -628,12 +625,12 @@ class _Checker:
                 toughness = 0
             ints += (controller_row, bits, power, toughness)
             if held:
-                mark = len(cells)
                 for kind, count in held.items():
                     col = kinds.get(kind)
                     if col is None:  # a kind new to this board: spelt canonically (the usual case), or not
                         if kind not in canonical:  # the cells again, of the canonical counters (problems reported)
-                            del cells[mark:]
+                            while cells and cells[-3] == row:  # this row's cells are the last ones
+                                del cells[-3:]
                             for known, number in self.counters(held, f"permanents[{i}]").items():
                                 cells += (row, kinds.setdefault(known, len(kinds)), number)
                             break
@@ -680,9 +677,10 @@ class _Checker:
         self.kinds.update(kinds)
         if exact:
             return len(self.problems) == n_problems
-        own = dict(zip(pids, range(len(pids)), strict=True))
+        own: dict[str, str | int] = dict(zip(pids, range(len(pids)), strict=True))
         if len(self.problems) == n_problems and len(own) == len(pids) and own.keys().isdisjoint(ids.keys()):
-            ids.update(own)
+            own.update(ids)  # the players' few ids into the permanents' (the order of ``ids`` means nothing)
+            self.ids = own
             return True
         del self.problems[n_problems:]
         return False
@@ -906,12 +904,10 @@ def _magnitude(board: Board, gain: IntArray, bound: float, out: FloatArray) -> f
     amounts = _NO_AMOUNTS
     if board.thr_effect:
         amounts = np.array([0.0 if isinstance(e, str) else abs(float(e)) for e in board.thr_effect])
-    table = board_table(board)
     return float(
         magnitude_rows_kernel(
-            board.counts, gain, bound, board.rounds, _CREATURE, table[T_TYPES], table[T_POWER], table[T_TOUGHNESS],
-            board.value, table[T_CHAPTERS], board.cv_object, board.cv_kind, board.cv_value, board.thr_object,
-            amounts, out,
+            board.counts, gain, bound, board.rounds, _CREATURE, board_table(board), board.value, board.cv_object,
+            board.cv_kind, board.cv_value, board.thr_object, amounts, out,
         )
     )  # fmt: skip
 
