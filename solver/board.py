@@ -1423,15 +1423,15 @@ def type_bits(names: tuple[str, ...]) -> int:
 
 
 @njit(cache=True)
-def _fill_table(
-    table: IntArray, counts: IntArray, n_players: int, ints: IntArray, sparse: IntArray, cells: IntArray
-) -> None:
+def _fill_table(table: IntArray, counts: IntArray, n_players: int, flat: IntArray, n_sparse: int) -> None:
     """Write a board's table (the rows of :data:`TABLE_FIELDS`) and its counts from :class:`Objects`' integers.
 
-    ``table`` and ``counts`` are the right shape (their contents are overwritten); ``ints``, ``sparse`` and
-    ``cells`` are :class:`Objects`' lists as arrays.
+    ``table`` and ``counts`` are the right shape (their contents are overwritten); ``flat`` is :class:`Objects`'
+    ``ints``, ``sparse`` (``n_sparse`` long) and ``cells`` one after another (one array made, not three).
     """
     n = table.shape[1]
+    m = n - n_players
+    ints, sparse, cells = flat[: 4 * m], flat[4 * m : 4 * m + n_sparse], flat[4 * m + n_sparse :]
     table[:] = 0
     counts[:] = 0
     for i in range(n_players):
@@ -1481,10 +1481,8 @@ def assemble_objects(
 
     counts: IntArray = np.empty((n, len(kinds)), dtype=np.int64)
     table = np.empty((len(TABLE_FIELDS), n), dtype=np.int64)
-    _fill_table(
-        table, counts, n_players, np.array(objects.ints, dtype=np.int64), np.array(objects.sparse, dtype=np.int64),
-        np.array(objects.cells, dtype=np.int64),
-    )  # fmt: skip
+    flat = np.array(objects.ints + objects.sparse + objects.cells, dtype=np.int64)
+    _fill_table(table, counts, n_players, flat, len(objects.sparse))
     table.flags.writeable = False  # and so every row of it (the board's per-object fields, made on first use)
     teams = [team_index[t] for t in player_teams]
     per_head = variant is Variant.TWO_HEADED_GIANT and team_poison is TeamPoison.PER_HEAD

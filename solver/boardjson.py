@@ -82,9 +82,12 @@ _VARIANTS = {v.value: v for v in Variant}
 _TEAM_POISON = {t.value: t for t in TeamPoison}
 #: The effect fields that are card parameters (solver.cards.Parameter), in the Struct's order.
 _PARAMETERS = tuple(sorted({p.name for card in CARDS.values() for p in card.parameters}))
+#: Each card's parameters by name.
+_DECLARED = {name: {p.name: p for p in card.parameters} for name, card in CARDS.items()}
 #: Per-process caches of what a spelling means (pure functions of the text; cleared past _CACHE_SIZE entries).
 _KINDS: dict[str, str | None] = {}
 _CANONICAL: set[str] = set()  # keys that are their own canonical kind
+_CARD_NAMES: dict[str, str | None] = {}
 _TYPE_CACHE: dict[tuple[str, ...], tuple[tuple[str, ...], int]] = {}  # listed -> canonical names, CardType bits
 _CACHE_SIZE = 100_000
 #: The path of a permanent's problem: ``permanents[i]`` and what follows.
@@ -153,6 +156,18 @@ def load_struct(struct: BoardStruct, check_text: bool = False) -> Board:
     return checker.board(
         struct.variant, struct.proliferator, struct.proliferates, struct.players, struct.permanents, struct.effects
     )
+
+
+def _card(name: str) -> str | None:
+    """:func:`solver.cards.canonical_card` of a name (cached for the process: boards repeat few cards)."""
+    try:
+        return _CARD_NAMES[name]
+    except KeyError:
+        pass
+    if len(_CARD_NAMES) > _CACHE_SIZE:
+        _CARD_NAMES.clear()
+    _CARD_NAMES[name] = card = canonical_card(name)
+    return card
 
 
 def _kind(key: str) -> str | None:
@@ -756,7 +771,7 @@ class _Checker:
             path = f"effects[{i}]"
             if not isinstance(e, EffectStruct):
                 continue
-            card = canonical_card(e.card)  # type: ignore[attr-defined]
+            card = _card(e.card)  # type: ignore[attr-defined]
             if card is None:
                 self.problem(
                     f"{path}.card",
@@ -783,13 +798,13 @@ class _Checker:
         self, source: Any, card: str | None, controller: str | None, controller_of: Mapping[str, str], path: str
     ) -> tuple[bool, str | None]:
         """Whether the effect's ``source`` is valid (a permanent its controller controls), and the source."""
-        spath = join(path, "source")
         if source is UNSET:
             if card is not None and CARDS[card].needs_source:
-                self.problem(spath, f"required: the id of the {card} permanent (its text names itself)")
+                self.problem(join(path, "source"), f"required: the id of the {card} permanent (its text names itself)")
                 return False, None
             return True, None
         owner = controller_of.get(source)
+        spath = join(path, "source")
         if owner is None:
             if source in self.ids and source not in self.player_ids:  # a permanent with problems of its own
                 return False, None
@@ -802,7 +817,7 @@ class _Checker:
 
     def parameters(self, e: Any, card: str, path: str) -> dict[str, int] | None:
         """The card's parameters (only those it declares; absent ones keep their defaults), or None."""
-        declared = {p.name: p for p in CARDS[card].parameters}
+        declared = _DECLARED[card]
         values: dict[str, int] = {}
         ok = True
         for key in _PARAMETERS:
