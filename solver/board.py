@@ -1285,22 +1285,16 @@ def _value_arrays(
     ~200 us a 20-object board takes to load).
     """
     out: dict[str, np.ndarray] = dict(_NO_VALUES)
-    if not (thr_rows or cv_rows):
-        return out
-    if thr_rows:
-        out.update(
-            thr_object=np.array([t[0] for t in thr_rows], dtype=np.int64),
-            thr_kind=np.array([t[1] for t in thr_rows], dtype=np.int64),
-            thr_at=np.array([t[2] for t in thr_rows], dtype=np.int64),
-        )
+    if thr_rows:  # the three integer arrays are the rows of one (read-only, and so are they)
+        thr = np.array([[t[0] for t in thr_rows], [t[1] for t in thr_rows], [t[2] for t in thr_rows]], dtype=np.int64)
+        thr.flags.writeable = False
+        out.update(thr_object=thr[0], thr_kind=thr[1], thr_at=thr[2])
     if cv_rows:
-        out.update(
-            cv_object=np.array([c[0] for c in cv_rows], dtype=np.int64),
-            cv_kind=np.array([c[1] for c in cv_rows], dtype=np.int64),
-            cv_value=np.array([c[2] for c in cv_rows], dtype=np.float64),
-        )
-    for array in out.values():
-        array.flags.writeable = False
+        cv = np.array([[c[0] for c in cv_rows], [c[1] for c in cv_rows]], dtype=np.int64)
+        cv.flags.writeable = False
+        cv_value = np.array([c[2] for c in cv_rows], dtype=np.float64)
+        cv_value.flags.writeable = False
+        out.update(cv_object=cv[0], cv_kind=cv[1], cv_value=cv_value)
     return out
 
 

@@ -777,7 +777,9 @@ class _Checker:
                     f"{path}.card",
                     f"unknown card {e.card!r}; supported: {'; '.join(SUPPORTED_CARDS)}",  # type: ignore[attr-defined]
                 )
-            controller = self.player_ref(e.controller, f"{path}.controller")  # type: ignore[attr-defined]
+            controller = e.controller  # type: ignore[attr-defined]
+            if controller not in self.player_ids:
+                controller = self.player_ref(controller, f"{path}.controller")
             values = self.parameters(e, card, path) if card is not None else None
             if controller_of is None and e.source is not UNSET:  # type: ignore[attr-defined]
                 bad = self.permanents_with_problems()
