@@ -16,7 +16,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from functools import cached_property, lru_cache
-from operator import itemgetter
 from types import MappingProxyType
 from typing import Any, Protocol
 
@@ -830,8 +829,9 @@ class Board:
         out.flags.writeable = False
         return out
 
-    # The permanents' free text as object arrays (one entry per row, players' empty), built on first use from the
-    # permanents' text rows the board was assembled from (``_text``, :data:`TextRow`): most decisions never read them.
+    # The permanents' free text as object arrays (one entry per row, players' empty), built on first use from what
+    # the board was assembled from (``_text``: the names and type names of every permanent, the subtypes and
+    # keywords of those with any, by row; :class:`Objects`): most decisions never read them.
     @cached_property
     def names(self) -> ObjArray:
         """Each object's card name (``""`` for players and unnamed permanents)."""
@@ -853,7 +853,14 @@ class Board:
         return self._text_column(3, ())
 
     def _text_column(self, at: int, blank: object) -> ObjArray:
-        out = _objects([blank] * self.n_players + list(map(itemgetter(at), self.__dict__["_text"])))
+        column = self.__dict__["_text"][at]
+        if at < 2:  # names, type names: every permanent's
+            items = [blank] * self.n_players + column
+        else:  # subtypes, keywords: (row, tuple) of the permanents with any
+            items = [blank] * self.n_objects
+            for row, value in column:
+                items[row] = value
+        out = _objects(items)
         out.flags.writeable = False
         return out
 
@@ -1351,7 +1358,12 @@ def assemble(
             objects.values.append((row, value))
         if thresholds or counter_values:
             objects.extras.append((row, tuple(thresholds), counter_values))
-        objects.text.append((name, types, subtypes, keywords))
+        objects.names.append(name)
+        objects.type_names.append(types)
+        if subtypes:
+            objects.subtypes.append((row, subtypes))
+        if keywords:
+            objects.keywords.append((row, keywords))
     return assemble_objects(
         variant,
         proliferator,
@@ -1365,11 +1377,6 @@ def assemble(
     )
 
 
-#: A permanent's free text as a board keeps it (its lazy text columns): name, canonical card type names,
-#: subtypes and keywords (lower case where loaded).
-TextRow = tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...]]
-
-
 @dataclass(slots=True)
 class Objects:
     """A board's checked objects as :func:`assemble_objects` reads them, gathered in one pass over the permanents
@@ -1381,8 +1388,10 @@ class Objects:
     value) triples of the table's other rows where they differ from the default (0; -1 for the protector);
     ``kinds``: each counter kind's column, in order of first appearance over the players' then the permanents'
     counters (canonical kinds); ``cells``: (object row, kind column, count) triples, one per counter held;
-    ``text``: each permanent's :data:`TextRow`; ``values``: (object row, value) of the permanents with a
-    ``value``; ``extras``: (object row, thresholds, counter values) of the permanents with either.
+    ``names`` and ``type_names``: each permanent's name and canonical card type names; ``subtypes`` and
+    ``keywords``: (object row, tuple) of the permanents with any (keywords lower case where loaded); ``values``:
+    (object row, value) of the permanents with a ``value``; ``extras``: (object row, thresholds, counter values)
+    of the permanents with either.
     """
 
     ids: list[str] = field(default_factory=list)
@@ -1390,7 +1399,10 @@ class Objects:
     sparse: list[int] = field(default_factory=list)
     kinds: dict[str, int] = field(default_factory=dict)
     cells: list[int] = field(default_factory=list)
-    text: list[TextRow] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)
+    type_names: list[tuple[str, ...]] = field(default_factory=list)
+    subtypes: list[tuple[int, tuple[str, ...]]] = field(default_factory=list)
+    keywords: list[tuple[int, tuple[str, ...]]] = field(default_factory=list)
     values: list[tuple[int, float]] = field(default_factory=list)
     extras: list[tuple[int, tuple[Threshold, ...], Mapping[str, float]]] = field(default_factory=list)
 
@@ -1417,15 +1429,17 @@ def type_bits(names: tuple[str, ...]) -> int:
 
 
 @njit(cache=True)
-def _fill_table(table: IntArray, counts: IntArray, n_players: int, flat: IntArray, n_sparse: int) -> None:
+def _fill_table(
+    table: IntArray, counts: IntArray, n_players: int, flat: IntArray, n_sparse: int, cells: IntArray
+) -> None:
     """Write a board's table (the rows of :data:`TABLE_FIELDS`) and its counts from :class:`Objects`' integers.
 
     ``table`` and ``counts`` are the right shape (their contents are overwritten); ``flat`` is :class:`Objects`'
-    ``ints``, ``sparse`` (``n_sparse`` long) and ``cells`` one after another (one array made, not three).
+    ``ints`` then ``sparse`` (``n_sparse`` long, one array made, not two), ``cells`` its cells.
     """
     n = table.shape[1]
     m = n - n_players
-    ints, sparse, cells = flat[: 4 * m], flat[4 * m : 4 * m + n_sparse], flat[4 * m + n_sparse :]
+    ints, sparse = flat[: 4 * m], flat[4 * m : 4 * m + n_sparse]
     table[:] = 0
     counts[:] = 0
     for i in range(n_players):
@@ -1455,9 +1469,10 @@ def assemble_objects(
     """The board's arrays from checked players and :class:`Objects`: the one copy of the array building.
 
     The input must already be consistent (unique ids, controllers and protectors that are players, canonical
-    kinds and type names).  The kinds of the thresholds and counter values are added to ``objects.kinds`` (after
-    the counters' kinds); the integers go into the board's one table and its counts in one compiled pass
-    (:func:`_fill_table`), then its layout in another (:func:`_layout_of`).
+    kinds and type names).  ``objects`` is used up: the kinds of the thresholds and counter values are added to
+    its ``kinds`` (after the counters' kinds) and its ``cells`` emptied once they are an array; the integers go
+    into the board's one table and its counts in one compiled pass (:func:`_fill_table`), then its layout in
+    another (:func:`_layout_of`).
     """
     n_players = len(player_ids)
     pids = objects.ids
@@ -1473,10 +1488,12 @@ def assemble_objects(
         for k, v in values.items():
             cv_rows.append((row, kinds.setdefault(k, len(kinds)), v))
 
+    cells = np.array(objects.cells, dtype=np.int64)
+    objects.cells.clear()  # a big board's cells are most of what it is built from: their list goes first
+    flat = np.array(objects.ints + objects.sparse, dtype=np.int64)
     counts: IntArray = np.empty((n, len(kinds)), dtype=np.int64)
     table = np.empty((len(TABLE_FIELDS), n), dtype=np.int64)
-    flat = np.array(objects.ints + objects.sparse + objects.cells, dtype=np.int64)
-    _fill_table(table, counts, n_players, flat, len(objects.sparse))
+    _fill_table(table, counts, n_players, flat, len(objects.sparse), cells)
     table.flags.writeable = False  # and so every row of it (the board's per-object fields, made on first use)
     teams = [team_index[t] for t in player_teams]
     per_head = variant is Variant.TWO_HEADED_GIANT and team_poison is TeamPoison.PER_HEAD
@@ -1512,7 +1529,7 @@ def assemble_objects(
         value=value,
         _table=table,
         effects=effects,
-        _text=objects.text,  # the object arrays, built on first use (rows of tuples)
+        _text=(objects.names, objects.type_names, objects.subtypes, objects.keywords),  # arrays made on first use
         thr_effect=tuple(t[3] for t in thr_rows) if thr_rows else (),
         thr_label=tuple(t[4] for t in thr_rows) if thr_rows else (),
         **(_value_arrays(thr_rows, cv_rows) if thr_rows or cv_rows else _NO_VALUE_ARRAYS),

@@ -605,8 +605,8 @@ class _Checker:
         type_cache = _TYPE_CACHE
         canonical = _CANONICAL
         text = self.check_text
-        pids, ints, sparse, kinds, cells, texts = (
-            objects.ids, objects.ints, objects.sparse, objects.kinds, objects.cells, objects.text
+        pids, ints, sparse, kinds, cells, names, type_names = (
+            objects.ids, objects.ints, objects.sparse, objects.kinds, objects.cells, objects.names, objects.type_names
         )  # fmt: skip
         base = len(player_rows)
         for i, p in enumerate(permanents):
@@ -653,14 +653,16 @@ class _Checker:
                     cells += (row, col, count)
             if keywords:
                 keywords = tuple(k.lower() for k in keywords)
+                objects.keywords.append((row, keywords))
                 if "indestructible" in keywords:
                     sparse += (T_INDESTRUCTIBLE, row, 1)
             if damage:
                 sparse += (T_DAMAGE, row, damage)
-            if chapters is UNSET:
-                if subtypes and any(s.lower() == "saga" for s in subtypes):
+            if subtypes:
+                objects.subtypes.append((row, subtypes))
+                if chapters is UNSET and any(s.lower() == "saga" for s in subtypes):
                     self.problem(f"permanents[{i}].chapters", "required for a Saga (714.2d)")
-            else:
+            if chapters is not UNSET:
                 sparse += (T_CHAPTERS, row, chapters)
             if protector is not UNSET:
                 path = f"permanents[{i}].protector"
@@ -688,7 +690,8 @@ class _Checker:
             if text:
                 self.texts(p, f"permanents[{i}]")
             pids.append(pid)
-            texts.append((name, types, subtypes, keywords))
+            names.append(name)
+            type_names.append(types)
         self.kinds.update(kinds)
         if exact:
             return len(self.problems) == n_problems
