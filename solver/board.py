@@ -4,7 +4,7 @@ The state lives in numpy arrays (one row per object: players first, then permane
 in input order; one column per counter kind on the board) because the rules and the
 objective run over all objects at once, on boards of up to 100,000 objects.  The typed
 views :class:`Player` and :class:`Permanent` are built on demand for people and Python
-callers; the loader fills the arrays from checked rows (:func:`assemble`), and nothing
+callers; the loader fills the arrays from what it checked (:func:`assemble_objects`), and nothing
 inside the engine loops over them.  A board also holds, from the moment it is built, its
 policy-free arrays in the kernels' layout (:attr:`Board.layout`, a :class:`BoardLayout`: one
 packed buffer written by one compiled pass), so a batch of boards is their join
@@ -13,13 +13,11 @@ packed buffer written by one compiled pass), so a batch of boards is their join
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from functools import cached_property, lru_cache
-from itertools import compress
 from types import MappingProxyType
-from typing import Any, NamedTuple, Protocol
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -193,7 +191,12 @@ class BoardLayout:
         ``sizes``: its objects, thresholds and teams, if known (else read from the buffer).
         """
         packed.flags.writeable = False
-        return cls(packed, *(sizes or (int(packed[N_OBJECTS]), int(packed[N_THRESHOLDS]), int(packed[N_TEAMS]))))
+        n_objects, n_thresholds, n_teams = sizes or (
+            int(packed[N_OBJECTS]), int(packed[N_THRESHOLDS]), int(packed[N_TEAMS])
+        )  # fmt: skip
+        layout = object.__new__(cls)  # the fields set as the frozen dataclass's ``__init__`` would, without its calls
+        layout.__dict__.update(packed=packed, n_objects=n_objects, n_thresholds=n_thresholds, n_teams=n_teams)
+        return layout
 
     @cached_property
     def numbers(self) -> IntArray:
@@ -232,7 +235,7 @@ _NO_INTS = np.zeros(0, dtype=np.int64)
 _ROWS = np.arange(64, dtype=np.int64)
 
 
-#: The rows of a board's one table of per-object integers and booleans (built by :func:`assemble_columns`; the
+#: The rows of a board's one table of per-object integers and booleans (built by :func:`assemble_objects`; the
 #: board's ``controller`` ... ``no_counters`` are its rows), which :func:`_fill_layout` reads whole.
 TABLE_FIELDS = (
     "controller", "types", "power", "toughness", "damage", "chapters", "protector", "indestructible", "phased_out",
@@ -378,7 +381,7 @@ def _layout_of(board: Board, table: IntArray | None = None) -> BoardLayout:
     rules = VARIANTS[board.variant]
     size = len(NUMBER_FIELDS) + (len(ROW_FIELDS) + 1) * n + len(THRESHOLD_FIELDS) * n_thr
     packed = np.empty(size + len(TEAM_FIELDS) * n_teams + 3 * n_cv, dtype=np.int64)
-    shared = rules.shared_poison and board.kind_column("poison") >= 0
+    shared = rules.shared_poison and "poison" in board.kinds  # not kind_column: no column map made for this
     if table is None:
         table = board_table(board)
     thr = _NO_THRESHOLDS
@@ -520,7 +523,7 @@ class Board:
         proliferates: int = 1,
         team_poison: TeamPoison | str = TeamPoison.SHARED,
     ) -> Board:
-        """Build a board from typed objects (for Python callers; the loader hands rows to :func:`assemble`).
+        """Build a board from typed objects (for Python callers; the loader gathers :class:`Objects`).
 
         ``team_poison`` says how the Two-Headed Giant players' poison counters are written
         (810.10): the team's total on each head (``shared``) or each head's own (``per_head``).
@@ -830,8 +833,9 @@ class Board:
         out.flags.writeable = False
         return out
 
-    # The permanents' free text as object arrays (one entry per row, players' empty), built on first use from the
-    # columns the board was assembled from (``_text``): most decisions never read them.
+    # The permanents' free text as object arrays (one entry per row, players' empty), built on first use from what
+    # the board was assembled from (``_text``: the names and type names of every permanent, the subtypes and
+    # keywords of those with any, by row; :class:`Objects`): most decisions never read them.
     @cached_property
     def names(self) -> ObjArray:
         """Each object's card name (``""`` for players and unnamed permanents)."""
@@ -853,7 +857,14 @@ class Board:
         return self._text_column(3, ())
 
     def _text_column(self, at: int, blank: object) -> ObjArray:
-        out = _objects([blank] * self.n_players + list(self.__dict__["_text"][at]))
+        column = self.__dict__["_text"][at]
+        if at < 2:  # names, type names: every permanent's
+            items = [blank] * self.n_players + column
+        else:  # subtypes, keywords: (row, tuple) of the permanents with any
+            items = [blank] * self.n_objects
+            for row, value in column:
+                items[row] = value
+        out = _objects(items)
         out.flags.writeable = False
         return out
 
@@ -1273,6 +1284,7 @@ _NO_VALUES: Mapping[str, np.ndarray] = MappingProxyType(
     {name: _frozen_empty(np.int64) for name in ("thr_object", "thr_kind", "thr_at", "cv_object", "cv_kind")}
     | {"cv_value": _frozen_empty(np.float64)}
 )
+_NO_VALUE_ARRAYS = dict(_NO_VALUES)  # the same as a dict, which a call's ``**`` merges at C level
 
 
 def _value_arrays(
@@ -1284,27 +1296,22 @@ def _value_arrays(
     ~200 us a 20-object board takes to load).
     """
     out: dict[str, np.ndarray] = dict(_NO_VALUES)
-    if not (thr_rows or cv_rows):
-        return out
-    if thr_rows:
-        out.update(
-            thr_object=np.array([t[0] for t in thr_rows], dtype=np.int64),
-            thr_kind=np.array([t[1] for t in thr_rows], dtype=np.int64),
-            thr_at=np.array([t[2] for t in thr_rows], dtype=np.int64),
-        )
+    if thr_rows:  # the three integer arrays are the rows of one (read-only, and so are they)
+        thr = np.array([[t[0] for t in thr_rows], [t[1] for t in thr_rows], [t[2] for t in thr_rows]], dtype=np.int64)
+        thr.flags.writeable = False
+        out.update(thr_object=thr[0], thr_kind=thr[1], thr_at=thr[2])
     if cv_rows:
-        out.update(
-            cv_object=np.array([c[0] for c in cv_rows], dtype=np.int64),
-            cv_kind=np.array([c[1] for c in cv_rows], dtype=np.int64),
-            cv_value=np.array([c[2] for c in cv_rows], dtype=np.float64),
-        )
-    for array in out.values():
-        array.flags.writeable = False
+        cv = np.array([[c[0] for c in cv_rows], [c[1] for c in cv_rows]], dtype=np.int64)
+        cv.flags.writeable = False
+        cv_value = np.array([c[2] for c in cv_rows], dtype=np.float64)
+        cv_value.flags.writeable = False
+        out.update(cv_object=cv[0], cv_kind=cv[1], cv_value=cv_value)
     return out
 
 
 class PlayerFields(Protocol):
-    """What :func:`assemble` reads of a player: a :class:`Player`, or the loader's checked row of one."""
+    """What :func:`assemble` and :meth:`Objects.of_players` read of a player: a :class:`Player`, or the loader's
+    checked row of one."""
 
     @property
     def id(self) -> str: ...
@@ -1325,52 +1332,96 @@ def assemble(
     proliferates: int,
     team_poison: TeamPoison = TeamPoison.SHARED,
 ) -> Board:
-    """The board of checked players (:class:`Player` or the loader's checked rows) and permanent rows
-    (:meth:`Board.build`, the loader): :func:`assemble_columns` of them."""
-    columns: Sequence[Sequence[Any]] = list(zip(*rows, strict=True)) if rows else [()] * len(PERMANENT_COLUMNS)
-    return assemble_columns(
+    """The board of typed players and permanent rows (:meth:`Board.build`): :func:`assemble_objects` of them.
+
+    The input must already be consistent (unique ids, controllers and protectors that are players, canonical
+    kinds and type names); an absent optional number (power, toughness, chapters) is None or 0.
+    """
+    player_rows = {p.id: row for row, p in enumerate(players)}
+    objects = Objects.of_players(players)
+    kinds, cells, sparse = objects.kinds, objects.cells, objects.sparse
+    base = len(players)
+    for j, (pid, controller, types, name, power, toughness, damage, held, keywords, subtypes, chapters, protector,
+            phased, no_counters, value, thresholds, counter_values) in enumerate(rows):  # fmt: skip
+        row = base + j
+        objects.ids.append(pid)
+        objects.ints.extend((player_rows[controller], type_bits(types), power or 0, toughness or 0))
+        for kind, count in held.items():
+            col = kinds.get(kind)
+            if col is None:
+                col = kinds[kind] = len(kinds)
+            cells.extend((row, col, count))
+        indestructible = "indestructible" in keywords
+        for at, number in ((T_DAMAGE, damage), (T_CHAPTERS, chapters or 0), (T_INDESTRUCTIBLE, indestructible),
+                           (T_PHASED_OUT, phased), (T_NO_COUNTERS, no_counters)):  # fmt: skip
+            if number:
+                sparse.extend((at, row, int(number)))
+        if protector is not None:
+            sparse.extend((T_PROTECTOR, row, player_rows[protector]))
+        if value is not None:
+            objects.values.append((row, value))
+        if thresholds or counter_values:
+            objects.extras.append((row, tuple(thresholds), counter_values))
+        objects.names.append(name)
+        objects.type_names.append(types)
+        if subtypes:
+            objects.subtypes.append((row, subtypes))
+        if keywords:
+            objects.keywords.append((row, keywords))
+    return assemble_objects(
         variant,
         proliferator,
         [p.id for p in players],
         [p.team for p in players],
         [p.life for p in players],
-        [p.counters for p in players],
-        columns,
+        objects,
         effects,
         proliferates,
         team_poison,
     )
 
 
-#: The columns :func:`assemble_columns` reads, one per field of :class:`Permanent` in its order.
-PERMANENT_COLUMNS = tuple(f.name for f in fields(Permanent))
+@dataclass(slots=True)
+class Objects:
+    """A board's checked objects as :func:`assemble_objects` reads them, gathered in one pass over the permanents
+    (the loader's checks, :meth:`Board.build`): nothing per field and object beyond that pass.
 
+    Rows are the board's (players first).  ``ids``: the permanents' ids; ``ints``: four integers per permanent,
+    the rows :data:`T_CONTROLLER` to :data:`T_TOUGHNESS` of the board's table (its controller's row, its
+    :class:`CardType` bits, its power and its toughness, 0 where absent); ``sparse``: (table row, object row,
+    value) triples of the table's other rows where they differ from the default (0; -1 for the protector);
+    ``kinds``: each counter kind's column, in order of first appearance over the players' then the permanents'
+    counters (canonical kinds); ``cells``: (object row, kind column, count) triples, one per counter held;
+    ``names`` and ``type_names``: each permanent's name and canonical card type names; ``subtypes`` and
+    ``keywords``: (object row, tuple) of the permanents with any (keywords lower case where loaded); ``values``:
+    (object row, value) of the permanents with a ``value``; ``extras``: (object row, thresholds, counter values)
+    of the permanents with either.
+    """
 
-class KindCells(NamedTuple):
-    """The counter kinds of a board's objects in order of first appearance, and its non-empty cells."""
+    ids: list[str] = field(default_factory=list)
+    ints: list[int] = field(default_factory=list)
+    sparse: list[int] = field(default_factory=list)
+    kinds: dict[str, int] = field(default_factory=dict)
+    cells: list[int] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)
+    type_names: list[tuple[str, ...]] = field(default_factory=list)
+    subtypes: list[tuple[int, tuple[str, ...]]] = field(default_factory=list)
+    keywords: list[tuple[int, tuple[str, ...]]] = field(default_factory=list)
+    values: list[tuple[int, float]] = field(default_factory=list)
+    extras: list[tuple[int, tuple[Threshold, ...], Mapping[str, float]]] = field(default_factory=list)
 
-    kinds: dict[str, int]  # kind -> column
-    rows: list[int]
-    cols: list[int]
-    counts: list[int]
-
-
-def kind_cells(held: Sequence[Mapping[str, int]]) -> KindCells:
-    """The kinds and cells of the objects' counters (``held``, one mapping per row), kinds in order of first
-    appearance: one pass over the cells, the rows without counters skipped at C level (``compress``)."""
-    kinds: dict[str, int] = {}
-    cell_rows: list[int] = []
-    cell_cols: list[int] = []
-    cell_counts: list[int] = []
-    for row in compress(range(len(held)), held):
-        for kind, count in held[row].items():
-            col = kinds.get(kind)
-            if col is None:
-                col = kinds[kind] = len(kinds)
-            cell_rows.append(row)
-            cell_cols.append(col)
-            cell_counts.append(count)
-    return KindCells(kinds, cell_rows, cell_cols, cell_counts)
+    @classmethod
+    def of_players(cls, players: Sequence[PlayerFields]) -> Objects:
+        """The objects gathered so far once the players' counters are (rows 0, 1, ...)."""
+        kinds: dict[str, int] = {}
+        cells: list[int] = []
+        for row, player in enumerate(players):
+            for kind, count in player.counters.items():
+                col = kinds.get(kind)
+                if col is None:
+                    col = kinds[kind] = len(kinds)
+                cells.extend((row, col, count))
+        return cls(kinds=kinds, cells=cells)
 
 
 def type_bits(names: tuple[str, ...]) -> int:
@@ -1381,62 +1432,74 @@ def type_bits(names: tuple[str, ...]) -> int:
     return bits
 
 
-def assemble_columns(
+@njit(cache=True)
+def _fill_table(
+    table: IntArray, counts: IntArray, n_players: int, flat: IntArray, n_sparse: int, cells: IntArray
+) -> None:
+    """Write a board's table (the rows of :data:`TABLE_FIELDS`) and its counts from :class:`Objects`' integers.
+
+    ``table`` and ``counts`` are the right shape (their contents are overwritten); ``flat`` is :class:`Objects`'
+    ``ints`` then ``sparse`` (``n_sparse`` long, one array made, not two), ``cells`` its cells.
+    """
+    n = table.shape[1]
+    m = n - n_players
+    ints, sparse = flat[: 4 * m], flat[4 * m : 4 * m + n_sparse]
+    table[:] = 0
+    counts[:] = 0
+    for i in range(n_players):
+        table[T_CONTROLLER, i] = i
+    for i in range(n):
+        table[T_PROTECTOR, i] = -1
+    for j in range(n - n_players):
+        for r in range(4):  # T_CONTROLLER, T_TYPES, T_POWER, T_TOUGHNESS
+            table[r, n_players + j] = ints[4 * j + r]
+    for s in range(0, len(sparse), 3):
+        table[sparse[s], sparse[s + 1]] = sparse[s + 2]
+    for c in range(0, len(cells), 3):
+        counts[cells[c], cells[c + 1]] = cells[c + 2]
+
+
+def assemble_objects(
     variant: Variant,
     proliferator: str,
     player_ids: Sequence[str],
     player_teams: Sequence[str],
     player_life: Sequence[int],
-    player_counters: Sequence[Mapping[str, int]],
-    columns: Sequence[Sequence[Any]],
+    objects: Objects,
     effects: tuple[Effect, ...],
     proliferates: int,
     team_poison: TeamPoison = TeamPoison.SHARED,
-    *,
-    cells: KindCells | None = None,
-    controller_rows: Sequence[int] | None = None,
-    bits: Sequence[int] | None = None,
 ) -> Board:
-    """The board's arrays from checked players and permanent columns: the one copy of the array building.
+    """The board's arrays from checked players and :class:`Objects`: the one copy of the array building.
 
-    ``columns`` holds one sequence per field of :class:`Permanent` (:data:`PERMANENT_COLUMNS`),
-    each with one entry per permanent; an absent optional number (power, toughness, chapters)
-    is None or 0 (the loader's rows give 0, the table's value), an absent ``value`` or ``protector`` is
-    None.  Column-wise (each array built once, no per-object Python beyond a comprehension per column) because this is
-    most of the loading time of small boards.  The input must already be consistent (unique
-    ids, controllers and protectors that are players, canonical kinds and type names).  What
-    the caller has worked out already is passed along: the kinds and cells of the players'
-    then the permanents' counters (:func:`kind_cells`), the controllers' player rows, the type
-    bits (:func:`type_bits`).
+    The input must already be consistent (unique ids, controllers and protectors that are players, canonical
+    kinds and type names).  ``objects`` is used up: the kinds of the thresholds and counter values are added to
+    its ``kinds`` (after the counters' kinds) and its ``cells`` emptied once they are an array; the integers go
+    into the board's one table and its counts in one compiled pass (:func:`_fill_table`), then its layout in
+    another (:func:`_layout_of`).
     """
     n_players = len(player_ids)
-    player_index = {pid: i for i, pid in enumerate(player_ids)}
+    pids = objects.ids
+    n = n_players + len(pids)
     team_names = tuple(dict.fromkeys(player_teams))
     team_index = {t: i for i, t in enumerate(team_names)}
-    (pids, ctrls, types_c, names, power, tough, damage, counters, keywords, subtypes, chapters, protectors, phased,
-     no_counters, value, thresholds, values) = columns  # fmt: skip
-    n = n_players + len(pids)
-
-    if cells is None:
-        cells = kind_cells([*player_counters, *counters])
-    kinds = dict(cells.kinds)
+    kinds = objects.kinds
     thr_rows: list[tuple[int, int, int, str | float, str]] = []
     cv_rows: list[tuple[int, int, float]] = []
-    some = any(thresholds) or any(values)  # most boards have neither: the rows are not walked
-    for j in compress(range(len(pids)), map(operator.or_, map(bool, thresholds), map(bool, values)) if some else ()):
-        row, thrs, cvs = n_players + j, thresholds[j], values[j]  # most permanents have neither
-        for t in thrs:
+    for row, thresholds, values in objects.extras:  # most boards have none
+        for t in thresholds:
             thr_rows.append((row, kinds.setdefault(t.kind, len(kinds)), t.at, t.effect, t.label))
-        for k, v in cvs.items():
+        for k, v in values.items():
             cv_rows.append((row, kinds.setdefault(k, len(kinds)), v))
 
-    width = len(kinds)
-    flat_counts = np.zeros(n * width, dtype=np.int64)
-    if cells.cols:  # flat indices: cheaper than numpy's two-dimensional fancy indexing on small boards
-        flat_counts[[row * width + col for row, col in zip(cells.rows, cells.cols, strict=True)]] = cells.counts
-    counts: IntArray = flat_counts.reshape(n, width)
+    cells = np.array(objects.cells, dtype=np.int64)
+    objects.cells.clear()  # a big board's cells are most of what it is built from: their list goes first
+    flat = np.array(objects.ints + objects.sparse, dtype=np.int64)
+    counts: IntArray = np.empty((n, len(kinds)), dtype=np.int64)
+    table = np.empty((len(TABLE_FIELDS), n), dtype=np.int64)
+    _fill_table(table, counts, n_players, flat, len(objects.sparse), cells)
+    table.flags.writeable = False  # and so every row of it (the board's per-object fields, made on first use)
     teams = [team_index[t] for t in player_teams]
-    team_of = np.array(teams, dtype=np.int64)
     per_head = variant is Variant.TWO_HEADED_GIANT and team_poison is TeamPoison.PER_HEAD
     head_poison = np.zeros(n_players, dtype=np.int64) if per_head else None
     if variant is Variant.TWO_HEADED_GIANT and "poison" in kinds:
@@ -1448,69 +1511,32 @@ def assemble_columns(
         counts[:n_players, col] = [shared[team] for team in teams]
         if per_head:
             head_poison = np.array(stated, dtype=np.int64)
-
-    if bits is None:
-        bits_of: dict[tuple[str, ...], int] = {}
-        for names_of_types in types_c:
-            if names_of_types not in bits_of:
-                bits_of[names_of_types] = type_bits(names_of_types)
-        bits = [bits_of[t] for t in types_c]
-    if controller_rows is None:
-        controller_rows = [player_index[c] for c in ctrls]
-    m = len(pids)
-    # One table for every integer and boolean column (rows of it are the columns), its players' part and every
-    # column that all permanents leave at their default written once: converting Python numbers item by item
-    # is most of the cost of a big board.
-    table = np.zeros((10, n), dtype=np.int64)
-    table[0, :n_players] = _ROWS[:n_players] if n_players <= len(_ROWS) else range(n_players)
-    table[6] = -1
-    if m:
-        table[0, n_players:] = controller_rows
-        table[1, n_players:] = bits
-        table[2, n_players:] = power if None not in power else [x or 0 for x in power]  # absent: 0 or None
-        table[3, n_players:] = tough if None not in tough else [x or 0 for x in tough]
-        if any(damage):
-            table[4, n_players:] = damage
-        if any(chapters):
-            table[5, n_players:] = chapters if None not in chapters else [x or 0 for x in chapters]
-        # Few permanents have a protector (battles) or keywords: only their rows are written.
-        if any(protectors):
-            at = np.fromiter(compress(range(n_players, n), protectors), dtype=np.int64)
-            table[6, at] = [player_index[p] for p in compress(protectors, protectors)]
-        if any(keywords):
-            at = np.fromiter(compress(range(n_players, n), keywords), dtype=np.int64)
-            table[7, at] = ["indestructible" in k for k in compress(keywords, keywords)]
-        if any(phased):
-            table[8, n_players:] = phased
-        if any(no_counters):
-            table[9, n_players:] = no_counters
-    table.flags.writeable = False  # and so every row of it (the board's per-object fields, made on first use)
-    if value.count(None) == m:
-        value_a = np.empty(n)
-        value_a.fill(np.nan)
-    else:
-        value_a = np.array([np.nan] * n_players + [np.nan if v is None else v for v in value], dtype=np.float64)
+    value = np.empty(n)
+    value.fill(np.nan)
+    if objects.values:
+        value_rows, numbers = zip(*objects.values, strict=True)
+        value[list(value_rows)] = numbers
     # Filled like :meth:`Board._derived` rather than through the generated ``__init__``, whose
     # 33 frozen-field assignments are a tenth of the loading time of a small board.
     board = object.__new__(Board)
     board.__dict__.update(
         variant=variant,
-        proliferator=player_index[proliferator],
+        proliferator=player_ids.index(proliferator),
         proliferates=proliferates,
         ids=(*player_ids, *pids),
         n_players=n_players,
         kinds=tuple(kinds),
         counts=counts,
-        team=team_of,
+        team=np.array(teams, dtype=np.int64),
         team_names=team_names,
         life=np.array(player_life, dtype=np.int64),
-        value=value_a,
+        value=value,
         _table=table,
         effects=effects,
-        _text=(names, types_c, subtypes, keywords),  # the object arrays, built on first use (rows hold tuples)
-        thr_effect=tuple(t[3] for t in thr_rows),
-        thr_label=tuple(t[4] for t in thr_rows),
-        **_value_arrays(thr_rows, cv_rows),
+        _text=(objects.names, objects.type_names, objects.subtypes, objects.keywords),  # arrays made on first use
+        thr_effect=tuple(t[3] for t in thr_rows) if thr_rows else (),
+        thr_label=tuple(t[4] for t in thr_rows) if thr_rows else (),
+        **(_value_arrays(thr_rows, cv_rows) if thr_rows or cv_rows else _NO_VALUE_ARRAYS),
         team_poison=TeamPoison.PER_HEAD if per_head else TeamPoison.SHARED,
         head_poison=head_poison,
     )

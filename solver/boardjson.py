@@ -21,6 +21,7 @@ from __future__ import annotations
 import gc
 import json
 import os
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, NamedTuple, TypeAlias, get_type_hints
@@ -28,26 +29,30 @@ from typing import Any, NamedTuple, TypeAlias, get_type_hints
 import msgspec
 import numpy as np
 from msgspec import UNSET
+from msgspec.structs import astuple
 
 from . import effects, limits
 from .board import (
     CARD_TYPE_NAMES,
     FORMAT_VERSION,
     T_CHAPTERS,
-    T_POWER,
-    T_TOUGHNESS,
-    T_TYPES,
+    T_DAMAGE,
+    T_INDESTRUCTIBLE,
+    T_NO_COUNTERS,
+    T_PHASED_OUT,
+    T_PROTECTOR,
     Board,
     CardType,
     Effect,
     FloatArray,
     IntArray,
-    PermanentRow,
+    Objects,
     TeamPoison,
     Threshold,
     Variant,
-    assemble,
+    assemble_objects,
     board_table,
+    type_bits,
 )
 from .cards import CARDS, SUPPORTED_CARDS, canonical_card
 from .errors import BoardError, Problem
@@ -77,11 +82,16 @@ _VARIANTS = {v.value: v for v in Variant}
 _TEAM_POISON = {t.value: t for t in TeamPoison}
 #: The effect fields that are card parameters (solver.cards.Parameter), in the Struct's order.
 _PARAMETERS = tuple(sorted({p.name for card in CARDS.values() for p in card.parameters}))
+#: Each card's parameters by name.
+_DECLARED = {name: {p.name: p for p in card.parameters} for name, card in CARDS.items()}
 #: Per-process caches of what a spelling means (pure functions of the text; cleared past _CACHE_SIZE entries).
 _KINDS: dict[str, str | None] = {}
 _CANONICAL: set[str] = set()  # keys that are their own canonical kind
-_TYPE_CACHE: dict[tuple[str, ...], tuple[str, ...]] = {}
+_CARD_NAMES: dict[str, str | None] = {}
+_TYPE_CACHE: dict[tuple[str, ...], tuple[tuple[str, ...], int]] = {}  # listed -> canonical names, CardType bits
 _CACHE_SIZE = 100_000
+#: The path of a permanent's problem: ``permanents[i]`` and what follows.
+_PERMANENT_PATH = re.compile(r"permanents\[(\d+)\]")
 #: A board in any form the public entry points accept (:func:`as_board`).
 BoardLike: TypeAlias = Board | Mapping[str, Any] | str | bytes | os.PathLike[str]
 
@@ -148,6 +158,18 @@ def load_struct(struct: BoardStruct, check_text: bool = False) -> Board:
     )
 
 
+def _card(name: str) -> str | None:
+    """:func:`solver.cards.canonical_card` of a name (cached for the process: boards repeat few cards)."""
+    try:
+        return _CARD_NAMES[name]
+    except KeyError:
+        pass
+    if len(_CARD_NAMES) > _CACHE_SIZE:
+        _CARD_NAMES.clear()
+    _CARD_NAMES[name] = card = canonical_card(name)
+    return card
+
+
 def _kind(key: str) -> str | None:
     """The canonical kind of a key, or None (cached for the process: boards repeat few kinds)."""
     try:
@@ -165,23 +187,6 @@ def _kind(key: str) -> str | None:
     if kind == key:
         _CANONICAL.add(key)
     return kind
-
-
-def _canonical_types(listed: Sequence[str]) -> tuple[str, ...] | None:
-    """Card types of a list (cached), or None if it does not parse (the checker says why)."""
-    known = _TYPE_CACHE.get(tuple(listed))
-    if known is not None:
-        return known
-    out: list[str] = []
-    for item in listed:
-        card_type = _TYPES.get(item.lower())
-        if card_type is None or card_type in out:
-            return None
-        out.append(card_type)
-    if len(_TYPE_CACHE) > _CACHE_SIZE:
-        _TYPE_CACHE.clear()
-    _TYPE_CACHE[tuple(listed)] = result = tuple(out)
-    return result
 
 
 class gc_paused:
@@ -389,8 +394,12 @@ class _Checker:
         """The board, or BoardError with every problem; items that failed their types are given raw."""
         variant = _VARIANTS.get(variant_name) if variant_name is not None else None
         heads = self.players(players, variant)
-        rows = self.permanents(permanents)
-        placed = self.effects(effects, rows)
+        player_rows = {head.id: row for row, head in enumerate(heads)}
+        objects = Objects.of_players(heads)
+        if self.problems or self.incomplete or self.check_text or not self.permanents(permanents, player_rows, objects):
+            objects = Objects.of_players(heads)  # the pass again, checking each id where it is (every problem named)
+            self.permanents(permanents, player_rows, objects, exact=True)
+        placed = self.effects(effects, permanents)
         self.check_kinds(players, permanents)
         if proliferator is not None:
             proliferator = self.player_ref(proliferator, "proliferator")
@@ -398,8 +407,16 @@ class _Checker:
             self.check_rounds(placed, proliferator, proliferates)
         if self.problems or self.incomplete or variant is None or proliferator is None:
             raise BoardError(self.problems)
-        board = assemble(
-            variant, proliferator, heads, rows, tuple(e for e, _ in placed), proliferates, self.team_poison
+        board = assemble_objects(
+            variant,
+            proliferator,
+            [head.id for head in heads],
+            [head.team for head in heads],
+            [head.life for head in heads],
+            objects,
+            tuple(e for e, _ in placed),
+            proliferates,
+            self.team_poison,
         )
         self.check_once_per_turn(board, placed)
         check_magnitude(board)
@@ -569,90 +586,122 @@ class _Checker:
                 )
 
     # ------------------------------------------------------------------ permanents
-    def permanents(self, permanents: Sequence[Any]) -> list[PermanentRow]:
-        """The rows of the permanents that pass their checks (the others' problems recorded)."""
-        rows: list[PermanentRow] = []
+    def permanents(
+        self, permanents: Sequence[Any], player_rows: Mapping[str, int], objects: Objects, exact: bool = False
+    ) -> bool:
+        """Check the permanents, gathering into ``objects`` what the board is built from (one pass; the problems
+        recorded, each at its path under ``permanents[i]``); whether they passed.
+
+        ``player_rows``: the checked players' rows.  A permanent's fields are read at once
+        (``msgspec.structs.astuple``, in the Struct's order); the rare fields are looked at only where set.
+        ``exact``: check and register each id in turn, as every problem's message and order needs; else (the
+        Structs of valid JSON text, most boards) the ids are registered together after the pass (at C level)
+        and the pass returns False, its problems taken back, at any problem or repeated id: then the caller
+        passes again with ``exact``.
+        """
+        n_problems = len(self.problems)
         ids = self.ids
         players = self.player_ids
         type_cache = _TYPE_CACHE
         canonical = _CANONICAL
-        kinds = self.kinds
         text = self.check_text
+        pids, ints, sparse, kinds, cells, names, type_names = (
+            objects.ids, objects.ints, objects.sparse, objects.kinds, objects.cells, objects.names, objects.type_names
+        )  # fmt: skip
+        base = len(player_rows)
         for i, p in enumerate(permanents):
             if type(p) is not PermanentStruct:
                 self.raw_id(p, f"permanents[{i}]", player=False)
                 continue
-            n_before = len(self.problems)
-            pid = p.id
-            if pid in ids or (text and not is_text(pid)):
-                self.new_id(pid, f"permanents[{i}]", i)
-            else:
-                ids[pid] = i
-            controller = p.controller
-            if controller not in players:
-                self.player_ref(controller, f"permanents[{i}].controller")
-            listed = p.types
-            types = type_cache.get(listed) if listed else ()  # decoded as a tuple (the Struct's type)
-            if types is None:
-                types = self.parse_types(listed, f"permanents[{i}].types")
-            creature = types is not None and "creature" in types
-            power = p.power  # absent: 0 in the row (the table's value; assemble_columns need not map None)
-            if power is UNSET:
-                if creature:
+            (pid, controller, listed, name, power, toughness, damage, held, keywords, subtypes, chapters, protector,
+             phased, no_counters, value, thresholds, counter_values) = astuple(p)  # fmt: skip
+            row = base + i
+            if exact:
+                if pid in ids or (text and not is_text(pid)):
+                    self.new_id(pid, f"permanents[{i}]", i)
+                else:
+                    ids[pid] = i
+            controller_row = player_rows.get(controller)
+            if controller_row is None:
+                controller_row = -1
+                if controller not in players:
+                    self.player_ref(controller, f"permanents[{i}].controller")
+            typed = type_cache.get(listed)  # decoded as a tuple (the Struct's type)
+            if typed is None:
+                typed = self.parse_types(listed, f"permanents[{i}].types")
+            types, bits = typed or ((), 0)
+            if power is UNSET:  # absent: 0 in the board's table
+                if bits & _CREATURE:
                     self.problem(f"permanents[{i}].power", "required for a creature")
                 power = 0
-            toughness = p.toughness
             if toughness is UNSET:
-                if creature:
+                if bits & _CREATURE:
                     self.problem(f"permanents[{i}].toughness", "required for a creature")
                 toughness = 0
-            held = p.counters
-            if held.keys() <= canonical:  # the usual case: every key spelt canonically
-                kinds.update(held)
-            else:
-                held = self.counters(held, f"permanents[{i}]")
-            keywords = tuple(k.lower() for k in p.keywords) if p.keywords else ()
-            subtypes = p.subtypes
-            chapters = p.chapters
-            if chapters is UNSET:
-                if subtypes and any(s.lower() == "saga" for s in subtypes):
+            ints += (controller_row, bits, power, toughness)
+            if held:
+                for kind, count in held.items():
+                    col = kinds.get(kind)
+                    if col is None:  # a kind new to this board: spelt canonically (the usual case), or not
+                        if kind not in canonical:  # the cells again, of the canonical counters (problems reported)
+                            while cells and cells[-3] == row:  # this row's cells are the last ones
+                                del cells[-3:]
+                            for known, number in self.counters(held, f"permanents[{i}]").items():
+                                cells += (row, kinds.setdefault(known, len(kinds)), number)
+                            break
+                        col = kinds[kind] = len(kinds)
+                    cells += (row, col, count)
+            if keywords:
+                keywords = tuple(k.lower() for k in keywords)
+                objects.keywords.append((row, keywords))
+                if "indestructible" in keywords:
+                    sparse += (T_INDESTRUCTIBLE, row, 1)
+            if damage:
+                sparse += (T_DAMAGE, row, damage)
+            if subtypes:
+                objects.subtypes.append((row, subtypes))
+                if chapters is UNSET and any(s.lower() == "saga" for s in subtypes):
                     self.problem(f"permanents[{i}].chapters", "required for a Saga (714.2d)")
-                chapters = 0
-            protector = None if p.protector is UNSET else p.protector
-            if protector is not None:
+            if chapters is not UNSET:
+                sparse += (T_CHAPTERS, row, chapters)
+            if protector is not UNSET:
                 path = f"permanents[{i}].protector"
-                self.player_ref(protector, path)
-                if types is not None and "battle" not in types:
+                protector_row = player_rows.get(protector)
+                if protector_row is None:
+                    self.player_ref(protector, path)
+                else:
+                    sparse += (T_PROTECTOR, row, protector_row)
+                if typed is not None and not bits & _BATTLE:
                     self.problem(path, "only a battle has a protector (310.9)")
-            value = None if p.value is UNSET else p.value
-            thresholds = self.thresholds(p.thresholds, f"permanents[{i}]") if p.thresholds else ()
-            values = self.counter_values(p.counter_values, f"permanents[{i}]") if p.counter_values else _NO_VALUES
+            if phased:
+                sparse += (T_PHASED_OUT, row, 1)
+            if no_counters:
+                sparse += (T_NO_COUNTERS, row, 1)
+            if value is not UNSET:
+                objects.values.append((row, value))
+            if thresholds or counter_values:
+                objects.extras.append(
+                    (
+                        row,
+                        self.thresholds(thresholds, f"permanents[{i}]") if thresholds else (),
+                        self.counter_values(counter_values, f"permanents[{i}]") if counter_values else _NO_VALUES,
+                    )
+                )
             if text:
                 self.texts(p, f"permanents[{i}]")
-            if len(self.problems) != n_before:
-                continue
-            rows.append(
-                (
-                    pid,
-                    controller,
-                    types or (),
-                    p.name,
-                    power,
-                    toughness,
-                    p.damage,
-                    held,
-                    keywords,
-                    subtypes,
-                    chapters,
-                    protector,
-                    p.phased_out,
-                    p.no_counters,
-                    value,
-                    thresholds,
-                    values,
-                )
-            )
-        return rows
+            pids.append(pid)
+            names.append(name)
+            type_names.append(types)
+        self.kinds.update(kinds)
+        if exact:
+            return len(self.problems) == n_problems
+        own: dict[str, str | int] = dict(zip(pids, range(len(pids)), strict=True))
+        if len(self.problems) == n_problems and len(own) == len(pids) and own.keys().isdisjoint(ids.keys()):
+            own.update(ids)  # the players' few ids into the permanents' (the order of ``ids`` means nothing)
+            self.ids = own
+            return True
+        del self.problems[n_problems:]
+        return False
 
     def texts(self, p: PermanentStruct, path: str) -> None:
         """Refuse lone surrogates in a permanent's free text (only a mapping can hold them)."""
@@ -666,8 +715,9 @@ class _Checker:
             if not is_text(t.label):
                 self.problem(f"{path}.thresholds[{j}].label", NOT_TEXT)
 
-    def parse_types(self, listed: Sequence[str], path: str) -> tuple[str, ...] | None:
-        """Card types of a list not seen before (any letter case, 'tribal' for kindred), or None with problems."""
+    def parse_types(self, listed: tuple[str, ...], path: str) -> tuple[tuple[str, ...], int] | None:
+        """Card types of a list not seen before (any letter case, 'tribal' for kindred) and their
+        :class:`CardType` bits, or None with problems."""
         out: list[str] = []
         ok = True
         for i, item in enumerate(listed):
@@ -684,7 +734,8 @@ class _Checker:
             return None
         if len(_TYPE_CACHE) > _CACHE_SIZE:
             _TYPE_CACHE.clear()
-        _TYPE_CACHE[tuple(listed)] = result = tuple(out)
+        types = tuple(out)
+        _TYPE_CACHE[tuple(listed)] = result = (types, type_bits(types))
         return result
 
     def thresholds(self, items: Sequence[Any], path: str) -> tuple[Threshold, ...]:
@@ -710,8 +761,9 @@ class _Checker:
         return out
 
     # ------------------------------------------------------------------ effects
-    def effects(self, effects: Sequence[Any], rows: Sequence[PermanentRow]) -> list[tuple[Effect, str]]:
-        """The effects that pass their checks; ``rows`` are the valid permanents (their ids and controllers).
+    def effects(self, effects: Sequence[Any], permanents: Sequence[Any]) -> list[tuple[Effect, str]]:
+        """The effects that pass their checks; ``permanents`` as given to :meth:`permanents` (the valid ones are
+        the Structs without a problem: their ids and controllers).
 
         Which permanent each valid id is, and its controller, is looked up only by an effect naming its source
         (the map is built then: a big board with no such effect never builds it).
@@ -722,32 +774,42 @@ class _Checker:
             path = f"effects[{i}]"
             if not isinstance(e, EffectStruct):
                 continue
-            card = canonical_card(e.card)  # type: ignore[attr-defined]
+            card = _card(e.card)  # type: ignore[attr-defined]
             if card is None:
                 self.problem(
                     f"{path}.card",
                     f"unknown card {e.card!r}; supported: {'; '.join(SUPPORTED_CARDS)}",  # type: ignore[attr-defined]
                 )
-            controller = self.player_ref(e.controller, f"{path}.controller")  # type: ignore[attr-defined]
+            controller = e.controller  # type: ignore[attr-defined]
+            if controller not in self.player_ids:
+                controller = self.player_ref(controller, f"{path}.controller")
             values = self.parameters(e, card, path) if card is not None else None
             if controller_of is None and e.source is not UNSET:  # type: ignore[attr-defined]
-                controller_of = {row[0]: row[1] for row in rows}
+                bad = self.permanents_with_problems()
+                controller_of = {
+                    p.id: p.controller for i, p in enumerate(permanents) if type(p) is PermanentStruct and i not in bad
+                }
             ok, source = self.effect_source(e.source, card, controller, controller_of or {}, path)  # type: ignore[attr-defined]
             if card is not None and controller is not None and values is not None and ok:
                 placed.append((Effect(card, controller, **values, source=source), path))
         return placed
 
+    def permanents_with_problems(self) -> set[int]:
+        """The indices of the permanents :meth:`permanents` found problems in (each problem's path names its
+        permanent), read off the problems rather than tracked for every permanent."""
+        return {int(m.group(1)) for problem in self.problems if (m := _PERMANENT_PATH.match(problem.path))}
+
     def effect_source(
         self, source: Any, card: str | None, controller: str | None, controller_of: Mapping[str, str], path: str
     ) -> tuple[bool, str | None]:
         """Whether the effect's ``source`` is valid (a permanent its controller controls), and the source."""
-        spath = join(path, "source")
         if source is UNSET:
             if card is not None and CARDS[card].needs_source:
-                self.problem(spath, f"required: the id of the {card} permanent (its text names itself)")
+                self.problem(join(path, "source"), f"required: the id of the {card} permanent (its text names itself)")
                 return False, None
             return True, None
         owner = controller_of.get(source)
+        spath = join(path, "source")
         if owner is None:
             if source in self.ids and source not in self.player_ids:  # a permanent with problems of its own
                 return False, None
@@ -760,7 +822,7 @@ class _Checker:
 
     def parameters(self, e: Any, card: str, path: str) -> dict[str, int] | None:
         """The card's parameters (only those it declares; absent ones keep their defaults), or None."""
-        declared = {p.name: p for p in CARDS[card].parameters}
+        declared = _DECLARED[card]
         values: dict[str, int] = {}
         ok = True
         for key in _PARAMETERS:
@@ -862,12 +924,10 @@ def _magnitude(board: Board, gain: IntArray, bound: float, out: FloatArray) -> f
     amounts = _NO_AMOUNTS
     if board.thr_effect:
         amounts = np.array([0.0 if isinstance(e, str) else abs(float(e)) for e in board.thr_effect])
-    table = board_table(board)
     return float(
         magnitude_rows_kernel(
-            board.counts, gain, bound, board.rounds, _CREATURE, table[T_TYPES], table[T_POWER], table[T_TOUGHNESS],
-            board.value, table[T_CHAPTERS], board.cv_object, board.cv_kind, board.cv_value, board.thr_object,
-            amounts, out,
+            board.counts, gain, bound, board.rounds, _CREATURE, board_table(board), board.value, board.cv_object,
+            board.cv_kind, board.cv_value, board.thr_object, amounts, out,
         )
     )  # fmt: skip
 
@@ -875,7 +935,7 @@ def _magnitude(board: Board, gain: IntArray, bound: float, out: FloatArray) -> f
 #: A board whose magnitude bound is below this is accepted without working out its gains (a margin far
 #: above float rounding, so a board at the limit is always judged by its exact magnitude).
 _SURELY_WITHIN = limits.MAX_MAGNITUDE * (1 - 1e-9)
-_CREATURE = int(CardType.CREATURE)
+_CREATURE, _BATTLE = int(CardType.CREATURE), int(CardType.BATTLE)
 
 
 def check_magnitude(board: Board) -> None:

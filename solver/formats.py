@@ -123,9 +123,9 @@ class ThresholdStruct(_Strict):
 class PermanentStruct(_Strict):
     """A permanent on the battlefield (only these can be proliferated, 403.3)."""
 
-    # The fields of solver.board.Permanent, in its order: the loader reads them as columns of
-    # ``msgspec.structs.astuple`` rows (solver.board.PERMANENT_COLUMNS); the lists are decoded as tuples, as a
-    # Permanent holds them.
+    # The fields of solver.board.Permanent, in its order: the loader reads a permanent's fields at once, in this
+    # order (``msgspec.structs.astuple``, solver.boardjson._Checker.permanents); the lists are decoded as tuples,
+    # as a Permanent holds them.
     id: Annotated[Id, Meta(description="The permanent's id, unique across players and permanents.")]
     controller: Annotated[Id, Meta(description="Id of the player who controls it.")]
     types: Annotated[

@@ -392,6 +392,35 @@ def test_duplicate_id_player_vs_permanent() -> None:
     assert_problem(broken(lambda b: b["permanents"][1].update(id="bob")), "permanents[1].id", "duplicate id 'bob'")
 
 
+#: Boards with problems the loader finds after the types (ids, references, kinds), one or several each.
+_CHECKED_PROBLEMS: dict[str, Callable[[dict[str, Any]], object]] = {
+    "repeated permanent id": lambda b: b["permanents"][2].update(id="bears"),
+    "permanent id of a player": lambda b: b["permanents"][1].update(id="bob"),
+    "controller a permanent": lambda b: b["permanents"][1].update(controller="bears"),
+    "counter kinds spelt twice": lambda b: b["permanents"][0]["counters"].update(P1P1=2),
+    "several": lambda b: (
+        b["permanents"][0].update(controller="reactor", types=["creature", "sorcery"]),
+        b["permanents"][3].update(id="tamiyo"),
+        b["effects"].append({"card": "Benevolent Hydra", "controller": "alice", "source": "bears"}),
+    ),
+}
+
+
+@pytest.mark.parametrize("change", _CHECKED_PROBLEMS.values(), ids=list(_CHECKED_PROBLEMS))
+def test_json_text_and_its_parsed_form_have_the_same_problems(change: Callable[[dict[str, Any]], object]) -> None:
+    """JSON text passes the permanents once with the ids registered together, then again checking each id where
+    a problem is found: the problems, their paths and their order are those of the parsed form's one pass."""
+    board = broken(change)
+    assert problems(json.dumps(board)) == problems(board)
+
+
+def test_json_text_with_forge_spellings_loads_like_its_parsed_form() -> None:
+    board = broken(lambda b: b["permanents"][0].update(counters={"P1P1": 1, "FIRST_STRIKE": 1}))
+    assert load_board(json.dumps(board)) == load_board(board)
+    kinds = ("energy", "poison", "+1/+1", "first strike", "loyalty", "defense", "charge")
+    assert load_board(json.dumps(board)).kinds == kinds
+
+
 def test_dangling_controller() -> None:
     assert_problem(broken(lambda b: b["permanents"][0].update(controller="zed")), "permanents[0].controller", "'zed'")
 

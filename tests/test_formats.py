@@ -8,6 +8,7 @@ lone surrogates, which no output could carry).
 from __future__ import annotations
 
 import json
+from dataclasses import fields
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -16,8 +17,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from msgspec import UNSET, Meta, UnsetType
 
+from solver.board import Permanent
 from solver.errors import Problem
-from solver.formats import BoardStruct, RecordStruct, join, keyed, type_problems
+from solver.formats import BoardStruct, PermanentStruct, RecordStruct, join, keyed, type_problems
 
 
 class Item(msgspec.Struct, forbid_unknown_fields=True):
@@ -58,6 +60,11 @@ class Item(msgspec.Struct, forbid_unknown_fields=True):
 )
 def test_each_type_words_its_problem(field: str, value: object, message: str) -> None:
     assert type_problems({"id": "x", field: value}, Item) == [Problem(field, message)]
+
+
+def test_a_permanent_struct_has_the_fields_of_a_permanent_in_their_order() -> None:
+    """The loader reads a permanent's fields at once, in this order (``msgspec.structs.astuple``)."""
+    assert PermanentStruct.__struct_fields__ == tuple(f.name for f in fields(Permanent))
 
 
 def test_every_problem_is_listed_with_its_path() -> None:

@@ -11,6 +11,8 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
+from ..board import T_CHAPTERS, T_POWER, T_TOUGHNESS, T_TYPES
+
 __all__ = ["magnitude_rows_kernel"]
 
 IntArray = npt.NDArray[np.int64]
@@ -24,11 +26,8 @@ def magnitude_rows_kernel(
     bound: float,
     rounds: int,
     creature: int,
-    types: IntArray,
-    power: IntArray,
-    toughness: IntArray,
+    table: IntArray,
     value: FloatArray,
-    chapters: IntArray,
     cv_object: IntArray,
     cv_kind: IntArray,
     cv_value: FloatArray,
@@ -43,8 +42,10 @@ def magnitude_rows_kernel(
     else 1 + (|power| + |toughness|) / 2 for a creature); a Saga's worth and 1.5 per chapter
     (714.2d); the amounts of its numeric thresholds (122.7).  ``gain`` is what one proliferate
     adds per object and kind, or empty for ``bound`` on every cell with counters.  Float, so it
-    cannot overflow.
+    cannot overflow.  ``table``: the board's rows of :data:`solver.board.TABLE_FIELDS` (its types, power,
+    toughness and chapters are read; a board's table is one argument where its rows would be four).
     """
+    types, power, toughness, chapters = table[T_TYPES], table[T_POWER], table[T_TOUGHNESS], table[T_CHAPTERS]
     n, n_kinds = counts.shape
     exact = gain.shape[0] > 0
     for i in range(n):
