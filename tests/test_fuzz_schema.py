@@ -35,6 +35,7 @@ _BEYOND_A_SCHEMA = (
     "team poison is shared",
     "the same counter kind",
     "is not a counter kind",
+    "unknown counter kind",  # the kind catalogue (solver/counter_kinds.json): the loader's, docs/board-format.md
     "counter kind must not be empty",
     "has one player",
     "needs at least 2 teams",
