@@ -211,7 +211,8 @@ def record(board: Board) -> tuple[IntArray, ...]:
     (:class:`~solver.board.BoardLayout`), then its number of kinds, its kinds' numbers (:data:`_KINDS`), its
     counters and its gains (``rows x kinds``, raveled).
 
-    A batch joins by one concatenation of its boards' records and one compiled pass (:func:`_join_records`).
+    A batch joins by one concatenation of its boards' records and two compiled passes (:func:`_join_plan`,
+    :func:`_join_fill`).
     A board of at most :data:`RECORD_KEPT_CELLS` counter cells keeps its record (the parts after its packed
     buffer as one array) in its instance dict (key :data:`solver.board.STACK`, dropped by every derived board),
     so stacking it again costs one lookup and a concatenation of two arrays; a larger board's record is views of
@@ -235,19 +236,16 @@ def record(board: Board) -> tuple[IntArray, ...]:
 
 
 @njit(cache=True)
-def _join_records(
-    buf: IntArray, counts_apart: IntArray, gain_apart: IntArray, n_boards: int, n_known: int, special_numbers: IntArray
+def _join_plan(
+    buf: IntArray, apart: bool, n_boards: int, n_known: int, special_numbers: IntArray
 ) -> tuple[IntArray, ...]:
-    """The joined arrays of ``n_boards`` stack records (:func:`record`) concatenated in ``buf``.
-
-    A first pass reads each board's numbers and the batch's kinds (each kind's number below ``n_known``, in
-    order of first appearance); a second moves rows, threshold rows and kinds, and counter-value cells to the
-    batch's (seats stay local), and puts each board's counters and gains in the batch's columns.  701.34b: a
-    shared-poison head's poison gain is what it receives as its team's recipient (``head_gain``), not its own.
-    A single large board's counters and gains may be given apart (``counts_apart``, ``gain_apart``: raveled,
-    its record in ``buf`` then stops after its kinds), so that they are not copied into ``buf`` first.
+    """The first pass of a join over ``n_boards`` stack records (:func:`record`) concatenated in ``buf``: each
+    board's numbers, where its record starts, its rows', thresholds', teams', counter values' and kinds'
+    offsets in the batch, the batch's kinds (each kind's number below ``n_known``, in order of first
+    appearance), each board's kind columns in the batch's, the columns of :data:`SPECIAL`, and the number of
+    kinds, the poison column and whether every board has the batch's kinds in order.  With ``apart`` a
+    record stops after its kinds (:func:`_join_fill`).
     """
-    apart = len(counts_apart) > 0
     nf, rf, tf, mf = len(NUMBER_FIELDS), len(ROW_FIELDS), len(THRESHOLD_FIELDS), len(TEAM_FIELDS)
     numbers = np.empty((n_boards, nf), dtype=np.int64)
     obj_off = np.zeros(n_boards + 1, dtype=np.int64)
@@ -296,21 +294,56 @@ def _join_records(
             col = column_of[buf[k_at + j]]
             colmap[kind_off[b] + j] = col
             same = same and col == j
-    n_rows = obj_off[n_boards]
-    ints = np.empty((rf, n_rows), dtype=np.int64)
-    value = np.empty(n_rows, dtype=np.int64)
-    thresholds = np.empty((tf, thr_off[n_boards]), dtype=np.int64)
-    teams = np.empty((mf, team_off[n_boards]), dtype=np.int64)
-    cv_cells = np.empty(cv_off[n_boards], dtype=np.int64)
-    cv_value = np.empty(cv_off[n_boards], dtype=np.int64)
-    counts = np.zeros((n_rows, n_kinds), dtype=np.int64)
-    gain = np.zeros((n_rows, n_kinds), dtype=np.int64)
-    head_gain = np.zeros(n_rows, dtype=np.int64)
     special = np.full(len(special_numbers), -1, dtype=np.int64)  # SPECIAL's columns
     for k in range(len(special_numbers)):
         if 0 <= special_numbers[k] < n_known:
             special[k] = column_of[special_numbers[k]]
     poison = special[len(special) - 1]
+    flags = np.array([n_kinds, poison, 1 if same else 0], dtype=np.int64)
+    return (
+        numbers, obj_off, thr_off, team_off, cv_off, starts, widths, kind_off, union[:n_kinds].copy(), colmap,
+        special, flags,
+    )  # fmt: skip
+
+
+@njit(cache=True)
+def _join_fill(
+    buf: IntArray,
+    counts_apart: IntArray,
+    gain_apart: IntArray,
+    numbers: IntArray,
+    obj_off: IntArray,
+    thr_off: IntArray,
+    team_off: IntArray,
+    cv_off: IntArray,
+    starts: IntArray,
+    widths: IntArray,
+    kind_off: IntArray,
+    colmap: IntArray,
+    poison: int,
+    ints: IntArray,
+    value: IntArray,
+    thresholds: IntArray,
+    teams: IntArray,
+    cv_cells: IntArray,
+    cv_value: IntArray,
+    counts: IntArray,
+    gain: IntArray,
+    head_gain: IntArray,
+) -> None:
+    """The second pass of a join (:func:`_join_plan` the first), into the arrays given (allocated by the caller,
+    so that numpy's large-array pages serve the big ones): rows, threshold rows and kinds, and counter-value
+    cells moved to the batch's (seats stay local), each board's counters and gains in the batch's columns
+    (copied whole where its columns are the batch's).  701.34b: a shared-poison head's poison gain is what it
+    receives as its team's recipient (``head_gain``), not its own.  A single large board's counters and gains
+    may be given apart (``counts_apart``, ``gain_apart``: raveled, its record in ``buf`` then stops after its
+    kinds), so that they are not copied into ``buf`` first.
+    """
+    apart = len(counts_apart) > 0
+    nf, rf, tf, mf = len(NUMBER_FIELDS), len(ROW_FIELDS), len(THRESHOLD_FIELDS), len(TEAM_FIELDS)
+    n_boards = len(starts)
+    n_rows, n_kinds = counts.shape
+    flat_counts, flat_gain = counts.reshape(-1), gain.reshape(-1)
     for b in range(n_boards):
         n, lo = numbers[b, N_OBJECTS], obj_off[b]
         at = starts[b] + nf
@@ -341,28 +374,69 @@ def _join_records(
         at += 3 * n_cv
         w = widths[b]
         at += 1 + w
+        own = w == n_kinds  # the board's columns are the batch's, in order: its tables are copied whole
+        for j in range(w):
+            own = own and colmap[kind_off[b] + j] == j
+        if not own:
+            for i in range(lo * n_kinds, (lo + n) * n_kinds):
+                flat_counts[i] = 0
+                flat_gain[i] = 0
         if apart:
-            for i in range(n):
-                for j in range(w):
-                    col = colmap[kind_off[b] + j]
-                    counts[lo + i, col] = counts_apart[i * w + j]
-                    gain[lo + i, col] = gain_apart[i * w + j]
+            if own:
+                for i in range(n * w):
+                    flat_counts[lo * n_kinds + i] = counts_apart[i]
+                    flat_gain[lo * n_kinds + i] = gain_apart[i]
+            else:
+                for i in range(n):
+                    for j in range(w):
+                        col = colmap[kind_off[b] + j]
+                        counts[lo + i, col] = counts_apart[i * w + j]
+                        gain[lo + i, col] = gain_apart[i * w + j]
         else:
             g_at = at + n * w
-            for i in range(n):
-                for j in range(w):
-                    col = colmap[kind_off[b] + j]
-                    counts[lo + i, col] = buf[at + i * w + j]
-                    gain[lo + i, col] = buf[g_at + i * w + j]
+            if own:
+                for i in range(n * w):
+                    flat_counts[lo * n_kinds + i] = buf[at + i]
+                    flat_gain[lo * n_kinds + i] = buf[g_at + i]
+            else:
+                for i in range(n):
+                    for j in range(w):
+                        col = colmap[kind_off[b] + j]
+                        counts[lo + i, col] = buf[at + i * w + j]
+                        gain[lo + i, col] = buf[g_at + i * w + j]
+    for i in range(n_rows):
+        head_gain[i] = 0
     if poison >= 0:
         for i in range(n_rows):
             if ints[R_SHARED_HEAD, i] != 0:
                 head_gain[i] = gain[i, poison]
                 gain[i, poison] = 0
-    flags = np.array([n_kinds, poison, 1 if same else 0], dtype=np.int64)
+
+
+@njit(cache=True)
+def _join_records(buf: IntArray, n_boards: int, n_known: int, special_numbers: IntArray) -> tuple[IntArray, ...]:
+    """A join in one compiled call (:func:`_join_plan`, the arrays, :func:`_join_fill`): a batch's records all in
+    ``buf``, its tables allocated here (a chunk's are far below the size huge pages serve)."""
+    (numbers, obj_off, thr_off, team_off, cv_off, starts, widths, kind_off, union, colmap, special,
+     flags) = _join_plan(buf, False, n_boards, n_known, special_numbers)  # fmt: skip
+    n_rows, n_kinds = obj_off[n_boards], flags[0]
+    ints = np.empty((len(ROW_FIELDS), n_rows), dtype=np.int64)
+    value = np.empty(n_rows, dtype=np.int64)
+    thresholds = np.empty((len(THRESHOLD_FIELDS), thr_off[n_boards]), dtype=np.int64)
+    teams = np.empty((len(TEAM_FIELDS), team_off[n_boards]), dtype=np.int64)
+    cv_cells = np.empty(cv_off[n_boards], dtype=np.int64)
+    cv_value = np.empty(cv_off[n_boards], dtype=np.int64)
+    counts = np.empty((n_rows, n_kinds), dtype=np.int64)
+    gain = np.empty((n_rows, n_kinds), dtype=np.int64)
+    head_gain = np.empty(n_rows, dtype=np.int64)
+    none = np.empty(0, dtype=np.int64)
+    _join_fill(
+        buf, none, none, numbers, obj_off, thr_off, team_off, cv_off, starts, widths, kind_off, colmap, flags[1],
+        ints, value, thresholds, teams, cv_cells, cv_value, counts, gain, head_gain,
+    )  # fmt: skip
     return (
         numbers, obj_off, thr_off, team_off, ints, value, thresholds, teams, cv_cells, cv_value, counts, gain,
-        head_gain, union[:n_kinds].copy(), colmap, widths, flags, special,
+        head_gain, union, colmap, widths, flags, special,
     )  # fmt: skip
 
 
@@ -446,7 +520,7 @@ def join(boards: Sequence[Board]) -> Joined:
     """The boards' arrays in one layout, with no per-board Python beyond the join.
 
     The boards' stack records (:func:`record`: each board's packed buffer, kinds, counters and
-    gains) join by one concatenation and one compiled pass (:func:`_join_records`), which puts
+    gains) join by one concatenation and two compiled passes (:func:`_join_plan`, :func:`_join_fill`), which put
     every board's counters in the batch's columns (the kinds of all, in order of first appearance).
     """
     return join_records([record(board) for board in boards])
@@ -462,10 +536,29 @@ def join_records(records: Sequence[tuple[IntArray, ...]]) -> Joined:
         buf = np.concatenate((packed, width, numbers_))
     else:
         buf = np.concatenate([part for parts in records for part in parts]) if records else _NONE
-    (numbers, obj_off, thr_off, team_off, ints, value, thresholds, teams, cv_cells, cv_value, counts, gain,
-     head_gain, union, colmap, widths, flags, special) = _join_records(
-        buf, counts_apart, gain_apart, n_boards, len(names), _special_numbers(len(names))
-    )  # fmt: skip
+    if len(counts_apart) == 0:  # a batch: one compiled call
+        (numbers, obj_off, thr_off, team_off, ints, value, thresholds, teams, cv_cells, cv_value, counts, gain,
+         head_gain, union, colmap, widths, flags, special) = _join_records(
+            buf, n_boards, len(names), _special_numbers(len(names))
+        )  # fmt: skip
+    else:  # a large board alone: its tables are numpy's, on huge pages (not faulted in 4 KiB at a time)
+        (numbers, obj_off, thr_off, team_off, cv_off, starts, widths, kind_off, union, colmap, special,
+         flags) = _join_plan(buf, True, n_boards, len(names), _special_numbers(len(names)))  # fmt: skip
+        n_rows, n_kinds = int(obj_off[-1]), int(flags[0])
+        ints = np.empty((len(ROW_FIELDS), n_rows), dtype=np.int64)
+        value = np.empty(n_rows, dtype=np.int64)
+        thresholds = np.empty((len(THRESHOLD_FIELDS), int(thr_off[-1])), dtype=np.int64)
+        teams = np.empty((len(TEAM_FIELDS), int(team_off[-1])), dtype=np.int64)
+        cv_cells = np.empty(int(cv_off[-1]), dtype=np.int64)
+        cv_value = np.empty(int(cv_off[-1]), dtype=np.int64)
+        counts = np.empty((n_rows, n_kinds), dtype=np.int64)
+        gain = np.empty((n_rows, n_kinds), dtype=np.int64)
+        head_gain = np.empty(n_rows, dtype=np.int64)
+        _join_fill(
+            buf, counts_apart, gain_apart, numbers, obj_off, thr_off, team_off, cv_off, starts, widths, kind_off,
+            colmap, int(flags[1]), ints, value, thresholds, teams, cv_cells, cv_value, counts, gain, head_gain,
+        )  # fmt: skip
+    poison = int(flags[1])
     kinds = tuple([names[k] for k in union.tolist()])
     same = bool(flags[2])
     joined = object.__new__(Joined)  # like Layout (see with_policy): no generated __init__ per field
@@ -487,7 +580,7 @@ def join_records(records: Sequence[tuple[IntArray, ...]]) -> Joined:
         kinds=kinds,
         kind_numbers=union,
         special=special,
-        poison=int(flags[1]),
+        poison=poison,
     )
     return joined
 
