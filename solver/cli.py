@@ -15,15 +15,13 @@ import importlib
 import json
 import math
 import os
-import signal
 import sys
-import threading
 import time
 import traceback
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from . import __version__
+from . import __version__, interrupts
 from .allocator import steady_mmap_threshold
 from .board import Board
 from .boardjson import load_board
@@ -43,25 +41,20 @@ DEFAULT_EXAMPLE = "classic"
 SUBCOMMAND_MODULES = ("solver.analysis.cli", "solver.protocol.cli")
 
 
-class Terminated(BaseException):
-    """SIGTERM, raised in the main thread like KeyboardInterrupt so that every ``finally`` and ``with`` runs."""
-
-
-def _terminated(signum: int, frame: object) -> None:
-    raise Terminated
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line and return its exit status (130 after SIGINT, 143 after SIGTERM)."""
+    """Run the command line and return its exit status (130 after SIGINT, 143 after SIGTERM).
+
+    The signals raise :class:`~solver.interrupts.Interrupted` (:func:`~solver.interrupts.raising`), and one
+    that a finaliser dropped still sets the status.
+    """
     steady_mmap_threshold()  # our own process: the largest boards' peak memory (solver.allocator)
-    previous = None
-    if threading.current_thread() is threading.main_thread():
-        previous = signal.signal(signal.SIGTERM, _terminated)
     try:
-        return _main(argv)
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        with interrupts.raising():
+            status = _main(argv)
+            signum = interrupts.arrived()
+    except interrupts.Interrupted as exc:  # one that came between the command's own handlers
+        return exc.status
+    return status if signum is None else 128 + signum
 
 
 def _main(argv: Sequence[str] | None) -> int:
@@ -77,10 +70,10 @@ def _main(argv: Sequence[str] | None) -> int:
     try:
         status: int = handler(args)
         sys.stdout.flush()
+    except interrupts.Interrupted as exc:
+        return exc.status
     except KeyboardInterrupt:
         return 130
-    except Terminated:
-        return 143
     except BrokenPipeError:
         # The reader (``| head``) went away: not an error of ours; keep Python quiet at exit.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import threads
+from . import interrupts, threads
 from .board import BoolArray, IntArray
 from .budget import POLL_SECONDS, Budget, CancelToken, watch
 from .errors import Infeasible
@@ -455,7 +455,7 @@ def _interruptible(solver: CpSolver, model: CpModel) -> CpSolverStatus:
         # An Event, not Thread.join: a join interrupted by a signal can leave the thread
         # looking finished while it still runs, and the interpreter must not exit under it.
         while not done.wait(0.05):
-            pass
+            interrupts.check()  # a stop signal a finaliser dropped
     except BaseException:
         solver.stop_search()
         done.wait(_STOP_WAIT)

@@ -28,6 +28,8 @@ import stat
 from collections.abc import Iterable, Iterator
 from typing import IO, BinaryIO, TextIO, cast
 
+from . import interrupts
+
 __all__ = [
     "SafeOutput",
     "TooLarge",
@@ -144,7 +146,8 @@ def safe_output(
     Raises :class:`UnsafeOutput` before anything is written when ``path`` is one of ``inputs``
     or a directory, and ``OSError`` when the directory cannot take a new file.  On an exception
     (KeyboardInterrupt and SystemExit included) the temporary file is removed and the exception
-    goes on; the target is untouched.
+    goes on; the target is untouched.  So it is after a stop signal whose exception a finaliser dropped
+    (:func:`solver.interrupts.check`).
     """
     target = os.fspath(path)
     for source in inputs:
@@ -176,6 +179,7 @@ def safe_output(
         os.fsync(raw.fileno())
         os.fchmod(raw.fileno(), new_file_mode())
         handle.close()
+        interrupts.check()  # a stop signal a finaliser dropped: the block did not end cleanly after all
         os.replace(temporary, target)
     except BaseException:
         with contextlib.suppress(OSError):

@@ -14,10 +14,9 @@ from __future__ import annotations
 import signal
 import threading
 
-__all__ = ["STOP_SIGNALS", "start"]
+from .interrupts import STOP_SIGNALS
 
-#: The signals that stop a command (exit 130 / 143), handled on the main thread.
-STOP_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM})
+__all__ = ["STOP_SIGNALS", "start"]
 
 
 def start(thread: threading.Thread) -> None:

@@ -186,26 +186,35 @@ def test_a_report_follows_no_symlink_planted_in_its_directory(tmp_path: Path) ->
 
 
 def _analyze_until_busy(tmp_path: Path, *extra: str) -> subprocess.Popen[bytes]:
-    """``analyze`` on a long input, returned once it has written part of its report (bounded: 60 s)."""
+    """``analyze`` on a long input, returned once it has written part of its report (bounded: 60 s).
+
+    Its standard error goes to ``tmp_path / "stderr.txt"`` (:func:`_said`), for the failure message.
+    """
     big = tmp_path / "big.jsonl"
     lines = NATIVE.read_text()
     # Many games, so that writing their pages takes long enough to be interrupted in (one game per copy).
     big.write_text("".join(lines.replace('"game":"', f'"game":"copy{k}-') for k in range(8000)))
-    process = subprocess.Popen(
-        [sys.executable, "-m", "solver", "analyze", str(big), *extra],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    with (tmp_path / "stderr.txt").open("wb") as said:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "solver", "analyze", str(big), *extra],
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=said,
+        )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         building = [p for p in (tmp_path / "report").glob(".proliferate-report-*") if list(p.glob("game-*"))]
         if building:
             return process
-        assert process.poll() is None, "analyze ended before it could be interrupted"
+        assert process.poll() is None, f"analyze ended before it could be interrupted: {_said(tmp_path)}"
         time.sleep(0.05)
     process.kill()
     raise AssertionError("analyze wrote no page within 60 s")
+
+
+def _said(tmp_path: Path) -> str:
+    """What the process started by :func:`_analyze_until_busy` wrote to its standard error."""
+    return (tmp_path / "stderr.txt").read_text(errors="replace")
 
 
 @pytest.mark.parametrize(("signum", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
@@ -216,7 +225,7 @@ def test_an_interrupted_analysis_leaves_the_previous_outputs_intact(tmp_path: Pa
     before = {p.name: _digest(p) for p in [out, *report.iterdir()]}
     process = _analyze_until_busy(tmp_path, "--json", "-o", str(out), "--report", str(report), "--workers", "2")
     process.send_signal(signum)
-    assert process.wait(timeout=30) == status
+    assert process.wait(timeout=30) == status, _said(tmp_path)
     assert {p.name: _digest(p) for p in [out, *report.iterdir()]} == before
     assert _leftovers(tmp_path) == [] and _leftovers(report) == []
 

@@ -37,6 +37,7 @@ LAYERS = (
         "jsoncodec",
         "render",
         "allocator",
+        "interrupts",
         "threads",
     ),
     ("cards", "catalogue", "board", "choices", "formats", "policy", "decision"),

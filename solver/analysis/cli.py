@@ -17,6 +17,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
+from .. import interrupts
 from ..files import UnsafeOutput, failure_reason, safe_output
 from ..limits import MAX_LINE_BYTES  # a constant: light, as --help needs
 from ..terminal import cut_message, terminal_text
@@ -291,6 +292,7 @@ def run_analyze(args: argparse.Namespace) -> int:
         results = analyze_items(items, workers=workers, policy=policy, thresholds=thresholds, runner=runner)
         stack.callback(results.close)  # first on the way out: an interrupted run's workers are stopped at once
         for result in results:
+            interrupts.check()  # a stop signal a finaliser dropped stops the run here
             if isinstance(result, LineProblem):
                 cut = reader.too_long[-1] if reader.too_long else None
                 if cut is None or (cut.source, cut.line) != (result.source, result.line):  # an error, at the end

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TextIO
 
+from .. import interrupts
 from ..files import new_file_mode
 from ..terminal import cut_message, terminal_text
 from .analyze import DecisionResult, Summary, Tally, game_key
@@ -427,6 +428,7 @@ class HtmlReport:
 
     def publish(self) -> None:
         """Move the finished pages into ``DIR`` (index.html last), remove the earlier report's other pages."""
+        interrupts.check()  # a stop signal a finaliser dropped: an interrupted run publishes nothing
         mode = new_file_mode()
         written = [*sorted(p for p in os.listdir(self.staging) if p != "index.html"), "index.html"]
         for name in written:

@@ -38,7 +38,7 @@ from functools import cache
 from typing import Any, Final, Protocol
 
 import solver
-from solver import threads
+from solver import interrupts, threads
 from solver.allocator import release_memory
 from solver.errors import Problem
 from solver.policy import Policy
@@ -767,6 +767,7 @@ def run_session(
     received = 0
     try:
         while True:
+            interrupts.check()  # a stop signal a finaliser dropped: stdio's reader is the main thread
             limit = session.settings.max_line_bytes
             line = stream.readline(limit + 1)
             if not line:

@@ -23,6 +23,7 @@ import socketserver
 import struct
 import sys
 
+from .. import interrupts
 from .engine import QUEUE_MAX, Settings, run_session
 from .outbox import Outbox, Paced
 from .signals import Interrupted, stopping
@@ -60,6 +61,11 @@ class _Server(socketserver.ThreadingTCPServer):
         self.settings = settings
         self.queue_max = queue_max
         super().__init__(address, _Handler)
+
+    def service_actions(self) -> None:
+        """Run by ``serve_forever`` between two polls: a stop signal a finaliser dropped stops the server too."""
+        super().service_actions()
+        interrupts.check()
 
 
 class _Handler(socketserver.StreamRequestHandler):
