@@ -66,12 +66,14 @@ def raising() -> Iterator[None]:
     """In the block, SIGINT and SIGTERM raise :class:`Interrupted` in the main thread and are recorded.
 
     Outside the main thread (tests calling a command's code directly) the handlers are left alone.
-    Entering forgets a signal recorded by an earlier block; leaving restores the previous handlers.
+    Entering forgets a signal recorded by an earlier block (not by an enclosing one: ``serve`` runs in the
+    command's block); leaving restores the previous handlers.
     """
     global _arrived
     previous = {}
     if threading.current_thread() is threading.main_thread():
-        _arrived = None
+        if signal.getsignal(signal.SIGTERM) is not _raise:
+            _arrived = None
         for signum in sorted(STOP_SIGNALS):
             previous[signum] = signal.signal(signum, _raise)
     try:

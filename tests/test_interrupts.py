@@ -91,6 +91,9 @@ def test_check_does_nothing_before_a_signal_or_off_the_main_thread(monkeypatch: 
         assert failures == []  # the main thread stops the command; a helper thread goes on
     with interrupts.raising():
         interrupts.check()  # a new block forgets the earlier signal
+        _drop_in_a_finaliser(signal.SIGTERM, monkeypatch)
+        with interrupts.raising(), pytest.raises(interrupts.Interrupted):
+            interrupts.check()  # a block inside it does not
 
 
 def test_raising_restores_the_previous_handlers() -> None:
