@@ -231,8 +231,6 @@ class BoardLayout:
 
 _CREATURE, _PLANESWALKER, _BATTLE = int(CardType.CREATURE), int(CardType.PLANESWALKER), int(CardType.BATTLE)
 _NO_INTS = np.zeros(0, dtype=np.int64)
-#: Player rows 0, 1, ... (a board's players are its first rows), copied into a new board's table.
-_ROWS = np.arange(64, dtype=np.int64)
 
 
 #: The rows of a board's one table of per-object integers and booleans (built by :func:`assemble_objects`; the
@@ -1295,6 +1293,8 @@ def _value_arrays(
     Most boards have neither: they share empty arrays instead of building six (about 5 us of the
     ~200 us a 20-object board takes to load).
     """
+    if not (thr_rows or cv_rows):
+        return _NO_VALUE_ARRAYS
     out: dict[str, np.ndarray] = dict(_NO_VALUES)
     if thr_rows:  # the three integer arrays are the rows of one (read-only, and so are they)
         thr = np.array([[t[0] for t in thr_rows], [t[1] for t in thr_rows], [t[2] for t in thr_rows]], dtype=np.int64)
@@ -1536,7 +1536,7 @@ def assemble_objects(
         _text=(objects.names, objects.type_names, objects.subtypes, objects.keywords),  # arrays made on first use
         thr_effect=tuple(t[3] for t in thr_rows) if thr_rows else (),
         thr_label=tuple(t[4] for t in thr_rows) if thr_rows else (),
-        **(_value_arrays(thr_rows, cv_rows) if thr_rows or cv_rows else _NO_VALUE_ARRAYS),
+        **_value_arrays(thr_rows, cv_rows),
         team_poison=TeamPoison.PER_HEAD if per_head else TeamPoison.SHARED,
         head_poison=head_poison,
     )

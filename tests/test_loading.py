@@ -1,8 +1,9 @@
 """The column-wise board build: every array, value by value, whichever way a board enters.
 
-``load_board`` hands checked permanent rows to ``solver.board.assemble``, and ``Board.build``
-turns typed permanents into the same rows, so the two must give identical arrays (dtype,
-shape, kind column order), not merely boards that dump alike.  Board equality compares
+``load_board`` gathers what a board is built from (``solver.board.Objects``) in its checking pass, and
+``Board.build`` gathers the same from typed permanents (``solver.board.assemble``); both hand it to
+``assemble_objects``, so the two must give identical arrays (dtype, shape, kind column order), not
+merely boards that dump alike.  Board equality compares
 dumps, so these tests compare the arrays themselves.
 """
 

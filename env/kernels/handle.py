@@ -105,20 +105,21 @@ def _bad(h: Handle, actions: np.ndarray) -> bool:
     return False
 
 
+@inner
+def _complete(out: np.ndarray, g: int, over: np.ndarray, key: np.ndarray) -> None:
+    """After game ``g``'s step (its outputs row ``out``): a completed decision's episode state (over, decision key);
+    a game handed to a Python seat is left to the caller."""
+    if out[2] != PYTHON and out[1] != 0:
+        over[g] = out[2] != AGENT
+        key[g] += 1
+
+
 @njit(cache=True)
 def _completed(h: Handle, games: np.ndarray) -> int:
-    """After the games' steps: each completed decision's episode state (over, decision key); the number of games a
-    Python seat must decide (left to the caller)."""
-    out_i, over, key = h.out_i, h.over, h.decision_key
-    handed = 0
+    """After the games' steps: :func:`_complete` of each; the number of games a Python seat must decide."""
     for j in range(len(games)):
-        g = games[j]
-        if out_i[j, 2] == PYTHON:
-            handed += 1
-        elif out_i[j, 1] != 0:
-            over[g] = out_i[j, 2] != AGENT
-            key[g] += 1
-    return handed
+        _complete(h.out_i[j], games[j], h.over, h.decision_key)
+    return _handed(h.out_i, len(games))
 
 
 @njit(cache=True)
@@ -213,7 +214,7 @@ def _vector_game(
 ) -> None:  # fmt: skip
     """Game ``g``'s part of a vector step: a new game if ``row[1, g] >= 0`` (its stream at ``states[row[1, g]]``,
     its status into ``status[row[1, g]]``), else the agent's step if ``row[0, g] >= 0`` (its action row ``g``,
-    its outputs row ``row[0, g]``, then its completed decision's episode state as :func:`_completed` sets it);
+    its outputs row ``row[0, g]``, then its completed decision's episode state, :func:`_complete`);
     then its observation into row ``g`` of ``obs``.  It reads and writes game ``g``'s arrays only."""
     j = row[1, g]
     if j >= 0:
@@ -223,9 +224,7 @@ def _vector_game(
     elif row[0, g] >= 0:
         j = row[0, g]
         step_one(S, T, V, g, actions[g], out_f[j], out_i[j], want_value, want_regret)
-        if out_i[j, 2] != PYTHON and out_i[j, 1] != 0:
-            over[g] = out_i[j, 2] != AGENT
-            key[g] += 1
+        _complete(out_i[j], g, over, key)
     observe_row(S, V, g, g, over[g], horizon, sequential, one_hot, obs)
 
 
