@@ -146,10 +146,10 @@ def test_annihilation_removes_pairs_704_5q() -> None:
 
 def test_a_shield_counter_does_not_save_a_creature_from_lethal_damage_122_1c_704_5g() -> None:
     flags = F_PRESENT | F_CREATURE | F_DESTRUCTIBLE
-    counts = np.array([1], dtype=np.int64)  # one shield counter
+    counts = np.array([[3], [1]], dtype=np.int64)  # row 1: one shield counter (the rule reads its row alone)
     special = np.array([-1, -1, -1, -1, -1, -1], dtype=np.int64)
-    dies, _, _, _ = settle_row(counts, counts.copy(), flags, 2, 2, 0, np.zeros(1, dtype=np.int64), special)
-    assert dies and counts.tolist() == [0]  # it dies, and its counters cease to exist (122.2)
+    dies, _, _, _ = settle_row(counts, counts.copy(), 1, flags, 2, 2, 0, np.zeros(1, dtype=np.int64), special)
+    assert dies and counts.tolist() == [[3], [0]]  # it dies, and its counters cease to exist (122.2)
     assert lethal_damage_704_5g(flags, 2, 2) and not lethal_damage_704_5g(F_PRESENT | F_CREATURE, 2, 2)
 
 

@@ -357,7 +357,7 @@ def settle_game(S: tuple, T: tuple, g: int, start: np.ndarray) -> None:  # type:
     any_gone = False
     for s in range(seats, hi):
         c = obj[s, O_CARD]
-        d, sacrificed, _, _ = settle_row(counts[s], start[s], flags_of(s, seats, obj, card), card[c, C_TOUGHNESS],
+        d, sacrificed, _, _ = settle_row(counts, start, s, flags_of(s, seats, obj, card), card[c, C_TOUGHNESS],
                                          obj[s, O_DAMAGE], card[c, C_CHAPTERS], tough_delta, special)  # fmt: skip
         dies[s] = d
         gone[s] = d or sacrificed

@@ -502,19 +502,26 @@ def team_options_into(
 def _team_scratch(
     n_heads: int, rounds: int, cap: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Arrays for :func:`team_options_into` holding ``cap`` options of ``n_heads`` heads over ``rounds`` rounds."""
+    """Arrays for :func:`team_options_into` holding ``cap`` options of ``n_heads`` heads over ``rounds`` rounds:
+    times, poison, masks (zeros), recipients (-1), the table and the order (unset, every entry written before it
+    is read) as pieces of one block, and the table's marks (an allocation costs more than a small decision)."""
     stride = max(rounds, 1)
+    heads = max(n_heads, 1)
     size = 16
     while size < 2 * cap:
         size *= 2
+    a, b, c = 2 * cap * heads, 2 * cap, 2 * cap * stride
+    block = np.empty(a + b + 2 * c + size + cap, dtype=np.int64)
+    block[: a + b + c] = 0
+    block[a + b + c : a + b + 2 * c] = -1
     return (
-        np.zeros((2, cap, max(n_heads, 1)), dtype=np.int64),
-        np.zeros((2, cap), dtype=np.int64),
-        np.zeros((2, cap, stride), dtype=np.int64),
-        np.full((2, cap, stride), -1, dtype=np.int64),
-        np.empty(size, dtype=np.int64),
+        block[:a].reshape((2, cap, heads)),
+        block[a : a + b].reshape((2, cap)),
+        block[a + b : a + b + c].reshape((2, cap, stride)),
+        block[a + b + c : a + b + 2 * c].reshape((2, cap, stride)),
+        block[a + b + 2 * c : a + b + 2 * c + size],
         np.empty(size, dtype=np.bool_),
-        np.empty(cap, dtype=np.int64),
+        block[a + b + 2 * c + size :],
     )
 
 
@@ -532,14 +539,17 @@ def team_options(
     (:func:`team_entries_into` and :func:`team_options_into`, in arrays of their own).
     """
     n_heads = len(ok)
-    entry_mask = np.zeros(team_entries_bound(n_heads), dtype=np.int64)
-    entry_recipient = np.full(team_entries_bound(n_heads), -1, dtype=np.int64)
+    bound, heads = team_entries_bound(n_heads), max(n_heads, 1)
+    # the entries, two heads' scratch and the rounds' starts as pieces of one block (one allocation, not five)
+    ints = np.zeros(2 * bound + 2 * heads + rounds * n_heads + 2, dtype=np.int64)
+    entry_mask, entry_recipient = ints[:bound], ints[bound : 2 * bound]
+    entry_recipient[:] = -1
     n_entries = team_entries_into(
-        ok, n_heads, poisoned, np.zeros(max(n_heads, 1), dtype=np.int64), np.zeros(max(n_heads, 1), dtype=np.int64),
+        ok, n_heads, poisoned, ints[2 * bound : 2 * bound + heads], ints[2 * bound + heads : 2 * bound + 2 * heads],
         entry_mask, entry_recipient,
     )  # fmt: skip
     cap = 16
-    start = np.zeros(rounds * n_heads + 2, dtype=np.int64)
+    start = ints[2 * bound + 2 * heads :]
     while True:
         times, poison, masks, recipients, table, used, order = _team_scratch(n_heads, rounds, cap)
         k, side = team_options_into(
@@ -550,11 +560,13 @@ def team_options(
             break
         cap *= 4
     stride = max(rounds, 1)
-    out_times = np.zeros((k, n_heads), dtype=np.int64)
-    out_poison = np.zeros(k, dtype=np.int64)
-    picks = np.zeros(k, dtype=np.int64)
-    out_mask = np.zeros((k, stride), dtype=np.int64)
-    out_recipient = np.full((k, stride), -1, dtype=np.int64)
+    out = np.zeros(k * n_heads + 2 * k + 2 * k * stride, dtype=np.int64)  # the five outputs, pieces of one block
+    out_times = out[: k * n_heads].reshape((k, n_heads))
+    out_poison = out[k * n_heads : k * n_heads + k]
+    picks = out[k * n_heads + k : k * n_heads + 2 * k]
+    out_mask = out[k * n_heads + 2 * k : k * n_heads + 2 * k + k * stride].reshape((k, stride))
+    out_recipient = out[k * n_heads + 2 * k + k * stride :].reshape((k, stride))
+    out_recipient[:, :] = -1
     for j in range(k):
         o = order[j]
         for h in range(n_heads):

@@ -75,11 +75,14 @@ def best_orders_616_1(top: np.ndarray, want_more: bool) -> tuple[np.ndarray, np.
     most counters if ``want_more``, else the fewest.  Returns ``(value, tainted, strides)``:
     ``tainted`` marks an entry whose computation met a count of :data:`TOO_MANY` (not exact).
     """
-    strides = np.ones(N_ORDERED, dtype=np.int64)
+    size = 1
+    for i in range(N_ORDERED):
+        size *= top[i] + 1
+    ints = np.empty(N_ORDERED + size, dtype=np.int64)  # the strides and the values, one allocation
+    strides, value = ints[:N_ORDERED], ints[N_ORDERED:]
+    strides[N_ORDERED - 1] = 1
     for i in range(N_ORDERED - 2, -1, -1):
         strides[i] = strides[i + 1] * (top[i + 1] + 1)
-    size = strides[0] * (top[0] + 1)
-    value = np.empty(size, dtype=np.int64)
     tainted = np.zeros(size, dtype=np.bool_)
     value[0] = 1
     for idx in range(1, size):
@@ -110,9 +113,10 @@ def count_uses(
         for k in range(n_kinds):
             if has[s, k]:
                 n_cells += 1
-    objects = np.empty(n_cells, dtype=np.int64)
-    kinds = np.empty(n_cells, dtype=np.int64)
-    uses = np.zeros((n_cells, N_OPS), dtype=np.int64)
+    ints = np.empty(n_cells * (2 + N_OPS), dtype=np.int64)  # the three outputs, pieces of one block
+    objects, kinds = ints[:n_cells], ints[n_cells : 2 * n_cells]
+    uses = ints[2 * n_cells :].reshape((n_cells, N_OPS))
+    uses[:, :] = 0
     c = 0
     for s in range(n_obj):
         for k in range(n_kinds):
@@ -174,10 +178,12 @@ def gains_616_1(
     if len(ops) == 0:
         return False
     objects, kinds, uses = count_uses(rows, cols, ops, has)
-    more = np.empty((n_obj, n_kinds), dtype=np.bool_)
+    bools = np.empty(n_obj * n_kinds + 2, dtype=np.bool_)  # each cell's sense and the senses met, one block
+    more = bools[: n_obj * n_kinds].reshape((n_obj, n_kinds))
+    senses = bools[n_obj * n_kinds :]
+    senses[:] = False
     wants_more_616_1(wanted, protector, controller, team, defense, first, more)
     top = np.zeros(N_ORDERED, dtype=np.int64)
-    senses = np.zeros(2, dtype=np.bool_)
     for c in range(len(objects)):
         if uses[c, BAN] > 0:
             continue

@@ -154,6 +154,7 @@ def settle_object(
 def settle_row(
     counts: np.ndarray,
     start: np.ndarray,
+    i: int,
     flags: int,
     toughness: int,
     damage: int,
@@ -161,12 +162,12 @@ def settle_row(
     tough_delta: np.ndarray,
     special: np.ndarray,
 ) -> tuple[bool, bool, int, int]:
-    """:func:`settle_object` of one object's own counter row ``counts`` (before: ``start``), but the pairs
-    annihilated: whether it dies, is sacrificed, its chapters then and now."""
+    """:func:`settle_object` of row ``i`` of ``counts`` (before: row ``i`` of ``start``), but the pairs
+    annihilated: whether it dies, is sacrificed, its chapters then and now.  The tables are passed whole, with
+    the row, rather than the row as a view: a 1-D row made 2-D again costs numba a reshape call per object."""
     _, dies, sacrificed, before, after = settle_object(
-        counts.reshape((1, counts.shape[0])), 0, start.reshape((1, start.shape[0])), 0, flags, toughness, damage,
-        chapters, tough_delta, special,
-    )  # fmt: skip
+        counts, i, start, i, flags, toughness, damage, chapters, tough_delta, special
+    )
     return dies, sacrificed, before, after
 
 
