@@ -504,7 +504,8 @@ def _team_scratch(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Arrays for :func:`team_options_into` holding ``cap`` options of ``n_heads`` heads over ``rounds`` rounds:
     times, poison, masks (zeros), recipients (-1), the table and the order (unset, every entry written before it
-    is read) as pieces of one block, and the table's marks (an allocation costs more than a small decision)."""
+    is read) as pieces of one block, and the table's marks: two allocations, not seven (the env's reward asks for a
+    team's options at every 2HG decision)."""
     stride = max(rounds, 1)
     heads = max(n_heads, 1)
     size = 16
